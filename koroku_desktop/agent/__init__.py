@@ -1,0 +1,1 @@
+"""The agent loop, hooks, compaction, memory files and prompts. Async, no Qt."""

@@ -1,0 +1,89 @@
+"""The small protocols the agent talks through; composition roots fill them with adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from koroku_desktop.domain.events import Event, LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.model_io import ModelRequest
+from koroku_desktop.domain.queries import LiveLoad, SearchHit
+
+
+class EventLog(Protocol):
+    """The append-only event log."""
+
+    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+        """Write events atomically; return them with their seqs."""
+        ...
+
+    def load_live(self, conversation_id: str) -> LiveLoad:
+        """The latest boundary (compaction/cleared) and the events the live context needs."""
+        ...
+
+    def entries(
+        self,
+        conversation_id: str | None = None,
+        *,
+        before_seq: int | None = None,
+        after_seq: int | None = None,
+        limit: int = 500,
+        newest_first: bool = False,
+        kinds: Sequence[str] | None = None,
+    ) -> list[LogEntry]:
+        """A page of the whole log, damaged rows included, for history views and export."""
+        ...
+
+    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
+        """Full-text search over every event ever written, newest first."""
+        ...
+
+
+TextDeltaCallback = Callable[[str], None]
+
+
+class ChatModel(Protocol):
+    """A Gemini-like chat model."""
+
+    async def generate(
+        self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
+    ) -> MessageEvent:
+        """Stream one reply; call `on_text_delta` for visible text; return the final content.
+
+        Raises `ModelError` on failure.
+        """
+        ...
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """The prompt size of `request` in tokens."""
+        ...
+
+
+ApprovalScope = Literal["once", "session", "always"]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A tool call waiting for the user's word."""
+
+    call_id: str | None
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """The user's answer. `args` replaces the call's arguments (e.g. an edited command)."""
+
+    allowed: bool
+    scope: ApprovalScope = "once"
+    args: dict[str, Any] | None = None
+
+
+class Approver(Protocol):
+    """Asks the user whether a tool call may run."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Answer one request; must not raise for a plain 'no'."""
+        ...

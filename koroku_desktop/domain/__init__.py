@@ -1,0 +1,1 @@
+"""Pure values: parts, events, the context projection. Imports pydantic only."""

@@ -1,0 +1,143 @@
+"""Events of the append-only log, and how old payload shapes are upcast when read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part
+
+SCHEMA_VERSION = 1
+
+Role = Literal["user", "model"]
+
+
+class Usage(BaseModel):
+    """What one model response cost and how long it took."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    thoughts_tokens: int | None = None
+    model: str | None = None
+    latency_ms: float | None = None
+
+
+class MessageEvent(BaseModel):
+    """One content of the conversation: a user turn, a model reply, or tool responses.
+
+    `origin` says who produced it: the person, the model, Koroku's tool runner, or a repair of
+    an interrupted call (synthetic error responses).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["message"] = "message"
+    schema_version: int = SCHEMA_VERSION
+    role: Role
+    parts: list[Part]
+    usage: Usage | None = None
+    origin: Literal["person", "model", "tools", "repair", "import"] | None = None
+
+    @property
+    def function_calls(self) -> list[FunctionCallPart]:
+        """The function call parts, in order."""
+        return [p for p in self.parts if isinstance(p, FunctionCallPart)]
+
+    @property
+    def function_responses(self) -> list[FunctionResponsePart]:
+        """The function response parts, in order."""
+        return [p for p in self.parts if isinstance(p, FunctionResponsePart)]
+
+    @property
+    def is_user_turn(self) -> bool:
+        """A real user turn: a user content that answers no function call."""
+        return self.role == "user" and not self.function_responses
+
+
+class CompactionEvent(BaseModel):
+    """The history up to `covers_up_to_seq` folded into an LLM-written summary.
+
+    The live context after it is [summary] + the events from `kept_from_seq` onward.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["compaction"] = "compaction"
+    schema_version: int = SCHEMA_VERSION
+    summary: str
+    covers_up_to_seq: int
+    kept_from_seq: int
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+
+class ClearedEvent(BaseModel):
+    """The user cleared the conversation: the live context restarts empty. Nothing is deleted."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["cleared"] = "cleared"
+    schema_version: int = SCHEMA_VERSION
+
+
+Event = Annotated[MessageEvent | CompactionEvent | ClearedEvent, Field(discriminator="kind")]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+EVENT_KINDS = ("message", "compaction", "cleared")
+BOUNDARY_KINDS = ("compaction", "cleared")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as it stands in the log, with its position."""
+
+    seq: int
+    conversation_id: str
+    created_at: float
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class DamagedEvent:
+    """A row that could not be parsed: kept, shown as damaged, never fatal."""
+
+    seq: int
+    conversation_id: str
+    created_at: float
+    kind: str
+    raw: str
+    error: str
+
+
+LogEntry = StoredEvent | DamagedEvent
+
+
+class UpcastError(ValueError):
+    """A payload that no known shape matches."""
+
+
+def upcast(kind: str, payload: dict[str, Any]) -> Event:
+    """Parse a stored payload of any known schema version into the current event model."""
+    if kind not in EVENT_KINDS:
+        raise UpcastError(f"unknown event kind {kind!r}")
+    data = dict(payload)
+    data.setdefault("kind", kind)
+    if data["kind"] != kind:
+        raise UpcastError(f"payload kind {data['kind']!r} does not match row kind {kind!r}")
+    version = int(data.get("schema_version", 1))
+    if version > SCHEMA_VERSION:
+        raise UpcastError(f"schema_version {version} is newer than this Koroku understands")
+    data["schema_version"] = SCHEMA_VERSION
+    try:
+        return EVENT_ADAPTER.validate_python(data)
+    except ValueError as exc:
+        raise UpcastError(str(exc)) from exc
+
+
+def dump_event(event: Event) -> dict[str, Any]:
+    """The JSON-ready payload of an event (what the store writes)."""
+    return event.model_dump(mode="json", exclude_none=True)

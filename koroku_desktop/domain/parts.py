@@ -1,0 +1,121 @@
+"""Message parts: our own lossless mirror of every part kind Gemini can return.
+
+Every part may carry a thought signature, kept as standard base64 of the exact bytes the
+service sent, so that it can be returned byte-for-byte on the next request.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _PartBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    thought_signature: str | None = None
+    """Standard base64 of the signature bytes, or None when the part carried none."""
+
+    def signature_bytes(self) -> bytes | None:
+        """The exact signature bytes, decoded."""
+        if self.thought_signature is None:
+            return None
+        return base64.b64decode(self.thought_signature)
+
+
+class TextPart(_PartBase):
+    """Plain text; `thought=True` marks the model's visible reasoning summary."""
+
+    kind: Literal["text"] = "text"
+    text: str
+    thought: bool = False
+
+
+class FunctionCallPart(_PartBase):
+    """A tool call requested by the model."""
+
+    kind: Literal["function_call"] = "function_call"
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+
+class FunctionResponsePart(_PartBase):
+    """A tool's result sent back to the model.
+
+    `call_args` keeps the arguments of the call it answers, for rendering only; it is never
+    sent to the model.
+    """
+
+    kind: Literal["function_response"] = "function_response"
+    name: str
+    response: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    call_args: dict[str, Any] | None = None
+
+
+class InlineDataPart(_PartBase):
+    """Inline bytes (an image, audio...), kept as standard base64."""
+
+    kind: Literal["inline_data"] = "inline_data"
+    mime_type: str | None = None
+    data: str = ""
+
+
+class FileDataPart(_PartBase):
+    """A reference to an uploaded file."""
+
+    kind: Literal["file_data"] = "file_data"
+    mime_type: str | None = None
+    file_uri: str = ""
+
+
+class ExecutableCodePart(_PartBase):
+    """Code the model generated for its code-execution tool."""
+
+    kind: Literal["executable_code"] = "executable_code"
+    language: str | None = None
+    code: str = ""
+
+
+class CodeExecutionResultPart(_PartBase):
+    """The result of the model's own code execution."""
+
+    kind: Literal["code_execution_result"] = "code_execution_result"
+    outcome: str | None = None
+    output: str | None = None
+
+
+class UnknownPart(_PartBase):
+    """A part kind this version does not know: the SDK's JSON kept verbatim and sent back."""
+
+    kind: Literal["unknown"] = "unknown"
+    raw: dict[str, Any] = Field(default_factory=dict)
+
+
+Part = Annotated[
+    TextPart
+    | FunctionCallPart
+    | FunctionResponsePart
+    | InlineDataPart
+    | FileDataPart
+    | ExecutableCodePart
+    | CodeExecutionResultPart
+    | UnknownPart,
+    Field(discriminator="kind"),
+]
+
+PART_ADAPTER: TypeAdapter[Part] = TypeAdapter(Part)
+PARTS_ADAPTER: TypeAdapter[list[Part]] = TypeAdapter(list[Part])
+
+
+def encode_signature(raw: bytes | None) -> str | None:
+    """Bytes from the SDK -> the standard base64 we store."""
+    return None if raw is None else base64.b64encode(raw).decode("ascii")
+
+
+def visible_text(parts: list[Part]) -> str:
+    """The non-thought text of a list of parts, joined."""
+    return "".join(p.text for p in parts if isinstance(p, TextPart) and not p.thought)

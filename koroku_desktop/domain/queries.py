@@ -1,0 +1,29 @@
+"""Results of reading the log: the live load and full-text search hits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from koroku_desktop.domain.events import DamagedEvent, StoredEvent
+
+
+@dataclass(frozen=True)
+class LiveLoad:
+    """What the store returns for the live context: the boundary and what follows it."""
+
+    boundary: StoredEvent | None
+    events: list[StoredEvent]
+    damaged: list[DamagedEvent]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One full-text match in the log."""
+
+    seq: int
+    conversation_id: str
+    created_at: float
+    kind: str
+    role: str | None
+    snippet: str
+    """Text around the match with the matched words wrapped in [[ and ]]."""
