@@ -1,0 +1,90 @@
+"""Hooks front ends subscribe to. A failing hook is logged, never fatal to the turn."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Generic, ParamSpec
+
+from koroku_desktop.domain.events import MessageEvent, StoredEvent
+from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+
+
+class Hook(Generic[P]):
+    """A list of callbacks called in order; exceptions are logged and swallowed."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._callbacks: list[Callable[P, object]] = []
+
+    def append(self, callback: Callable[P, object]) -> None:
+        """Subscribe."""
+        self._callbacks.append(callback)
+
+    def remove(self, callback: Callable[P, object]) -> None:
+        """Unsubscribe (no error if absent)."""
+        if callback in self._callbacks:
+            self._callbacks.remove(callback)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
+        for callback in list(self._callbacks):
+            try:
+                callback(*args, **kwargs)
+            except Exception:
+                log.exception("hook %s failed in %r", self.name, callback)
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """How a turn ended."""
+
+    text: str
+    tool_calls: int = 0
+    budget_exhausted: bool = False
+    cancelled: bool = False
+    error: ModelError | None = None
+    last_seq: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the model answered (not cancelled, no error)."""
+        return self.error is None and not self.cancelled
+
+
+@dataclass(frozen=True)
+class ContextMeter:
+    """How much of the compaction threshold the live context uses."""
+
+    used_tokens: int
+    threshold_tokens: int
+
+    @property
+    def fraction(self) -> float:
+        """Used / threshold, 0..1+."""
+        return self.used_tokens / self.threshold_tokens if self.threshold_tokens else 0.0
+
+
+@dataclass
+class AgentHooks:
+    """Every hook of the agent, each a `Hook` to `.append(callback)` to."""
+
+    on_event_appended: Hook[[StoredEvent]] = field(
+        default_factory=lambda: Hook("on_event_appended")
+    )
+    on_text_delta: Hook[[str]] = field(default_factory=lambda: Hook("on_text_delta"))
+    on_model_response: Hook[[MessageEvent]] = field(
+        default_factory=lambda: Hook("on_model_response")
+    )
+    on_tool_call: Hook[[FunctionCallPart]] = field(default_factory=lambda: Hook("on_tool_call"))
+    on_tool_result: Hook[[FunctionCallPart, FunctionResponsePart, bool]] = field(
+        default_factory=lambda: Hook("on_tool_result")
+    )
+    on_turn_started: Hook[[str | None]] = field(default_factory=lambda: Hook("on_turn_started"))
+    on_turn_finished: Hook[[TurnResult]] = field(default_factory=lambda: Hook("on_turn_finished"))
+    on_context_meter: Hook[[ContextMeter]] = field(default_factory=lambda: Hook("on_context_meter"))
