@@ -1,0 +1,7 @@
+"""`python -m koroku_desktop` does what `koroku` does."""
+
+import sys
+
+from koroku_desktop.cli import main
+
+sys.exit(main())

@@ -1,0 +1,333 @@
+"""The agent loop: one user turn = request, persist, run tools, persist, repeat until text."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
+from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
+from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.domain.context import ContextView
+from koroku_desktop.domain.events import ClearedEvent, Event, MessageEvent, StoredEvent
+from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.domain.parts import (
+    FunctionCallPart,
+    FunctionResponsePart,
+    TextPart,
+    visible_text,
+)
+from koroku_desktop.tools.approval import ApprovalPolicy
+from koroku_desktop.tools.base import RecallSearch, ToolContext
+from koroku_desktop.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+DENIED = {"error": "denied by the user"}
+CANCELLED = {"error": "cancelled by the user before the tool returned"}
+OVER_BUDGET = {"error": "not run: the tool-call budget for this turn is spent"}
+# After the budget is spent no tools are offered; if the model still calls, how often we
+# answer with errors before ending the turn ourselves.
+MAX_CALLS_WITHOUT_TOOLS = 2
+
+
+@dataclass
+class AgentOptions:
+    """Settings the agent reads on every turn, so changes apply without a restart."""
+
+    model: str
+    max_tool_calls: int
+    workspace: Path
+    data_dir: Path
+    compact_at_tokens: int = 100_000
+
+
+@dataclass
+class _TurnState:
+    """What one turn has done so far (for cancellation and the result)."""
+
+    calls_made: int
+    partial_text: list[str] = field(default_factory=list)
+    executed: int = 0
+    budget_exhausted: bool = False
+
+
+class Agent:
+    """Runs turns for one conversation over an event log, a chat model and a tool registry."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        model: ChatModel,
+        tools: ToolRegistry,
+        policy: ApprovalPolicy,
+        approver: Approver,
+        options: AgentOptions,
+        *,
+        conversation_id: str = "default",
+        recall: RecallSearch | None = None,
+    ) -> None:
+        self.log = log
+        self.model = model
+        self.tools = tools
+        self.policy = policy
+        self.approver = approver
+        self.options = options
+        self.conversation_id = conversation_id
+        self.recall = recall
+        self.hooks = AgentHooks()
+        self._view: ContextView | None = None
+        self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
+        self._current: asyncio.Task[TurnResult] | None = None
+        self.last_usage_tokens: int | None = None
+        """Prompt + output tokens of the last model response (for the context meter)."""
+        self.after_turn: list[Any] = []
+        """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
+
+    # -- the live context --------------------------------------------------------------
+
+    async def load(self) -> ContextView:
+        """Build the live context from the log once (off the event loop)."""
+        if self._view is None:
+            live = await asyncio.to_thread(self.log.load_live, self.conversation_id)
+            if live.damaged:
+                log.warning("%d damaged events skipped in the live context", len(live.damaged))
+            self._view = ContextView.from_tail(live.boundary, live.events)
+            self._seed_usage()
+        return self._view
+
+    @property
+    def view(self) -> ContextView:
+        """The live context (call `load()` first)."""
+        if self._view is None:
+            raise RuntimeError("Agent.load() has not run yet")
+        return self._view
+
+    def _seed_usage(self) -> None:
+        for event in reversed(self.view.message_events()):
+            if event.usage and event.usage.prompt_tokens is not None:
+                self.last_usage_tokens = event.usage.prompt_tokens + (
+                    event.usage.output_tokens or 0
+                )
+                return
+
+    def append(self, events: Sequence[Event]) -> list[StoredEvent]:
+        """Append to the log, fold into the live context, tell subscribers."""
+        stored = self.log.append(self.conversation_id, events)
+        for item in stored:
+            if self._view is not None:
+                self._view.apply(item)
+            self.hooks.on_event_appended(item)
+        return stored
+
+    @property
+    def busy(self) -> bool:
+        """True while a turn runs or waits."""
+        return self._lock.locked()
+
+    # -- turns -------------------------------------------------------------------------
+
+    async def run_turn(self, text: str | None) -> TurnResult:
+        """Run one user turn; `None` retries the last (failed) turn without a new message.
+
+        Turns are serialised: a second call waits for the first to finish (FIFO).
+        """
+        async with self._lock:
+            await self.load()
+            inner = asyncio.create_task(self._turn(text))
+            self._current = inner
+            try:
+                result = await inner
+            finally:
+                self._current = None
+            for callback in list(self.after_turn):
+                try:
+                    await callback(self, result)
+                except Exception:
+                    log.exception("after-turn step failed")
+            self.hooks.on_turn_finished(result)
+            self.hooks.on_context_meter(self.context_meter())
+            return result
+
+    def cancel(self) -> bool:
+        """Cancel the running turn; it ends with a consistent log. True if one was running."""
+        if self._current is not None and not self._current.done():
+            self._current.cancel()
+            return True
+        return False
+
+    async def clear(self) -> None:
+        """Start afresh: append a `cleared` event (nothing is deleted)."""
+        async with self._lock:
+            await self.load()
+            self.append([ClearedEvent()])
+            self.last_usage_tokens = 0
+            self.hooks.on_context_meter(self.context_meter())
+
+    def context_meter(self) -> ContextMeter:
+        """How much of the compaction threshold the live context uses (an estimate)."""
+        return ContextMeter(self.estimate_context_tokens(), self.options.compact_at_tokens)
+
+    def estimate_context_tokens(self) -> int:
+        """Last reported prompt size plus ~4 characters a token for what came after it."""
+        if self._view is None:
+            return 0
+        base = 0
+        tail_chars = 0
+        for event in reversed(self._view.message_events()):
+            if event.usage and event.usage.prompt_tokens is not None:
+                base = event.usage.prompt_tokens + (event.usage.output_tokens or 0)
+                break
+            tail_chars += sum(len(p.model_dump_json()) for p in event.parts)
+        if base == 0 and self._view.summary is not None:
+            tail_chars += len(self._view.summary.summary)
+        return base + tail_chars // 4
+
+    def _request(self, tools_offered: bool) -> ModelRequest:
+        opts = self.options
+        instruction = system_instruction(opts.data_dir, opts.workspace)
+        if not tools_offered:
+            instruction += budget_guardrail(opts.max_tool_calls)
+        return ModelRequest(
+            model=opts.model,
+            system_instruction=instruction,
+            contents=self.view.contents(),
+            tools=self.tools.specs() if tools_offered else [],
+        )
+
+    async def _turn(self, text: str | None) -> TurnResult:
+        view = self.view
+        repair = view.repair()
+        if repair is not None:
+            log.warning(
+                "answering %d dangling tool call(s) from an interrupted turn", len(repair.parts)
+            )
+            self.append([repair])
+        if text is not None:
+            self.append([MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])])
+        self.hooks.on_turn_started(text)
+        state = _TurnState(calls_made=view.tool_calls_since_user_turn())
+        try:
+            return await self._loop(state)
+        except asyncio.CancelledError:
+            self._after_cancel(state)
+            return TurnResult(
+                text="".join(state.partial_text),
+                tool_calls=state.executed,
+                cancelled=True,
+                last_seq=self.view.last_seq,
+            )
+
+    async def _loop(self, state: _TurnState) -> TurnResult:
+        calls_without_tools = 0
+        while True:
+            budget = self.options.max_tool_calls
+            tools_offered = state.calls_made < budget
+            state.budget_exhausted = not tools_offered
+            state.partial_text = []
+
+            def on_delta(piece: str) -> None:
+                state.partial_text.append(piece)
+                self.hooks.on_text_delta(piece)
+
+            try:
+                reply = await self.model.generate(self._request(tools_offered), on_delta)
+            except ModelError as exc:
+                log.warning("model request failed: %s", exc)
+                return TurnResult(
+                    text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
+                )
+            state.partial_text = []
+            self.append([reply])
+            if reply.usage and reply.usage.prompt_tokens is not None:
+                self.last_usage_tokens = reply.usage.prompt_tokens + (
+                    reply.usage.output_tokens or 0
+                )
+            self.hooks.on_model_response(reply)
+            calls = reply.function_calls
+            if not calls:
+                return TurnResult(
+                    text=visible_text(reply.parts),
+                    tool_calls=state.executed,
+                    budget_exhausted=state.budget_exhausted,
+                    last_seq=self.view.last_seq,
+                )
+            if not tools_offered:
+                calls_without_tools += 1
+            await self._run_calls(calls, state)
+            if calls_without_tools >= MAX_CALLS_WITHOUT_TOOLS:
+                note = (
+                    f"I stopped after {state.executed} tool calls (the limit for one turn). "
+                    "Tell me how you would like to go on."
+                )
+                self.append(
+                    [MessageEvent(role="model", origin="model", parts=[TextPart(text=note)])]
+                )
+                return TurnResult(
+                    text=note,
+                    tool_calls=state.executed,
+                    budget_exhausted=True,
+                    last_seq=self.view.last_seq,
+                )
+
+    async def _run_calls(self, calls: list[FunctionCallPart], state: _TurnState) -> None:
+        """Run each call in order and persist all responses as one user content."""
+        responses: list[FunctionResponsePart] = []
+        try:
+            for call in calls:
+                responses.append(await self._run_call(call, state))
+        except asyncio.CancelledError:
+            responses.extend(
+                FunctionResponsePart(
+                    name=c.name, id=c.id, response=dict(CANCELLED), call_args=c.args
+                )
+                for c in calls[len(responses) :]
+            )
+            self.append([MessageEvent(role="user", origin="tools", parts=responses)])
+            raise
+        self.append([MessageEvent(role="user", origin="tools", parts=responses)])
+
+    async def _run_call(self, call: FunctionCallPart, state: _TurnState) -> FunctionResponsePart:
+        self.hooks.on_tool_call(call)
+        args: dict[str, Any] = dict(call.args)
+        ok = False
+        if state.calls_made >= self.options.max_tool_calls:
+            response: dict[str, Any] = dict(OVER_BUDGET)
+        else:
+            state.calls_made += 1
+            allowed = True
+            if self.policy.needs_asking(call.name, self.tools):
+                decision = await self.approver.approve(ApprovalRequest(call.id, call.name, args))
+                allowed = decision.allowed
+                if allowed and decision.scope != "once":
+                    self.policy.grant(call.name, decision.scope)
+                if allowed and decision.args is not None:
+                    args = dict(decision.args)
+            if allowed:
+                state.executed += 1
+                ctx = ToolContext(self.options.workspace, self.options.data_dir, self.recall)
+                response, ok = await self.tools.run(call.name, args, ctx)
+            else:
+                response = dict(DENIED)
+        part = FunctionResponsePart(name=call.name, id=call.id, response=response, call_args=args)
+        self.hooks.on_tool_result(call, part, ok)
+        return part
+
+    def _after_cancel(self, state: _TurnState) -> None:
+        """Leave the log consistent after a cancel: partial text kept, dangling calls answered."""
+        if state.partial_text:
+            text = "".join(state.partial_text)
+            self.append(
+                [
+                    MessageEvent(
+                        role="model", origin="model", parts=[TextPart(text=text + "\n\n[stopped]")]
+                    )
+                ]
+            )
+        repair = self.view.repair(CANCELLED)
+        if repair is not None:
+            self.append([repair])

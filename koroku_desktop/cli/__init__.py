@@ -1,0 +1,67 @@
+"""The `koroku` command: terminal front end over the same core as the desktop app."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from koroku_desktop import __version__
+from koroku_desktop.cli import admin, conversation, records
+
+EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with a one-line message (no traceback) on bad usage."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"koroku: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """All sub-commands."""
+    parser = _Parser(prog="koroku", description="Koroku: a tray assistant with total recall.")
+    parser.add_argument("--version", action="version", version=f"koroku {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    parser.add_argument("--self-check", action="store_true",
+                        help="start the app offscreen, build every window, and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    conversation.register(sub)
+    records.register(sub)
+    admin.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `koroku` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.INFO if args.verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if args.command is None:
+        return _start_desktop(args.self_check)
+    try:
+        code: int = args.handler(args)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    return code
+
+
+def _start_desktop(self_check: bool) -> int:
+    try:
+        from koroku_desktop.ui.app import run_app  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        print("The desktop app is not available in this build; use `koroku chat`.",
+              file=sys.stderr)
+        return EXIT_USAGE
+    result: int = run_app(self_check=self_check)
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""`koroku login` and `koroku grants`: the key and the standing tool permissions."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from koroku_desktop.config import (
+    KeyringUnavailable,
+    default_paths,
+    read_stored_settings,
+    save_settings,
+    store_api_key,
+)
+
+
+def register(sub: Any) -> None:
+    """Add the admin commands."""
+    login = sub.add_parser("login", help="store a Gemini API key in the OS keyring")
+    login.set_defaults(handler=cmd_login)
+
+    grants = sub.add_parser("grants", help="list or revoke 'always allow' tool grants")
+    grants.add_argument("--revoke", metavar="TOOL", action="append", default=[],
+                        help="revoke the grant for TOOL (repeatable; `all` for every one)")
+    grants.set_defaults(handler=cmd_grants)
+
+
+def cmd_login(args: argparse.Namespace) -> int:
+    """Ask for the key without echo and store it in the keyring."""
+    try:
+        key = getpass.getpass("Gemini API key (input hidden): ")
+    except (EOFError, KeyboardInterrupt):
+        print("\nkoroku login: no key given", file=sys.stderr)
+        return 2
+    if not key.strip():
+        print("koroku login: no key given", file=sys.stderr)
+        return 2
+    try:
+        store_api_key(key)
+    except KeyringUnavailable as exc:
+        print(f"koroku login: {exc}", file=sys.stderr)
+        return 2
+    print("Key stored in your OS keyring (service 'koroku').")
+    return 0
+
+
+def cmd_grants(args: argparse.Namespace) -> int:
+    """List the 'always allow' grants, or revoke some."""
+    paths = default_paths()
+    settings = read_stored_settings(paths)
+    if args.revoke:
+        revoke = set(args.revoke)
+        before = set(settings.always_allow)
+        keep = [] if "all" in revoke else [t for t in settings.always_allow if t not in revoke]
+        settings.always_allow = keep
+        save_settings(paths, settings)
+        for tool in sorted(before - set(keep)):
+            print(f"revoked: {tool}")
+        unknown = revoke - before - {"all"}
+        for tool in sorted(unknown):
+            print(f"no grant for {tool}", file=sys.stderr)
+        return 0
+    if not settings.always_allow:
+        print("No tool is always allowed. (Grant one with 'Always allow' when Koroku asks.)")
+    for tool in settings.always_allow:
+        print(tool)
+    return 0

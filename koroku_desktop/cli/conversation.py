@@ -1,0 +1,151 @@
+"""`koroku chat` and `koroku ask`: talking to Koroku in a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from koroku_desktop.agent.hooks import ContextMeter, TurnResult
+from koroku_desktop.cli.session import CliExit, open_runtime
+from koroku_desktop.cli.terminal import (
+    FAIL_MARK,
+    OK_MARK,
+    TerminalApprover,
+    render_message,
+    response_ok,
+    short_args,
+)
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.runtime import Runtime
+
+EXIT_WORDS = {"exit", "quit", ":q"}
+
+
+def register(sub: Any) -> None:
+    """Add the conversation commands."""
+    chat = sub.add_parser("chat", help="talk to Koroku in this terminal")
+    chat.add_argument("--yes", action="store_true", help="approve every tool call")
+    chat.set_defaults(handler=cmd_chat)
+
+    ask = sub.add_parser("ask", help="one turn; prints only the answer on stdout")
+    ask.add_argument("--yes", action="store_true", help="approve every tool call")
+    ask.add_argument("text", nargs="+", help="the question; `-` reads it from stdin")
+    ask.set_defaults(handler=cmd_ask)
+
+
+def _progress_hooks(runtime: Runtime, out: Any) -> None:
+    """Show tool calls as `→ name(args)` then ✓/✗ on `out`."""
+
+    def on_call(call: FunctionCallPart) -> None:
+        out.write(f"  → {call.name}({short_args(call.args)})\n")
+        out.flush()
+
+    def on_result(call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
+        mark = OK_MARK if ok and response_ok(part) else FAIL_MARK
+        detail = ""
+        if "error" in part.response:
+            detail = f" {part.response['error']}"
+        out.write(f"  {mark} {call.name}{detail}\n")
+        out.flush()
+
+    runtime.agent.hooks.on_tool_call.append(on_call)
+    runtime.agent.hooks.on_tool_result.append(on_result)
+
+
+def _read_question(words: list[str]) -> str:
+    if words == ["-"]:
+        return sys.stdin.read().strip()
+    return " ".join(words).strip()
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """One turn in the same conversation; exit 0 ok, 1 API failure, 2 usage or no key."""
+    text = _read_question(args.text)
+    if not text:
+        print("koroku ask: nothing to ask", file=sys.stderr)
+        return 2
+    try:
+        with open_runtime(TerminalApprover(args.yes), need_key=True) as runtime:
+            _progress_hooks(runtime, sys.stderr)
+            result = asyncio.run(runtime.agent.run_turn(text))
+    except CliExit as exc:
+        return exc.code
+    if result.error is not None:
+        print(f"koroku: {result.error.message}", file=sys.stderr)
+        return 1
+    if result.cancelled:
+        return 130
+    print(result.text)
+    return 0
+
+
+def _meter_text(meter: ContextMeter) -> str:
+    left = max(0.0, 1.0 - meter.fraction) * 100
+    return f"[{left:.0f}% context left before compaction]"
+
+
+async def _chat_loop(runtime: Runtime) -> None:
+    agent = runtime.agent
+    view = await agent.load()
+    for event in view.contents():
+        render_message(event, sys.stdout)
+    print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh.")
+    streaming = {"open": False}
+
+    def on_delta(piece: str) -> None:
+        if not streaming["open"]:
+            sys.stdout.write("koroku> ")
+            streaming["open"] = True
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    def on_finished(result: TurnResult) -> None:
+        if streaming["open"]:
+            sys.stdout.write("\n")
+            streaming["open"] = False
+        if result.error is not None:
+            print(f"✗ {result.error.message}", file=sys.stderr)
+        elif result.cancelled:
+            print("(stopped)", file=sys.stderr)
+
+    agent.hooks.on_text_delta.append(on_delta)
+    agent.hooks.on_turn_finished.append(on_finished)
+    agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
+    _progress_hooks(runtime, sys.stdout)
+    while True:
+        try:
+            line = await asyncio.to_thread(input, "\nyou> ")
+        except EOFError:
+            print()
+            return
+        text = line.strip()
+        if not text:
+            continue
+        if text.lower() in EXIT_WORDS:
+            return
+        if text.lower() == "clear":
+            await agent.clear()
+            print("(cleared: the conversation starts afresh; nothing was deleted)")
+            continue
+        turn = asyncio.create_task(agent.run_turn(text))
+        try:
+            await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            agent.cancel()
+            await turn
+            raise
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """The REPL: replays the visible history, then streams answers."""
+    try:
+        with open_runtime(TerminalApprover(args.yes, out=sys.stdout), need_key=True) as runtime:
+            try:
+                asyncio.run(_chat_loop(runtime))
+            except KeyboardInterrupt:
+                print("\n(bye)")
+    except CliExit as exc:
+        return exc.code
+    return 0

@@ -1,0 +1,121 @@
+"""`koroku history` and `koroku import`: reading and bringing in the record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from koroku_desktop.cli.session import CliExit, open_runtime
+from koroku_desktop.cli.terminal import TerminalApprover, render_message
+from koroku_desktop.domain.events import (
+    ClearedEvent,
+    CompactionEvent,
+    DamagedEvent,
+    LogEntry,
+    MessageEvent,
+    StoredEvent,
+    dump_event,
+)
+from koroku_desktop.runtime import Runtime
+
+PAGE = 2000
+
+
+def register(sub: Any) -> None:
+    """Add the record commands."""
+    history = sub.add_parser("history", help="show the live context, or the whole log")
+    history.add_argument("--all", action="store_true", help="every event ever written")
+    history.add_argument("--json", action="store_true", help="one JSON object per line")
+    history.set_defaults(handler=cmd_history)
+
+    imp = sub.add_parser("import", help="import a tutorial SessionManager database")
+    imp.add_argument("path", type=Path)
+    imp.set_defaults(handler=cmd_import)
+
+
+def iter_log(runtime: Runtime) -> Any:
+    """Every entry of the conversation, oldest first, page by page."""
+    after = 0
+    while True:
+        page = runtime.log.entries(runtime.agent.conversation_id, after_seq=after, limit=PAGE)
+        if not page:
+            return
+        yield from page
+        after = page[-1].seq
+
+
+def entry_json(entry: LogEntry) -> dict[str, Any]:
+    """A log entry as a JSON-ready dict (damaged rows marked)."""
+    if isinstance(entry, DamagedEvent):
+        return {"seq": entry.seq, "created_at": entry.created_at, "kind": entry.kind,
+                "damaged": True, "error": entry.error, "raw": entry.raw}
+    return {"seq": entry.seq, "created_at": entry.created_at, **dump_event(entry.event)}
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+def render_entry(entry: LogEntry, out: Any) -> None:
+    """Print one log entry for `history --all`."""
+    if isinstance(entry, DamagedEvent):
+        out.write(f"\n#{entry.seq} {_when(entry.created_at)} [damaged {entry.kind}] "
+                  f"{entry.error}\n")
+        return
+    event = entry.event
+    if isinstance(event, ClearedEvent):
+        out.write(f"\n#{entry.seq} {_when(entry.created_at)} ── cleared ──\n")
+    elif isinstance(event, CompactionEvent):
+        out.write(f"\n#{entry.seq} {_when(entry.created_at)} ── compacted up to "
+                  f"#{event.covers_up_to_seq} ──\n{event.summary}\n")
+    elif isinstance(event, MessageEvent):
+        out.write(f"#{entry.seq} {_when(entry.created_at)} ")
+        render_message(event, out)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """Print the live context (what the model sees) or, with --all, the whole log."""
+    try:
+        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+            if args.all:
+                for entry in iter_log(runtime):
+                    if args.json:
+                        print(json.dumps(entry_json(entry), ensure_ascii=False))
+                    else:
+                        render_entry(entry, sys.stdout)
+                return 0
+            live = runtime.log.load_live(runtime.agent.conversation_id)
+            items: list[StoredEvent] = ([live.boundary] if live.boundary else []) + live.events
+            for stored in items:
+                if args.json:
+                    print(json.dumps(entry_json(stored), ensure_ascii=False))
+                else:
+                    render_entry(stored, sys.stdout)
+            if live.damaged and not args.json:
+                print(f"\n({len(live.damaged)} damaged event(s) skipped; "
+                      "see `koroku history --all`)", file=sys.stderr)
+    except CliExit as exc:
+        return exc.code
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import a database written by the tutorial's SessionManager."""
+    from koroku_desktop.runtime import import_tutorial
+
+    if not args.path.is_file():
+        print(f"koroku import: no such file: {args.path}", file=sys.stderr)
+        return 2
+    try:
+        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+            report = import_tutorial(runtime, args.path)
+    except CliExit as exc:
+        return exc.code
+    print(f"imported {report.imported} event(s), skipped {report.skipped}")
+    for error in report.errors[:20]:
+        print(f"  skipped: {error}", file=sys.stderr)
+    return 0 if report.imported or not report.skipped else 1

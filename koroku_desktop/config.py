@@ -1,0 +1,255 @@
+"""Settings, data paths and the API key: where Koroku keeps things and how they are chosen."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_data_dir
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+log = logging.getLogger(__name__)
+
+KEYRING_SERVICE = "koroku"
+KEYRING_USER = "api_key"
+KEY_ENV_VARS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+
+ENV_OVERRIDES: dict[str, str] = {
+    "model": "KOROKU_MODEL",
+    "max_tool_calls": "KOROKU_MAX_TOOL_CALLS",
+    "workspace": "KOROKU_WORKSPACE",
+    "compact_at_tokens": "KOROKU_COMPACT_AT_TOKENS",
+}
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used, with a message fit for a person."""
+
+
+class Settings(BaseModel):
+    """User settings, stored in `settings.json`; each core one overridable by the environment."""
+
+    model_config = ConfigDict(validate_assignment=True, extra="ignore")
+
+    model: str = Field("gemini-3-flash-preview", min_length=1)
+    max_tool_calls: int = Field(15, ge=1, le=500)
+    workspace: str = ""
+    """Folder for relative paths and shell commands; empty means the user's home."""
+    compact_at_tokens: int = Field(100_000, ge=2_000, le=2_000_000)
+    always_allow: list[str] = Field(default_factory=list)
+    quick_ask_shortcut: str = "Ctrl+Alt+Space"
+    global_shortcut_enabled: bool = True
+    start_at_login: bool = False
+    theme: Literal["system", "light", "dark"] = "system"
+    welcomed: bool = False
+
+    @field_validator("model")
+    @classmethod
+    def _strip_model(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("the model name may not be empty")
+        return value
+
+    def workspace_path(self) -> Path:
+        """The workspace as a path (home when unset)."""
+        return Path(self.workspace).expanduser() if self.workspace else Path.home()
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Every file and folder in the data dir."""
+
+    home: Path
+
+    @property
+    def db(self) -> Path:
+        """The event log."""
+        return self.home / "koroku.db"
+
+    @property
+    def memory(self) -> Path:
+        """Daily memory files (dd-mm-yyyy.md)."""
+        return self.home / "memory"
+
+    @property
+    def tools(self) -> Path:
+        """User tools (*.py)."""
+        return self.home / "tools"
+
+    @property
+    def settings_file(self) -> Path:
+        """settings.json."""
+        return self.home / "settings.json"
+
+    def ensure(self) -> Paths:
+        """Create the data dir (0700) and its folders."""
+        for folder in (self.home, self.memory, self.tools):
+            folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.home, stat.S_IRWXU)
+        return self
+
+
+def data_dir() -> Path:
+    """`KOROKU_HOME` if set, else the platform's user data dir for koroku."""
+    env = os.environ.get("KOROKU_HOME")
+    return Path(env).expanduser() if env else Path(user_data_dir("koroku", appauthor=False))
+
+
+def default_paths() -> Paths:
+    """The paths of the data dir in use, created if missing."""
+    return Paths(data_dir()).ensure()
+
+
+def read_stored_settings(paths: Paths) -> Settings:
+    """The settings as saved in settings.json (no environment overrides).
+
+    A corrupt file is kept aside as `settings.json.bad` and defaults are used.
+    """
+    file = paths.settings_file
+    if not file.exists():
+        return Settings()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        return Settings.model_validate(data)
+    except (OSError, ValueError, ValidationError) as exc:
+        log.warning("settings.json is unreadable (%s); using defaults", exc)
+        with contextlib.suppress(OSError):
+            os.replace(file, file.with_suffix(".json.bad"))
+        return Settings()
+
+
+def apply_env(settings: Settings) -> Settings:
+    """A copy of `settings` with the KOROKU_* environment variables applied."""
+    data: dict[str, Any] = settings.model_dump()
+    for field_name, var in ENV_OVERRIDES.items():
+        if var in os.environ:
+            data[field_name] = os.environ[var]
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{ENV_OVERRIDES.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" for e in exc.errors()
+        )
+        raise SettingsError(f"invalid setting from the environment: {problems}") from exc
+
+
+def load_settings(paths: Paths) -> Settings:
+    """The effective settings: settings.json, then environment overrides."""
+    return apply_env(read_stored_settings(paths))
+
+
+def save_settings(paths: Paths, settings: Settings) -> None:
+    """Write settings.json atomically (temp file + rename), mode 0600."""
+    paths.home.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings.model_dump(mode="json"), indent=2, sort_keys=True)
+    fd, tmp = tempfile.mkstemp(dir=paths.home, prefix=".settings-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, paths.settings_file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# -- API key ----------------------------------------------------------------------------
+
+
+class KeyringUnavailable(RuntimeError):
+    """No usable OS keyring backend."""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """The key in use and where it came from (the value is never logged)."""
+
+    value: str
+    source: str
+
+    def __repr__(self) -> str:
+        return f"ApiKey(source={self.source!r})"
+
+
+def _keyring_get() -> str | None:
+    try:
+        import keyring
+        from keyring.errors import KeyringError
+
+        try:
+            value = keyring.get_password(KEYRING_SERVICE, KEYRING_USER)
+        except KeyringError:
+            return None
+        return str(value) if value else None
+    except Exception:  # a broken backend must never stop the app
+        log.debug("keyring lookup failed", exc_info=True)
+        return None
+
+
+def resolve_api_key() -> ApiKey | None:
+    """The OS keyring (service `koroku`) first, then GOOGLE_API_KEY / GEMINI_API_KEY."""
+    stored = _keyring_get()
+    if stored:
+        return ApiKey(stored, "keyring")
+    for var in KEY_ENV_VARS:
+        value = os.environ.get(var, "").strip()
+        if value:
+            return ApiKey(value, var)
+    return None
+
+
+def keyring_backend_name() -> str | None:
+    """The keyring backend's name, or None when there is no usable one."""
+    try:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+        if isinstance(backend, fail.Keyring):
+            return None
+        return type(backend).__name__
+    except Exception:
+        return None
+
+
+def store_api_key(value: str) -> None:
+    """Save the key in the OS keyring; raises KeyringUnavailable (never falls back to a file)."""
+    value = value.strip()
+    if not value:
+        raise ValueError("the API key is empty")
+    if keyring_backend_name() is None:
+        raise KeyringUnavailable(
+            "no OS keyring is available; set GEMINI_API_KEY in your environment instead"
+        )
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, KEYRING_USER, value)
+    except KeyringError as exc:
+        raise KeyringUnavailable(f"the OS keyring refused the key: {type(exc).__name__}") from exc
+
+
+def delete_api_key() -> None:
+    """Remove the key from the keyring, if there."""
+    try:
+        import keyring
+
+        keyring.delete_password(KEYRING_SERVICE, KEYRING_USER)
+    except Exception:
+        log.debug("no key to delete", exc_info=True)
+
+
+NO_KEY_HELP = (
+    "Koroku needs a Gemini API key. Get one at https://aistudio.google.com/apikey, then either\n"
+    "  run `koroku login` to store it in your OS keyring, or\n"
+    "  set GEMINI_API_KEY (or GOOGLE_API_KEY) in your environment."
+)

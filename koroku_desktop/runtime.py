@@ -1,0 +1,178 @@
+"""Composition: wires the real event log, Gemini adapter, tools and agent for a front end.
+
+Both front ends (`cli`, `ui.app`) build their agent here, so the wiring exists once. The
+Gemini SDK is imported lazily, on the first request, so windows can appear before it loads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from koroku_desktop.agent.loop import Agent, AgentOptions
+from koroku_desktop.agent.ports import Approver, ChatModel, TextDeltaCallback
+from koroku_desktop.config import (
+    NO_KEY_HELP,
+    ApiKey,
+    Paths,
+    Settings,
+    default_paths,
+    load_settings,
+    read_stored_settings,
+    resolve_api_key,
+    save_settings,
+)
+from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.tools.approval import ApprovalPolicy
+from koroku_desktop.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+CONVERSATION_ID = "default"
+
+
+class LazyGeminiModel:
+    """A `ChatModel` that imports google.genai and builds the client on first use.
+
+    With no API key it fails every request with an `auth` error that says how to set one.
+    """
+
+    def __init__(self, api_key: ApiKey | None) -> None:
+        self._api_key = api_key
+        self._model: Any = None
+
+    @property
+    def has_key(self) -> bool:
+        """True when a key is configured."""
+        return self._api_key is not None
+
+    def set_api_key(self, api_key: ApiKey | None) -> None:
+        """Use another key from the next request on."""
+        self._api_key = api_key
+        self._model = None
+
+    def _real(self) -> ChatModel:
+        if self._api_key is None:
+            raise ModelError("auth", NO_KEY_HELP)
+        if self._model is None:
+            from koroku_desktop.llm.gemini import GeminiChatModel
+
+            self._model = GeminiChatModel(self._api_key.value)
+        model: ChatModel = self._model
+        return model
+
+    async def generate(
+        self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
+    ) -> MessageEvent:
+        """See `ChatModel.generate`."""
+        return await self._real().generate(request, on_text_delta)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """See `ChatModel.count_tokens`."""
+        return await self._real().count_tokens(request)
+
+    async def check_connection(self) -> str:
+        """One cheap request; a sentence saying it worked (raises ModelError)."""
+        real: Any = self._real()
+        result: str = await real.check_connection()
+        return result
+
+
+@dataclass
+class Runtime:
+    """Everything a front end needs, wired."""
+
+    paths: Paths
+    settings: Settings
+    log: SqliteEventLog
+    tools: ToolRegistry
+    policy: ApprovalPolicy
+    model: LazyGeminiModel
+    agent: Agent
+    api_key: ApiKey | None = field(default=None)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Take new settings into use now (the next turn sees them) and save them."""
+        save_settings(self.paths, settings)
+        self.settings = settings
+        opts = self.agent.options
+        opts.model = settings.model
+        opts.max_tool_calls = settings.max_tool_calls
+        opts.workspace = settings.workspace_path()
+        opts.compact_at_tokens = settings.compact_at_tokens
+        self.policy.set_always(settings.always_allow)
+
+    def persist_always_grant(self, tool: str) -> None:
+        """Record an 'always allow' grant in settings.json."""
+        stored = read_stored_settings(self.paths)
+        if tool not in stored.always_allow:
+            stored.always_allow = [*stored.always_allow, tool]
+            save_settings(self.paths, stored)
+        if tool not in self.settings.always_allow:
+            self.settings.always_allow = [*self.settings.always_allow, tool]
+
+    def close(self) -> None:
+        """Close the database."""
+        self.log.close()
+
+
+def recall_search(event_log: SqliteEventLog) -> Any:
+    """The `recall` tool's search over the whole log, run off the event loop."""
+
+    async def search(query: str, limit: int) -> list[dict[str, Any]]:
+        hits = await asyncio.to_thread(event_log.search, query, limit)
+        return [
+            {
+                "seq": h.seq,
+                "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
+                "kind": h.kind,
+                "role": h.role,
+                "snippet": h.snippet,
+            }
+            for h in hits
+        ]
+
+    return search
+
+
+def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
+    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
+    paths = paths or default_paths()
+    settings = load_settings(paths)
+    event_log = SqliteEventLog(paths.db)
+    tools = ToolRegistry(paths.tools)
+    api_key = resolve_api_key()
+    model = LazyGeminiModel(api_key)
+    policy = ApprovalPolicy(always=settings.always_allow)
+    options = AgentOptions(
+        model=settings.model,
+        max_tool_calls=settings.max_tool_calls,
+        workspace=settings.workspace_path(),
+        data_dir=paths.home,
+        compact_at_tokens=settings.compact_at_tokens,
+    )
+    agent = Agent(
+        event_log,
+        model,
+        tools,
+        policy,
+        approver,
+        options,
+        conversation_id=CONVERSATION_ID,
+        recall=recall_search(event_log),
+    )
+    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, api_key)
+    policy.on_always_granted = runtime.persist_always_grant
+    return runtime
+
+
+def import_tutorial(runtime: Runtime, path: Any) -> Any:
+    """Import a tutorial SessionManager database into this conversation."""
+    from koroku_desktop.store.tutorial_import import import_tutorial_db
+
+    return import_tutorial_db(path, runtime.log, runtime.agent.conversation_id)
