@@ -15,6 +15,30 @@ from koroku_desktop.domain.model_io import ToolSpec
 RecallSearch = Callable[[str, int], Awaitable[list[dict[str, Any]]]]
 """Searches everything said before; injected by the composition root (used by `recall`)."""
 
+# Schema keywords worth sending to the model; anything else (title, additionalProperties,
+# pydantic extras) is dropped so that the declaration stays within what Gemini accepts.
+_KEPT_KEYWORDS = frozenset(
+    {
+        "type",
+        "description",
+        "default",
+        "enum",
+        "format",
+        "items",
+        "properties",
+        "required",
+        "anyOf",
+        "minimum",
+        "maximum",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "nullable",
+    }
+)
+
 
 @dataclass(frozen=True)
 class ToolContext:
@@ -31,18 +55,63 @@ class ToolContext:
         return p if p.is_absolute() else (self.workspace / p)
 
 
+def tool_error(message: str) -> dict[str, Any]:
+    """The shape every tool failure takes: `{"error": message}`."""
+    return {"error": message}
+
+
+def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON schema reduced to what a Gemini function declaration accepts.
+
+    `$ref`s are inlined from `$defs`, titles and unsupported keywords are dropped, and the
+    top level is always an object with `properties`.
+    """
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def walk(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(item, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            key = ref.removeprefix("#/$defs/")
+            if key in seen:  # recursive model: stop at an untyped object
+                return {"type": "object"}
+            merged = {**defs.get(key, {}), **{k: v for k, v in node.items() if k != "$ref"}}
+            return walk(merged, (*seen, key))
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key not in _KEPT_KEYWORDS:
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: walk(sub, seen) for name, sub in value.items()}
+            elif key in ("items", "anyOf"):
+                out[key] = walk(value, seen)
+            else:
+                out[key] = value
+        return out
+
+    cleaned: dict[str, Any] = walk(schema, ())
+    cleaned.pop("description", None)
+    cleaned["type"] = "object"
+    cleaned.setdefault("properties", {})
+    return cleaned
+
+
 class AgentTool(BaseModel):
     """Base of every tool. Subclasses declare argument fields and implement `execute`.
 
     The class name in snake_case is not used: set `name` explicitly. The docstring is the
-    description the model reads.
+    description the model reads; field descriptions (`Field(description=...)`) describe the
+    arguments.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     name: ClassVar[str]
     needs_approval: ClassVar[bool] = True
-    """Whether the default policy asks the user before running it."""
+    """Whether the default policy asks the user before running it (user tools always ask)."""
 
     async def execute(self, ctx: ToolContext) -> dict[str, Any]:
         """Run the tool; return a JSON-ready dict (errors as {"error": "..."})."""
@@ -51,14 +120,8 @@ class AgentTool(BaseModel):
     @classmethod
     def spec(cls) -> ToolSpec:
         """The declaration offered to the model."""
-        schema = cls.model_json_schema()
-        schema.pop("title", None)
-        schema.pop("description", None)
-        for prop in schema.get("properties", {}).values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
         return ToolSpec(
             name=cls.name,
             description=inspect.cleandoc(cls.__doc__ or cls.name),
-            parameters=schema,
+            parameters=clean_schema(cls.model_json_schema()),
         )

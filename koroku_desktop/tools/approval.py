@@ -1,0 +1,83 @@
+"""ApprovalPolicy: which tool calls run at once and which wait for the user's word."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Literal, Protocol
+
+from koroku_desktop.tools.base import AgentTool
+
+GrantScope = Literal["once", "session", "always"]
+
+
+class ToolLookup(Protocol):
+    """What the policy needs of a registry."""
+
+    def get(self, name: str) -> type[AgentTool] | None:
+        """The tool class called `name`, or None."""
+        ...
+
+    def is_builtin(self, name: str) -> bool:
+        """Whether `name` is a built-in tool."""
+        ...
+
+
+class ApprovalPolicy:
+    """Decides whether to ask before a call, and remembers session and permanent grants.
+
+    Built-ins with `needs_approval = False` (read_file, recall) never ask. Everything else
+    asks unless granted for this session or always. User tools always ask by default, even
+    if they set `needs_approval = False`: a tool file written by the model must not be able
+    to approve itself. Unknown tools ask too, so that a tool appearing between the check and
+    the call can never skip the question.
+    """
+
+    def __init__(
+        self,
+        always: Iterable[str] = (),
+        on_always_granted: Callable[[str], None] | None = None,
+    ) -> None:
+        self._always: set[str] = set(always)
+        self._session: set[str] = set()
+        self.on_always_granted = on_always_granted
+        """Called with the tool name on every `always` grant, so the settings can persist it."""
+
+    def needs_asking(self, tool_name: str, registry: ToolLookup) -> bool:
+        """Whether a call to `tool_name` must wait for the user."""
+        cls = registry.get(tool_name)
+        if cls is not None and registry.is_builtin(tool_name) and not cls.needs_approval:
+            return False
+        return not self.is_granted(tool_name)
+
+    def is_granted(self, tool_name: str) -> bool:
+        """Whether the user granted `tool_name` for this session or always."""
+        return tool_name in self._session or tool_name in self._always
+
+    def grant(self, tool_name: str, scope: GrantScope) -> None:
+        """Record the user's yes: `once` remembers nothing, `session` until exit, `always` forever.
+
+        An `always` grant calls `on_always_granted` so that the settings can persist it.
+        """
+        if scope == "session":
+            self._session.add(tool_name)
+        elif scope == "always":
+            self._always.add(tool_name)
+            if self.on_always_granted is not None:
+                self.on_always_granted(tool_name)
+
+    def revoke(self, tool_name: str) -> None:
+        """Forget every grant of `tool_name` (the settings drop a persisted one themselves)."""
+        self._session.discard(tool_name)
+        self._always.discard(tool_name)
+
+    def set_always(self, tools: Iterable[str]) -> None:
+        """Replace the permanent grants (e.g. after the settings were edited)."""
+        self._always = set(tools)
+
+    def always_granted(self) -> set[str]:
+        """Tools granted forever (a copy)."""
+        return set(self._always)
+
+    def session_granted(self) -> set[str]:
+        """Tools granted for this session (a copy)."""
+        return set(self._session)
