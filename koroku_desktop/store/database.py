@@ -1,0 +1,75 @@
+"""Opening the SQLite file through Peewee: private file, WAL, one connection per thread."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from peewee import SqliteDatabase
+
+BUSY_TIMEOUT_S = 5.0
+PRAGMAS: tuple[tuple[str, Any], ...] = (
+    ("journal_mode", "wal"),
+    ("synchronous", "normal"),
+    ("busy_timeout", int(BUSY_TIMEOUT_S * 1000)),
+)
+
+
+class KorokuDatabase(SqliteDatabase):
+    """A Peewee SQLite database that remembers every per-thread connection it opened.
+
+    Peewee keeps one connection per thread (worker threads of `asyncio.to_thread` included);
+    `close_all` closes them all, which plain `close()` (current thread only) cannot.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
+        super().__init__(
+            str(path),
+            pragmas=list(PRAGMAS),
+            timeout=BUSY_TIMEOUT_S,
+            check_same_thread=False,
+        )
+
+    def _connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection = super()._connect()  # type: ignore[misc]
+        with self._opened_lock:
+            self._opened.append(conn)
+        return conn
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use."""
+        conn: sqlite3.Connection = self.connection()  # type: ignore[no-untyped-call]
+        return conn
+
+    def close_all(self) -> None:
+        """Close the connections of every thread."""
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for conn in opened:
+            conn.close()
+        self.dispose()
+
+
+def prepare_file(path: Path) -> bool:
+    """Create the parent dir (0700) and the data file (0600) if missing; True if created."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    os.chmod(path, 0o600)
+    return True
+
+
+def create_private_file(path: Path) -> None:
+    """Create an empty file readable by the owner only (for backups)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(fd)

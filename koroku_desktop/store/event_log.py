@@ -1,0 +1,330 @@
+"""SqliteEventLog: the append-only event log on SQLite (Peewee), with full-text search.
+
+Rows of `events` are only ever inserted. Every read goes through `seq` (the rowid) or the
+`(conversation_id, kind, seq)` index, so startup and paging cost do not grow with the log.
+Each thread gets its own connection; WAL lets readers run while a writer appends.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+
+from koroku_desktop.domain.events import (
+    BOUNDARY_KINDS,
+    SCHEMA_VERSION,
+    CompactionEvent,
+    DamagedEvent,
+    Event,
+    LogEntry,
+    StoredEvent,
+    dump_event,
+)
+from koroku_desktop.domain.queries import LiveLoad, SearchHit
+from koroku_desktop.store.database import KorokuDatabase, prepare_file
+from koroku_desktop.store.migrations import migrate
+from koroku_desktop.store.rows import COLUMNS, Row, parse_row
+from koroku_desktop.store.searchable import fts_query, searchable_text
+
+log = logging.getLogger(__name__)
+
+_INSERT_EVENT = (
+    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
+_INSERT_FTS = "INSERT INTO events_fts (rowid, body) VALUES (?, ?)"
+_SEARCH = (
+    "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
+    " snippet(events_fts, 0, '[[', ']]', '…', 16)"
+    " FROM events_fts JOIN events AS e ON e.seq = events_fts.rowid"
+    " WHERE events_fts MATCH ? ORDER BY events_fts.rowid DESC LIMIT ?"
+)
+
+
+class StoreClosedError(RuntimeError):
+    """The log was used after `close()`."""
+
+
+class SqliteEventLog:
+    """The `EventLog` on a SQLite file: atomic appends, live loads, paging and search.
+
+    Opening runs pending migrations (backing the file up first). Safe to share between the
+    asyncio thread and worker threads; several instances or processes may open one file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        prepare_file(self.path)
+        self._db = KorokuDatabase(self.path)
+        self._closed = False
+        self._damaged: set[int] = set()
+        self._damaged_lock = threading.Lock()
+        self.migrations_run = migrate(self._db, self.path)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every thread's connection; the log cannot be used afterwards."""
+        self._closed = True
+        self._db.close_all()
+
+    def __enter__(self) -> SqliteEventLog:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _conn(self) -> KorokuDatabase:
+        if self._closed:
+            raise StoreClosedError(f"event log {self.path} is closed")
+        return self._db
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group several `append` calls into one transaction (used by imports)."""
+        with self._conn().atomic("IMMEDIATE"):
+            yield
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _search_text(self, event: Event) -> str:
+        """The text indexed for `event`; a hook so benchmarks can measure without FTS."""
+        return searchable_text(event)
+
+    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+        """Write events in one transaction (with their search text); return them with seqs.
+
+        Raises `sqlite3.Error` if the write fails; then nothing of the call was written.
+        """
+        if not events:
+            return []
+        now = time.time()
+        prepared = [
+            (
+                event,
+                json.dumps(dump_event(event), ensure_ascii=False, separators=(",", ":")),
+                self._search_text(event),
+            )
+            for event in events
+        ]
+        db = self._conn()
+        stored: list[StoredEvent] = []
+        with db.atomic("IMMEDIATE"):
+            conn = db.conn()
+            for event, payload, text in prepared:
+                cursor = conn.execute(
+                    _INSERT_EVENT, (conversation_id, event.kind, SCHEMA_VERSION, payload, now)
+                )
+                seq = int(cursor.lastrowid or 0)
+                if text:
+                    conn.execute(_INSERT_FTS, (seq, text))
+                stored.append(StoredEvent(seq, conversation_id, now, event))
+        return stored
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        rows: list[Row] = self._conn().conn().execute(sql, tuple(params)).fetchall()
+        return rows
+
+    def _parse(self, row: Row) -> LogEntry:
+        entry = parse_row(row)
+        if isinstance(entry, DamagedEvent):
+            with self._damaged_lock:
+                first_time = entry.seq not in self._damaged
+                self._damaged.add(entry.seq)
+            if first_time:
+                log.warning("skipping damaged event seq=%d: %s", entry.seq, entry.error)
+        return entry
+
+    @property
+    def damaged_count(self) -> int:
+        """How many distinct damaged rows this instance has met so far."""
+        with self._damaged_lock:
+            return len(self._damaged)
+
+    def get(self, seq: int) -> LogEntry | None:
+        """The entry at `seq`, or None if there is no such row."""
+        rows = self._rows(f"SELECT {COLUMNS} FROM events WHERE seq = ?", (seq,))
+        return self._parse(rows[0]) if rows else None
+
+    def count(self) -> int:
+        """Number of rows in the log, damaged ones included."""
+        return int(self._rows("SELECT COUNT(*) FROM events")[0][0])
+
+    def last_seq(self) -> int:
+        """The highest seq written so far (0 for an empty log)."""
+        return int(self._rows("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0])
+
+    def integrity_check(self) -> str:
+        """SQLite's `PRAGMA integrity_check` verdict ('ok' when healthy)."""
+        rows = self._rows("PRAGMA integrity_check")
+        return "\n".join(str(r[0]) for r in rows)
+
+    def _latest_boundary(
+        self, conversation_id: str, below: int | None, damaged: list[DamagedEvent]
+    ) -> StoredEvent | None:
+        """The newest parseable compaction/cleared event below `below`, through the index."""
+        while True:
+            candidates = []
+            for kind in BOUNDARY_KINDS:
+                sql = "SELECT MAX(seq) FROM events WHERE conversation_id = ? AND kind = ?"
+                params: list[object] = [conversation_id, kind]
+                if below is not None:
+                    sql += " AND seq < ?"
+                    params.append(below)
+                (seq,) = self._rows(sql, params)[0]
+                if seq is not None:
+                    candidates.append(int(seq))
+            if not candidates:
+                return None
+            entry = self.get(max(candidates))
+            if isinstance(entry, StoredEvent):
+                return entry
+            if isinstance(entry, DamagedEvent):
+                damaged.append(entry)
+            below = max(candidates)
+
+    def load_live(self, conversation_id: str) -> LiveLoad:
+        """The latest boundary and the events the live context needs after it.
+
+        For a compaction that is every event from its `kept_from_seq` (older compaction and
+        clear rows left out); for a clear, every event after it. Reads only the tail: the
+        boundary is found with `MAX(seq)` on the index and the tail is a range of seq.
+        """
+        damaged: list[DamagedEvent] = []
+        boundary = self._latest_boundary(conversation_id, None, damaged)
+        if boundary is None:
+            # No boundary: the whole conversation is live; read it through the index.
+            rows = self._rows(
+                f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? ORDER BY seq",
+                (conversation_id,),
+            )
+        else:
+            start = boundary.seq + 1
+            if isinstance(boundary.event, CompactionEvent):
+                start = min(start, boundary.event.kept_from_seq)
+            # `+conversation_id` keeps SQLite on the seq range instead of the whole
+            # conversation's index entries.
+            rows = self._rows(
+                f"SELECT {COLUMNS} FROM events WHERE seq >= ? AND +conversation_id = ?"
+                " ORDER BY seq",
+                (start, conversation_id),
+            )
+        damaged_seqs = {d.seq for d in damaged}
+        events: list[StoredEvent] = []
+        for row in rows:
+            seq, kind = int(row[0]), str(row[2])
+            if kind in BOUNDARY_KINDS or seq in damaged_seqs:
+                continue  # the boundary itself, older compactions, already-reported damage
+            entry = self._parse(row)
+            if isinstance(entry, StoredEvent):
+                events.append(entry)
+            else:
+                damaged.append(entry)
+        damaged.sort(key=lambda d: d.seq)
+        return LiveLoad(boundary=boundary, events=events, damaged=damaged)
+
+    def entries(
+        self,
+        conversation_id: str | None = None,
+        *,
+        before_seq: int | None = None,
+        after_seq: int | None = None,
+        limit: int = 500,
+        newest_first: bool = False,
+        kinds: Sequence[str] | None = None,
+    ) -> list[LogEntry]:
+        """A page of the log (keyset on seq, never OFFSET), damaged rows included."""
+        if limit <= 0 or (kinds is not None and not kinds):
+            return []
+        bounds = ""
+        params: list[object] = []
+        if before_seq is not None:
+            bounds += " AND seq < ?"
+            params.append(before_seq)
+        if after_seq is not None:
+            bounds += " AND seq > ?"
+            params.append(after_seq)
+        order = "DESC" if newest_first else "ASC"
+        if conversation_id is None:
+            kind_filter = ""
+            if kinds is not None:
+                kind_filter = f" AND +kind IN ({', '.join('?' for _ in kinds)})"
+            rows = self._rows(
+                f"SELECT {COLUMNS} FROM events WHERE 1{bounds}{kind_filter}"
+                f" ORDER BY seq {order} LIMIT ?",
+                [*params, *(kinds or ()), limit],
+            )
+        else:
+            # One exact index range per kind, merged: no sort of the whole conversation.
+            pages = [
+                self._rows(
+                    f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? AND kind = ?"
+                    f"{bounds} ORDER BY seq {order} LIMIT ?",
+                    [conversation_id, kind, *params, limit],
+                )
+                for kind in (kinds if kinds is not None else self._kinds_of(conversation_id))
+            ]
+            merged = heapq.merge(*pages, key=lambda r: int(r[0]), reverse=newest_first)
+            rows = [row for _, row in zip(range(limit), merged, strict=False)]
+        return [self._parse(row) for row in rows]
+
+    def _kinds_of(self, conversation_id: str) -> list[str]:
+        """Every kind used in a conversation, by skipping along the index (no scan)."""
+        kinds: list[str] = []
+        while True:
+            sql = "SELECT MIN(kind) FROM events WHERE conversation_id = ?"
+            params: list[object] = [conversation_id]
+            if kinds:
+                sql += " AND kind > ?"
+                params.append(kinds[-1])
+            (kind,) = self._rows(sql, params)[0]
+            if kind is None:
+                return kinds
+            kinds.append(str(kind))
+
+    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
+        """Full-text search over every event ever written, newest first.
+
+        Any text is a valid query: each word is quoted and all words must match.
+        """
+        match = fts_query(query)
+        if match is None or limit <= 0:
+            return []
+        hits: list[SearchHit] = []
+        for seq, conversation_id, created_at, kind, payload, snippet in self._rows(
+            _SEARCH, (match, limit)
+        ):
+            hits.append(
+                SearchHit(
+                    seq=int(seq),
+                    conversation_id=str(conversation_id),
+                    created_at=float(created_at),
+                    kind=str(kind),
+                    role=_role_of(payload),
+                    snippet=str(snippet),
+                )
+            )
+        return hits
+
+
+def _role_of(payload: str) -> str | None:
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    role = data.get("role") if isinstance(data, dict) else None
+    return role if isinstance(role, str) else None

@@ -1,0 +1,65 @@
+"""Turning `events` rows into log entries; a row that cannot be parsed becomes damaged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from koroku_desktop.domain.events import (
+    SCHEMA_VERSION,
+    DamagedEvent,
+    LogEntry,
+    StoredEvent,
+    UpcastError,
+    upcast,
+)
+
+COLUMNS = "seq, conversation_id, kind, schema_version, payload, created_at"
+"""The column list every entry query selects, in the order `parse_row` expects."""
+
+Row = tuple[Any, ...]
+
+
+def _payload_dict(payload: Any) -> dict[str, Any]:
+    if isinstance(payload, bytes):
+        payload = payload.decode("utf-8")
+    if not isinstance(payload, str):
+        raise UpcastError(f"payload is {type(payload).__name__}, not JSON text")
+    data = json.loads(payload)
+    if not isinstance(data, dict):
+        raise UpcastError("payload is not a JSON object")
+    return data
+
+
+def parse_row(row: Row) -> LogEntry:
+    """A stored event, or a DamagedEvent for bad JSON, unknown kinds or newer schemas.
+
+    Never raises: the log must stay readable whatever one row holds.
+    """
+    seq, conversation_id, kind, version, payload, created_at = row
+    try:
+        if version is not None and int(version) > SCHEMA_VERSION:
+            raise UpcastError(f"schema_version {version} is newer than this Koroku understands")
+        event = upcast(str(kind), _payload_dict(payload))
+    except Exception as exc:  # any failure of one row is damage, never fatal
+        return DamagedEvent(
+            seq=int(seq),
+            conversation_id=str(conversation_id),
+            created_at=_float(created_at),
+            kind=str(kind),
+            raw=payload if isinstance(payload, str) else repr(payload),
+            error=f"{type(exc).__name__}: {exc}",
+        )
+    return StoredEvent(
+        seq=int(seq),
+        conversation_id=str(conversation_id),
+        created_at=_float(created_at),
+        event=event,
+    )
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
