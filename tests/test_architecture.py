@@ -1,0 +1,49 @@
+"""The layer rule of DESIGN.md holds by construction: import-linter contracts and a Qt-free core."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_linter_contracts_hold() -> None:
+    lint_imports = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout, result.stdout
+
+
+def test_core_runs_without_qt() -> None:
+    """Importing every core module (and running the CLI's help) never loads Qt."""
+    code = (
+        "import sys, importlib, pkgutil\n"
+        "import koroku_desktop\n"
+        "for m in pkgutil.walk_packages(koroku_desktop.__path__, 'koroku_desktop.'):\n"
+        "    if m.name.startswith('koroku_desktop.ui'):\n"
+        "        continue\n"
+        "    importlib.import_module(m.name)\n"
+        "from koroku_desktop.cli import build_parser\n"
+        "build_parser()\n"
+        "bad = sorted(n for n in sys.modules if n.startswith(('PySide6', 'qasync')))\n"
+        "assert not bad, bad\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_no_update_or_delete_on_events() -> None:
+    """The log is append-only: no UPDATE or DELETE statement on `events` in the code."""
+    offenders = []
+    for path in (ROOT / "koroku_desktop").rglob("*.py"):
+        text = path.read_text(encoding="utf-8").upper()
+        for needle in ("UPDATE EVENTS", "DELETE FROM EVENTS", "UPDATE \"EVENTS\"",
+                       "DELETE FROM \"EVENTS\""):
+            if needle in text:
+                offenders.append(f"{path.name}: {needle}")
+    assert not offenders
