@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start_desktop(self_check: bool) -> int:
     try:
-        from koroku_desktop.ui.app import run_app  # type: ignore[import-not-found,unused-ignore]
+        from koroku_desktop.ui.app import run_app
     except ImportError:
         print("The desktop app is not available in this build; use `koroku chat`.",
               file=sys.stderr)
