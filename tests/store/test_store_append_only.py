@@ -1,0 +1,35 @@
+"""The log is append-only by construction: no code in the app updates or deletes events."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "koroku_desktop"
+FORBIDDEN = re.compile(
+    r"""\b(?:update\s+(?:or\s+\w+\s+)?|delete\s+from\s+|replace\s+into\s+|"""
+    r"""insert\s+or\s+replace\s+into\s+|drop\s+table\s+(?:if\s+exists\s+)?)"""
+    r"""["'`\[]?events(?:_fts)?\b""",
+    re.IGNORECASE,
+)
+
+
+def test_no_update_or_delete_of_events_in_the_app() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if FORBIDDEN.search(line)
+    ]
+    assert offenders == []
+
+
+def test_the_pattern_catches_what_it_should() -> None:
+    for sql in (
+        "UPDATE events SET payload = ?",
+        'delete from "events" where seq = 1',
+        "INSERT OR REPLACE INTO events_fts VALUES (1, 'x')",
+        "DROP TABLE IF EXISTS events",
+    ):
+        assert FORBIDDEN.search(sql), sql
+    assert not FORBIDDEN.search("INSERT INTO events (kind) VALUES (?)")
