@@ -1,0 +1,1 @@
+"""The Gemini adapter: the only package that imports google.genai."""

@@ -1,0 +1,246 @@
+"""GeminiChatModel: the `ChatModel` port over the google-genai SDK.
+
+Streams each reply, hands visible text to the caller as it arrives, and returns one aggregated
+model content that keeps every part and thought signature exactly as the service sent it. The
+endpoint is the SDK's own (it honours `GOOGLE_GEMINI_BASE_URL`) unless `base_url` is given.
+Retries with backoff and a timeout are set on the client, since the SDK has neither by default.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+
+from google import genai
+from google.genai import types
+
+from koroku_desktop.domain.events import MessageEvent, Usage
+from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.domain.parts import Part, TextPart
+from koroku_desktop.llm.errors import to_model_error
+from koroku_desktop.llm.mapping import content_to_sdk, part_from_sdk, tools_to_sdk
+
+DEFAULT_CHECK_MODEL = "gemini-3-flash-preview"
+RETRY_STATUS_CODES = (408, 429, 500, 502, 503, 504)
+
+
+def append_part(parts: list[Part], part: Part) -> None:
+    """Add a streamed part, joining consecutive unsigned text pieces of the same kind.
+
+    A signed part is never merged into another, nor is anything merged into it.
+    """
+    if isinstance(part, TextPart) and part.thought_signature is None and parts:
+        last = parts[-1]
+        if (
+            isinstance(last, TextPart)
+            and last.thought_signature is None
+            and last.thought == part.thought
+        ):
+            parts[-1] = last.model_copy(update={"text": last.text + part.text})
+            return
+    parts.append(part)
+
+
+class GeminiChatModel:
+    """A `ChatModel` backed by Gemini through google-genai, with retries and a timeout."""
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        timeout_s: float = 120,
+        retry_attempts: int = 4,
+        base_url: str | None = None,
+        retry_initial_delay_s: float = 1.0,
+        retry_max_delay_s: float = 30.0,
+    ) -> None:
+        self._api_key = api_key.strip()
+        self._timeout_s = timeout_s
+        retry = types.HttpRetryOptions(
+            attempts=max(1, retry_attempts),
+            initial_delay=retry_initial_delay_s,
+            max_delay=retry_max_delay_s,
+            exp_base=2,
+            jitter=min(1.0, retry_initial_delay_s),
+            http_status_codes=list(RETRY_STATUS_CODES),
+        )
+        self._http_options = types.HttpOptions(
+            timeout=int(timeout_s * 1000), retry_options=retry, base_url=base_url
+        )
+        self._client: genai.Client | None = None
+
+    # -- the ChatModel port ---------------------------------------------------------------
+
+    async def generate(
+        self, request: ModelRequest, on_text_delta: Callable[[str], None] | None = None
+    ) -> MessageEvent:
+        """Stream one reply; call `on_text_delta` for visible text; return the final content.
+
+        Raises `ModelError` on failure.
+        """
+        started = time.monotonic()
+        try:
+            client = self._require_client()
+            contents = [content_to_sdk(m) for m in request.contents]
+            stream = await client.aio.models.generate_content_stream(
+                model=request.model, contents=contents, config=self._config(request)
+            )
+        except Exception as exc:
+            raise self._error(exc) from None
+        parts: list[Part] = []
+        summary = _StreamSummary()
+        try:
+            while True:
+                try:
+                    chunk = await anext(stream)
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    raise self._error(exc) from None
+                for part in summary.observe(chunk):
+                    text = _visible_text(part)
+                    if text and on_text_delta is not None:
+                        on_text_delta(text)
+                    append_part(parts, part)
+        finally:
+            await _close(stream)
+        if not parts:
+            raise summary.empty_reply_error()
+        usage = summary.usage(request.model, (time.monotonic() - started) * 1000)
+        return MessageEvent(role="model", origin="model", parts=parts, usage=usage)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """The prompt size of `request` in tokens (system instruction and tools included).
+
+        The Gemini API's countTokens takes contents only, so the system instruction and the
+        tool declarations are counted as a leading user text.
+        """
+        contents = [content_to_sdk(m) for m in request.contents]
+        preamble = _preamble(request)
+        if preamble:
+            contents.insert(0, types.Content(role="user", parts=[types.Part(text=preamble)]))
+        if not contents:
+            return 0
+        try:
+            response = await self._require_client().aio.models.count_tokens(
+                model=request.model, contents=contents
+            )
+        except Exception as exc:
+            raise self._error(exc) from None
+        return int(response.total_tokens or 0)
+
+    async def check_connection(self, model: str = DEFAULT_CHECK_MODEL) -> str:
+        """One cheap request (countTokens on "ping"); a sentence saying it works, or ModelError."""
+        try:
+            response = await self._require_client().aio.models.count_tokens(
+                model=model, contents="ping"
+            )
+        except Exception as exc:
+            raise self._error(exc) from None
+        tokens = response.total_tokens
+        return f"Connected to Gemini: the API key works and {model} answered ({tokens} tokens)."
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP connections."""
+        if self._client is not None:
+            await self._client.aio.aclose()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _require_client(self) -> genai.Client:
+        if not self._api_key:
+            raise ModelError(
+                "auth", "No Gemini API key is set. Add one in Settings or set GEMINI_API_KEY."
+            )
+        if self._client is None:
+            self._client = genai.Client(api_key=self._api_key, http_options=self._http_options)
+        return self._client
+
+    def _config(self, request: ModelRequest) -> types.GenerateContentConfig:
+        return types.GenerateContentConfig(
+            system_instruction=request.system_instruction or None,
+            tools=tools_to_sdk(request.tools),
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            thinking_config=types.ThinkingConfig(include_thoughts=True),
+        )
+
+    def _error(self, exc: BaseException) -> ModelError:
+        return to_model_error(exc, api_key=self._api_key, timeout_s=self._timeout_s)
+
+
+class _StreamSummary:
+    """What a stream said besides its parts: usage, model version, why it stopped."""
+
+    def __init__(self) -> None:
+        self.usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
+        self.model_version: str | None = None
+        self.finish_reason: str | None = None
+        self.block_reason: str | None = None
+        self.finish_message: str | None = None
+
+    def observe(self, chunk: types.GenerateContentResponse) -> list[Part]:
+        """Record the chunk's metadata; return its parts as domain parts, in order."""
+        if chunk.usage_metadata is not None:
+            self.usage_metadata = chunk.usage_metadata
+        self.model_version = chunk.model_version or self.model_version
+        feedback = chunk.prompt_feedback
+        if feedback is not None and feedback.block_reason is not None:
+            self.block_reason = str(feedback.block_reason.value)
+        if not chunk.candidates:
+            return []
+        candidate = chunk.candidates[0]
+        if candidate.finish_reason is not None:
+            self.finish_reason = str(candidate.finish_reason.value)
+            self.finish_message = candidate.finish_message or self.finish_message
+        if candidate.content is None or not candidate.content.parts:
+            return []
+        return [part_from_sdk(p) for p in candidate.content.parts]
+
+    def usage(self, model: str, latency_ms: float) -> Usage:
+        """The reply's usage, from the last usage metadata of the stream."""
+        meta = self.usage_metadata
+        return Usage(
+            prompt_tokens=meta.prompt_token_count if meta else None,
+            output_tokens=meta.candidates_token_count if meta else None,
+            thoughts_tokens=meta.thoughts_token_count if meta else None,
+            model=self.model_version or model,
+            latency_ms=round(latency_ms, 1),
+        )
+
+    def empty_reply_error(self) -> ModelError:
+        """The error for a stream that ended without any part."""
+        if self.block_reason:
+            return ModelError("bad_request", f"Gemini blocked the request ({self.block_reason}).")
+        reason = self.finish_reason or "none given"
+        detail = f" {self.finish_message}" if self.finish_message else ""
+        return ModelError(
+            "unknown", f"Gemini returned an empty reply (finish reason: {reason}).{detail}"
+        )
+
+
+def _visible_text(part: Part) -> str:
+    """The visible text a streamed part adds ('' for thoughts and non-text parts)."""
+    return part.text if isinstance(part, TextPart) and not part.thought else ""
+
+
+def _preamble(request: ModelRequest) -> str:
+    """The system instruction and tool declarations as text, for counting tokens."""
+    pieces = [request.system_instruction] if request.system_instruction else []
+    if request.tools:
+        declarations = [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in request.tools
+        ]
+        pieces.append(json.dumps(declarations, ensure_ascii=False))
+    return "\n\n".join(pieces)
+
+
+async def _close(stream: AsyncIterator[types.GenerateContentResponse]) -> None:
+    """Close the SDK's stream generator so the connection is released."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        # If the stream already failed, that error is the one to report.
+        with contextlib.suppress(Exception):
+            await aclose()

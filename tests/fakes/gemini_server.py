@@ -1,0 +1,383 @@
+"""FakeGemini: a real HTTP server on 127.0.0.1 that speaks Gemini's REST API to the real SDK.
+
+Point the SDK at it with `GOOGLE_GEMINI_BASE_URL` (or `HttpOptions.base_url`), script replies
+in order (`reply_text`, `reply_calls`, `fail`, `delay`, `drop_connection`, `reply_with`), and
+inspect `requests`. It is as strict as the service: thought signatures it issued must come back
+byte-identical, and function responses must directly follow and match their calls (400
+INVALID_ARGUMENT otherwise). A bad API key ("bad-key") gets the service's API_KEY_INVALID 400.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import socket
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from tests.fakes.gemini_replies import (
+    CallsReply,
+    ContentReply,
+    DelayStep,
+    DropReply,
+    EchoReply,
+    ErrorReply,
+    JsonDict,
+    PartsReply,
+    ReceivedRequest,
+    Reply,
+    ReplyFn,
+    Step,
+    TextReply,
+    error_body,
+    prompt_tokens,
+    render,
+    response_body,
+)
+from tests.fakes.gemini_rules import check_contents
+
+BAD_KEY = "bad-key"
+_METHODS = ("generateContent", "streamGenerateContent", "countTokens")
+_BAD_KEY_DETAILS: list[JsonDict] = [
+    {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "API_KEY_INVALID",
+        "domain": "googleapis.com",
+        "metadata": {"service": "generativelanguage.googleapis.com"},
+    }
+]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeGemini
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.fake._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.fake._track(self.connection, add=False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet."""
+
+    def do_POST(self) -> None:
+        self.server.fake._handle(self)
+
+    def do_GET(self) -> None:
+        self.send_json(404, error_body(404, f"Method not found: {self.path}"))
+
+    def send_json(self, status: int, body: JsonDict) -> None:
+        data = json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def send_event(self, body: JsonDict) -> None:
+        data = f"data: {json.dumps(body)}\r\n\r\n".encode()
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def drop(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+class FakeGemini:
+    """A scripted, strict stand-in for the Gemini REST API on an ephemeral local port."""
+
+    def __init__(self, default_text: str = "ok") -> None:
+        self.default_text = default_text
+        self.requests: list[ReceivedRequest] = []
+        self._steps: deque[Step] = deque()
+        self._fallback: Reply | ReplyFn | None = None
+        self._issued: dict[str, bytes | None] = {}
+        self._lock = threading.Lock()
+        self._conns: set[socket.socket] = set()
+        self._stopping = threading.Event()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> FakeGemini:
+        """Bind 127.0.0.1 on a free port and serve in a daemon thread."""
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.fake = self
+        self._server = server
+        self._stopping.clear()
+        self._thread = threading.Thread(
+            target=server.serve_forever, name="fake-gemini", kwargs={"poll_interval": 0.05}
+        )
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and cut every open connection (the port then refuses connections)."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        self._stopping.set()
+        server.shutdown()
+        with self._lock:
+            conns = list(self._conns)
+        for conn in conns:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeGemini:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        if self._server is None:
+            raise RuntimeError("FakeGemini is not running")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """What to put in `GOOGLE_GEMINI_BASE_URL`."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def reset(self) -> None:
+        """Forget requests, scripted steps, the fallback and issued signatures."""
+        with self._lock:
+            self.requests.clear()
+            self._steps.clear()
+            self._fallback = None
+            self._issued.clear()
+
+    # -- scripting ------------------------------------------------------------------------
+
+    def script(self, *steps: Step) -> FakeGemini:
+        """Queue raw steps (replies, delays or callables of the request)."""
+        with self._lock:
+            self._steps.extend(steps)
+        return self
+
+    def reply_text(self, text: str, *, thought: str | None = None, chunks: int = 3) -> FakeGemini:
+        """Next generate request: a text answer (a thought part first if `thought`)."""
+        return self.script(TextReply(text, thought, chunks))
+
+    def reply_calls(
+        self, *calls: tuple[str, JsonDict], thought: str | None = None, text: str | None = None
+    ) -> FakeGemini:
+        """Next generate request: one step of function calls (parallel when several)."""
+        return self.script(CallsReply(tuple(calls), thought, text))
+
+    def reply_parts(self, *parts: JsonDict) -> FakeGemini:
+        """Next generate request: these service-JSON parts verbatim."""
+        return self.script(PartsReply(tuple(parts)))
+
+    def reply_echo(self, index: int = -1) -> FakeGemini:
+        """Next generate request: the parts of the request's `contents[index]`, sent back."""
+        return self.script(EchoReply(index))
+
+    def reply_with(self, fn: ReplyFn, times: int = 1) -> FakeGemini:
+        """Next `times` generate requests: whatever `fn(request)` returns."""
+        return self.script(*([fn] * times))
+
+    def endless_calls(self, name: str, args: JsonDict) -> FakeGemini:
+        """Once the script runs out, every generate request gets this function call."""
+        with self._lock:
+            self._fallback = CallsReply(((name, dict(args)),))
+        return self
+
+    def set_fallback(self, reply: Reply | ReplyFn | None) -> FakeGemini:
+        """What to answer once the script runs out (None: the default text)."""
+        with self._lock:
+            self._fallback = reply
+        return self
+
+    def fail(self, status: int = 503, times: int = 1, message: str | None = None) -> FakeGemini:
+        """Next `times` requests of any kind: an HTTP error with Gemini's error JSON."""
+        return self.script(*([ErrorReply(status, message)] * times))
+
+    def delay(self, seconds: float) -> FakeGemini:
+        """Wait `seconds` before answering the next request."""
+        return self.script(DelayStep(seconds))
+
+    def drop_connection(self, *, mid_stream: bool = False) -> FakeGemini:
+        """Next request: close the connection without an answer (or after one stream event)."""
+        return self.script(DropReply(mid_stream))
+
+    @property
+    def pending(self) -> int:
+        """How many scripted steps are left."""
+        with self._lock:
+            return len(self._steps)
+
+    def generate_requests(self) -> list[ReceivedRequest]:
+        """The received generateContent / streamGenerateContent requests."""
+        with self._lock:
+            return [r for r in self.requests if r.method != "countTokens"]
+
+    # -- serving --------------------------------------------------------------------------
+
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._lock:
+            if add:
+                self._conns.add(conn)
+            else:
+                self._conns.discard(conn)
+
+    def _next_step(self, request: ReceivedRequest, is_generate: bool) -> Reply | None:
+        """The scripted step for this request: errors/drops/delays apply to any request."""
+        while True:
+            with self._lock:
+                head = self._steps[0] if self._steps else None
+                if isinstance(head, DelayStep | ErrorReply | DropReply):
+                    self._steps.popleft()
+                elif head is not None and is_generate:
+                    return None  # a content reply: taken after validation
+                else:
+                    head = None
+            if isinstance(head, DelayStep):
+                if self._stopping.wait(head.seconds):
+                    return DropReply()
+                continue
+            return head
+
+    def _content_reply(self, request: ReceivedRequest) -> Reply:
+        with self._lock:
+            step = self._steps.popleft() if self._steps else self._fallback
+        if step is None:
+            return TextReply(self.default_text)
+        if callable(step):
+            return step(request)
+        if isinstance(step, DelayStep):  # pragma: no cover - consumed in _next_step
+            return TextReply(self.default_text)
+        return step
+
+    def _handle(self, handler: _Handler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            handler.send_json(400, error_body(400, "Invalid JSON payload received."))
+            return
+        request = ReceivedRequest(handler.path, body)
+        if request.method not in _METHODS:
+            handler.send_json(404, error_body(404, f"Method not found: {handler.path}"))
+            return
+        with self._lock:
+            self.requests.append(request)
+        key = handler.headers.get("x-goog-api-key")
+        if not key:
+            message = "Method doesn't allow unregistered callers. Please use an API Key."
+            handler.send_json(403, error_body(403, message))
+            return
+        if key == BAD_KEY:
+            message = "API key not valid. Please pass a valid API key."
+            handler.send_json(400, error_body(400, message, _BAD_KEY_DETAILS))
+            return
+        is_generate = request.method != "countTokens"
+        step = self._next_step(request, is_generate)
+        if self._answer_failure(handler, step, request):
+            return
+        if not is_generate:
+            handler.send_json(200, {"totalTokens": prompt_tokens(body)})
+            return
+        with self._lock:
+            problem = check_contents(request.body, self._issued)
+        if problem:
+            handler.send_json(400, error_body(400, problem))
+            return
+        reply = self._content_reply(request)
+        if self._answer_failure(handler, reply, request):
+            return
+        assert not isinstance(reply, ErrorReply | DropReply)
+        self._send_content(handler, request, reply, mid_drop=isinstance(step, DropReply))
+
+    @staticmethod
+    def _answer_failure(handler: _Handler, step: Reply | None, request: ReceivedRequest) -> bool:
+        """Answer an error or drop step; a mid-stream drop of a stream is left to the stream."""
+        if isinstance(step, ErrorReply):
+            handler.send_json(step.status, error_body(step.status, step.message))
+            return True
+        if isinstance(step, DropReply):
+            if step.mid_stream and request.method == "streamGenerateContent":
+                return False
+            handler.drop()
+            return True
+        return False
+
+    def _send_content(
+        self,
+        handler: _Handler,
+        request: ReceivedRequest,
+        reply: ContentReply,
+        *,
+        mid_drop: bool,
+    ) -> None:
+        stream = request.method == "streamGenerateContent"
+        rendered = render(reply, request, stream)
+        with self._lock:
+            self._issued.update(rendered.signed_calls)
+        response_id = secrets.token_urlsafe(12)
+        output_chars = 0
+        bodies: list[JsonDict] = []
+        for n, parts in enumerate(rendered.events):
+            output_chars += sum(len(json.dumps(p)) for p in parts if not p.get("thought"))
+            final = n == len(rendered.events) - 1
+            bodies.append(
+                response_body(
+                    parts,
+                    request,
+                    output_chars=output_chars,
+                    thought_chars=rendered.thought_chars,
+                    final=final,
+                    response_id=response_id,
+                )
+            )
+        if not stream:
+            handler.send_json(200, bodies[0])
+            return
+        handler.start_stream()
+        for n, body in enumerate(bodies):
+            handler.send_event(body)
+            if mid_drop and n == 0:
+                handler.drop()
+                return
+        handler.end_stream()
