@@ -13,7 +13,13 @@ from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
 from koroku_desktop.domain.context import ContextView
-from koroku_desktop.domain.events import ClearedEvent, Event, MessageEvent, StoredEvent
+from koroku_desktop.domain.events import (
+    BOUNDARY_KINDS,
+    ClearedEvent,
+    Event,
+    MessageEvent,
+    StoredEvent,
+)
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
     FunctionCallPart,
@@ -87,6 +93,8 @@ class Agent:
         """Prompt + output tokens of the last model response (for the context meter)."""
         self.after_turn: list[Any] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
+        self.boundary_seq = 0
+        """Seq of the latest compaction/clear in the live context (0: none)."""
 
     # -- the live context --------------------------------------------------------------
 
@@ -97,6 +105,7 @@ class Agent:
             if live.damaged:
                 log.warning("%d damaged events skipped in the live context", len(live.damaged))
             self._view = ContextView.from_tail(live.boundary, live.events)
+            self.boundary_seq = live.boundary.seq if live.boundary is not None else 0
             self._seed_usage()
         return self._view
 
@@ -119,6 +128,8 @@ class Agent:
         """Append to the log, fold into the live context, tell subscribers."""
         stored = self.log.append(self.conversation_id, events)
         for item in stored:
+            if item.event.kind in BOUNDARY_KINDS:
+                self.boundary_seq = item.seq
             if self._view is not None:
                 self._view.apply(item)
             self.hooks.on_event_appended(item)
@@ -173,18 +184,34 @@ class Agent:
         return ContextMeter(self.estimate_context_tokens(), self.options.compact_at_tokens)
 
     def estimate_context_tokens(self) -> int:
-        """Last reported prompt size plus ~4 characters a token for what came after it."""
+        """Last reported prompt size plus ~4 characters a token for what came after it.
+
+        Usage reported before the latest compaction is stale (it measured the old context):
+        then the compaction's `tokens_after` is the base, or everything is estimated.
+        """
         if self._view is None:
             return 0
-        base = 0
+        summary = self._view.summary
+        base: int | None = None
         tail_chars = 0
-        for event in reversed(self._view.message_events()):
-            if event.usage and event.usage.prompt_tokens is not None:
+        for stored in reversed(self._view.messages):
+            event = stored.event
+            if not isinstance(event, MessageEvent):
+                continue
+            fresh = stored.seq > self.boundary_seq
+            if fresh and event.usage and event.usage.prompt_tokens is not None:
                 base = event.usage.prompt_tokens + (event.usage.output_tokens or 0)
                 break
+            if not fresh and summary is not None and summary.tokens_after is not None:
+                base = summary.tokens_after
+                break
             tail_chars += sum(len(p.model_dump_json()) for p in event.parts)
-        if base == 0 and self._view.summary is not None:
-            tail_chars += len(self._view.summary.summary)
+        if base is None:
+            base = 0
+            if summary is not None and summary.tokens_after is not None:
+                base = summary.tokens_after
+            elif summary is not None:
+                tail_chars += len(summary.summary)
         return base + tail_chars // 4
 
     def _request(self, tools_offered: bool) -> ModelRequest:

@@ -1,0 +1,72 @@
+"""Where to cut the live context for a compaction: a pure choice over the message contents.
+
+Everything before the cut is folded into the summary; everything from the cut on is kept
+word for word. The kept tail always holds the last real user turn and what followed it, is
+otherwise at most `budget_tokens` long, never starts with function responses, and never
+separates a model content with function calls from the content answering it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from koroku_desktop.domain.events import MessageEvent
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(event: MessageEvent) -> int:
+    """A rough token count of one content: its parts' JSON characters / 4 (at least 1)."""
+    chars = sum(len(part.model_dump_json(exclude_none=True)) for part in event.parts)
+    return max(1, chars // CHARS_PER_TOKEN)
+
+
+def last_user_turn(messages: Sequence[MessageEvent]) -> int | None:
+    """Index of the last real user turn (a user content that answers no call), if any."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].is_user_turn:
+            return index
+    return None
+
+
+def is_valid_cut(messages: Sequence[MessageEvent], index: int) -> bool:
+    """True when the kept tail may start at `messages[index]` (len(messages) keeps nothing).
+
+    The first kept content must not be function responses, and the last summarised content
+    must not be calls (their responses would be split off, or the calls left dangling).
+    """
+    if index <= 0 or index > len(messages):
+        return False
+    if index < len(messages) and messages[index].function_responses:
+        return False
+    return not messages[index - 1].function_calls
+
+
+def choose_cut(
+    messages: Sequence[MessageEvent],
+    budget_tokens: int,
+    size: Callable[[MessageEvent], int] = estimate_tokens,
+) -> int | None:
+    """Index of the first content kept verbatim, or None when there is nothing to summarise.
+
+    Keeps as much as fits in `budget_tokens` (walking back from the last real user turn),
+    but always the last real user turn and everything after it.
+    """
+    if not messages:
+        return None
+    latest = last_user_turn(messages)
+    if latest is None:
+        latest = len(messages)
+    kept = sum(size(m) for m in messages[latest:])
+    best = latest if is_valid_cut(messages, latest) else None
+    for index in range(latest - 1, 0, -1):
+        kept += size(messages[index])
+        if kept > budget_tokens:
+            break
+        if is_valid_cut(messages, index):
+            best = index
+    if best is None:
+        # The last user turn directly follows unanswered calls (a damaged history): keep
+        # from the nearest earlier point where a cut is valid.
+        best = next((i for i in range(latest - 1, 0, -1) if is_valid_cut(messages, i)), None)
+    return best

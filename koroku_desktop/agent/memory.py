@@ -1,0 +1,32 @@
+"""Daily memory files: every compaction summary, appended to `<data dir>/memory/dd-mm-yyyy.md`.
+
+The files are for people first (plain Markdown, one entry per summary, `[HH:MM]: summary`)
+and are searched by the `recall` tool. They are only ever appended to, never rewritten.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+MEMORY_FOLDER = "memory"
+
+
+def memory_file(data_dir: Path, when: datetime) -> Path:
+    """The memory file of the day of `when`: `<data dir>/memory/dd-mm-yyyy.md`."""
+    return data_dir / MEMORY_FOLDER / f"{when:%d-%m-%Y}.md"
+
+
+def memory_entry(summary: str, when: datetime) -> str:
+    """One entry as written: `[HH:MM]: summary`, followed by a blank line."""
+    return f"[{when:%H:%M}]: {summary.strip()}\n\n"
+
+
+def append_memory(data_dir: Path, summary: str, when: datetime | None = None) -> Path:
+    """Append `summary` to the day's memory file (creating the folder); return the file."""
+    when = when or datetime.now()
+    path = memory_file(data_dir, when)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(memory_entry(summary, when))
+    return path
