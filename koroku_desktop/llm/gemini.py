@@ -56,6 +56,7 @@ class GeminiChatModel:
         retry_initial_delay_s: float = 1.0,
         retry_max_delay_s: float = 30.0,
     ) -> None:
+        """`retry_attempts` counts every attempt, the first included (the SDK's `attempts`)."""
         self._api_key = api_key.strip()
         self._timeout_s = timeout_s
         retry = types.HttpRetryOptions(

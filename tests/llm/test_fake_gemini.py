@@ -89,7 +89,7 @@ async def test_default_reply_is_ok_and_signed_on_last_part(fake_gemini: FakeGemi
     response = await client().aio.models.generate_content(model=MODEL, contents="hi")
     assert response.text == "ok"
     parts = response.candidates[0].content.parts  # type: ignore[index, union-attr]
-    assert parts[-1].thought_signature
+    assert parts and parts[-1].thought_signature
     usage = response.usage_metadata
     assert usage and usage.total_token_count and usage.candidates_token_count
 
