@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import Approver, ChatModel, TextDeltaCallback
 from koroku_desktop.config import (
@@ -95,6 +96,7 @@ class Runtime:
     model: LazyGeminiModel
     agent: Agent
     api_key: ApiKey | None = field(default=None)
+    compactor: Compactor = field(default_factory=Compactor)
 
     def apply_settings(self, settings: Settings) -> None:
         """Take new settings into use now (the next turn sees them) and save them."""
@@ -166,7 +168,10 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
     )
-    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, api_key)
+    # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
+    compactor = Compactor()
+    compactor.attach(agent)
+    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, api_key, compactor)
     policy.on_always_granted = runtime.persist_always_grant
     return runtime
 

@@ -98,9 +98,7 @@ def test_cut_never_splits_calls_and_keeps_the_last_user_turn(
     sizes = [estimate_tokens(m) for m in messages]
     if cut < bound:
         assert sum(sizes[cut:]) <= budget
-    assert not any(
-        is_valid_cut(messages, j) and sum(sizes[j:]) <= budget for j in range(1, cut)
-    )
+    assert not any(is_valid_cut(messages, j) and sum(sizes[j:]) <= budget for j in range(1, cut))
 
 
 def test_a_single_turn_cannot_be_compacted() -> None:

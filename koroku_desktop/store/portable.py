@@ -1,0 +1,222 @@
+"""Koroku's own JSON export of the log, and importing it back event for event.
+
+An export is one JSON object: a header (`format`, `version`, `scope`, `exported_at`) written
+first, so a file can be recognised from its first bytes, then `events`, each with its seq,
+conversation, created_at, kind, schema_version and payload. Importing needs an empty log and
+writes every event with its original seq and created_at in one transaction, indexing its text
+for search as `append` does, so the conversation carries on exactly where it was.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from koroku_desktop.domain.events import (
+    SCHEMA_VERSION,
+    DamagedEvent,
+    LogEntry,
+    UpcastError,
+    dump_event,
+    upcast,
+)
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.searchable import searchable_text
+
+EXPORT_FORMAT = "koroku-export"
+EXPORT_VERSION = 1
+HEADER_PROBE_BYTES = 4096
+_HEADER = re.compile(rb'^\s*\{\s*"format"\s*:\s*"koroku-export"')
+_INSERT = (
+    "INSERT INTO events (seq, conversation_id, kind, schema_version, payload, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
+)
+_INSERT_FTS = "INSERT INTO events_fts (rowid, body) VALUES (?, ?)"
+_PAGE = 2000
+
+Scope = Literal["all", "live"]
+
+
+class ExportFormatError(ValueError):
+    """The file is not a Koroku export this version can read."""
+
+
+class LogNotEmptyError(RuntimeError):
+    """An export can only be imported into an empty log."""
+
+
+@dataclass(frozen=True)
+class PortableImport:
+    """What an import wrote: how many events, and the seq range."""
+
+    imported: int
+    first_seq: int
+    last_seq: int
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def exported_entries(
+    log: SqliteEventLog, conversation_id: str | None = None, *, live: bool = False
+) -> Iterator[LogEntry]:
+    """Every entry oldest first (all conversations when None), or only the live context.
+
+    The live context is the latest boundary (compaction/clear) and the events after it that
+    the model still sees, in seq order; it needs a `conversation_id`.
+    """
+    if live:
+        if conversation_id is None:
+            raise ValueError("a live export needs a conversation id")
+        loaded = log.load_live(conversation_id)
+        items: list[LogEntry] = [*loaded.events, *loaded.damaged]
+        if loaded.boundary is not None:
+            items.append(loaded.boundary)
+        yield from sorted(items, key=lambda e: e.seq)
+        return
+    after = 0
+    while True:
+        page = log.entries(conversation_id, after_seq=after, limit=_PAGE)
+        if not page:
+            return
+        yield from page
+        after = page[-1].seq
+
+
+def entry_record(entry: LogEntry) -> dict[str, Any]:
+    """One entry as an export record; a damaged row keeps its raw payload text."""
+    record: dict[str, Any] = {
+        "seq": entry.seq,
+        "conversation_id": entry.conversation_id,
+        "created_at": entry.created_at,
+    }
+    if isinstance(entry, DamagedEvent):
+        record.update(kind=entry.kind, damaged=True, payload_raw=entry.raw)
+        return record
+    payload = dump_event(entry.event)
+    record.update(
+        kind=entry.event.kind,
+        schema_version=int(payload.get("schema_version", SCHEMA_VERSION)),
+        payload=payload,
+    )
+    return record
+
+
+def write_export(
+    out: TextIO, entries: Iterable[LogEntry], *, scope: Scope, exported_at: float
+) -> int:
+    """Write the export JSON to `out`, streaming the events; return how many were written."""
+    out.write(f'{{"format": "{EXPORT_FORMAT}", "version": {EXPORT_VERSION}, ')
+    out.write(f'"scope": "{scope}", "exported_at": {json.dumps(exported_at)},\n"events": [')
+    count = 0
+    for entry in entries:
+        out.write(",\n" if count else "\n")
+        out.write(json.dumps(entry_record(entry), ensure_ascii=False))
+        count += 1
+    out.write("\n]}\n")
+    return count
+
+
+# -- import ---------------------------------------------------------------------------------
+
+
+def is_koroku_export(path: Path) -> bool:
+    """Whether `path` starts like a Koroku JSON export (looks at its first bytes only)."""
+    try:
+        with path.open("rb") as data:
+            head = data.read(HEADER_PROBE_BYTES)
+    except OSError:
+        return False
+    return bool(_HEADER.match(head.removeprefix(b"\xef\xbb\xbf")))
+
+
+def read_export(path: Path) -> list[dict[str, Any]]:
+    """The event records of an export file, checked; raises `ExportFormatError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ExportFormatError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise ExportFormatError(f"{path} is not a Koroku export")
+    if not isinstance(data.get("version"), int) or data["version"] > EXPORT_VERSION:
+        raise ExportFormatError(f"export version {data.get('version')!r} is not supported")
+    events = data.get("events")
+    if not isinstance(events, list):
+        raise ExportFormatError("the export has no list of events")
+    last = 0
+    for n, record in enumerate(events):
+        _check_record(n, record, last)
+        last = record["seq"]
+    return events
+
+
+def _check_record(n: int, record: Any, last_seq: int) -> None:
+    if not isinstance(record, dict):
+        raise ExportFormatError(f"event {n} is not an object")
+    seq = record.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last_seq:
+        raise ExportFormatError(f"event {n}: seq must be an integer above {last_seq}")
+    if not isinstance(record.get("conversation_id"), str) or not isinstance(
+        record.get("kind"), str
+    ):
+        raise ExportFormatError(f"event {n} (seq {seq}): missing conversation_id or kind")
+    if not isinstance(record.get("created_at"), int | float):
+        raise ExportFormatError(f"event {n} (seq {seq}): created_at must be a number")
+    if record.get("damaged"):
+        if not isinstance(record.get("payload_raw"), str):
+            raise ExportFormatError(f"event {n} (seq {seq}): damaged without payload_raw")
+    elif not isinstance(record.get("payload"), dict):
+        raise ExportFormatError(f"event {n} (seq {seq}): payload must be an object")
+
+
+def _row(record: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
+    """The `events` row of a record and its searchable text (damaged rows: none)."""
+    kind = record["kind"]
+    if record.get("damaged"):
+        payload_text = record["payload_raw"]
+        version = SCHEMA_VERSION
+        text = ""
+    else:
+        payload = record["payload"]
+        version = int(record.get("schema_version") or payload.get("schema_version") or 1)
+        payload_text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        try:
+            text = searchable_text(upcast(kind, payload))
+        except UpcastError:
+            text = ""  # kept as written; the log will show it as damaged
+    row = (
+        record["seq"],
+        record["conversation_id"],
+        kind,
+        version,
+        payload_text,
+        float(record["created_at"]),
+    )
+    return row, text
+
+
+def import_export(log: SqliteEventLog, path: Path) -> PortableImport:
+    """Write every event of the export at `path` into the (empty) log, seqs and times kept.
+
+    One transaction: all events and their search text, or nothing. Raises
+    `ExportFormatError` for a bad file and `LogNotEmptyError` if the log has any event.
+    """
+    records = read_export(path)
+    prepared = [_row(r) for r in records]
+    with log.batch():
+        if log.count() != 0:
+            raise LogNotEmptyError(
+                f"the event log {log.path} already has events; import into an empty data dir"
+            )
+        conn = log._conn().conn()  # the store's own connection, inside `batch`'s transaction
+        for row, text in prepared:
+            conn.execute(_INSERT, row)
+            if text:
+                conn.execute(_INSERT_FTS, (row[0], text))
+    first = records[0]["seq"] if records else 0
+    last = records[-1]["seq"] if records else 0
+    return PortableImport(imported=len(records), first_seq=first, last_seq=last)
