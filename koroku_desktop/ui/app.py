@@ -1,0 +1,256 @@
+"""The desktop app's composition root: QApplication + qasync loop, runtime, bridge, windows.
+
+`koroku` with no arguments lands in `run_app`. The Gemini SDK is imported lazily by the
+runtime, on the first request, so the chat window appears before it loads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+
+from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.config import Paths, SettingsError, default_paths
+from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.runtime import Runtime, build_runtime
+from koroku_desktop.ui import theme
+from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
+from koroku_desktop.ui.chat_window import ChatWindow
+from koroku_desktop.ui.icons import TrayState, app_icon
+from koroku_desktop.ui.quick_ask import QuickAskPopup
+from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
+from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
+
+log = logging.getLogger(__name__)
+
+FIRST_PAGE = 400
+OLDER_PAGE = 400
+HIDE_HINT_KEY = "hints/hidden_to_tray_shown"
+
+
+def first_line(text: str, limit: int = 120) -> str:
+    """The first non-empty line of an answer, shortened for a notification."""
+    for line in text.splitlines():
+        line = line.strip().lstrip("#>*- ").strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return "Koroku answered."
+
+
+class Desktop(QObject):
+    """Everything the running app is: runtime, bridge, chat window, popup, tray, server."""
+
+    def __init__(self, app: QApplication, paths: Paths, *, use_tray: bool | None = None) -> None:
+        super().__init__()
+        self.app = app
+        self.paths = paths
+        self.bridge = AgentBridge(self)
+        self.runtime: Runtime = build_runtime(self.bridge, paths)
+        self.bridge.attach(self.runtime.agent, self._read_page)
+        self.ui_settings = QSettings(str(paths.home / "ui.ini"), QSettings.Format.IniFormat)
+        theme.apply(app, self.runtime.settings.theme)
+        app.setWindowIcon(app_icon())
+        workspace = self.runtime.settings.workspace_path()
+        self.window = ChatWindow(self.bridge, self.runtime.settings.model, workspace)
+        self.popup = QuickAskPopup(self.bridge, workspace, self.ui_settings)
+        if use_tray is None:
+            use_tray = QSystemTrayIcon.isSystemTrayAvailable()
+        self.tray: TrayIcon | None = TrayIcon(self) if use_tray else None
+        self.server = SingleInstanceServer(server_name(paths.home), self)
+        self.done = asyncio.Event()
+        self._quitting = False
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._wire()
+
+    def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
+        page = self.runtime.log.entries(
+            self.runtime.agent.conversation_id,
+            before_seq=before_seq,
+            limit=limit,
+            newest_first=True,
+        )
+        page.reverse()
+        return page
+
+    def _wire(self) -> None:
+        b = self.bridge
+        self.window.older_requested.connect(self._load_older)
+        self.window.closed.connect(self.request_quit)
+        self.window.hidden_to_tray.connect(self._hidden_hint)
+        self.popup.open_in_chat.connect(self.open_chat_at)
+        self.server.show_requested.connect(self.show_chat)
+        self.server.quick_ask_requested.connect(self.show_quick_ask)
+        for signal in (
+            b.busy_changed,
+            b.approval_requested,
+            b.approval_closed,
+            b.error,
+            b.turn_started,
+        ):
+            signal.connect(self._update_tray)
+        b.turn_finished.connect(self._turn_finished)
+        b.approval_requested.connect(self._approval_waiting)
+        if self.tray is not None:
+            self.window.hide_on_close = True
+            self.tray.open_chat.connect(self.show_chat)
+            self.tray.quick_ask.connect(self.show_quick_ask)
+            self.tray.quit_requested.connect(self.request_quit)
+            self.tray.shortcut_help.connect(self._shortcut_help)
+            self.tray.show()
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def start(self, *, show_window: bool = True) -> None:
+        """Show the window, then fill it from the log (read off the event loop)."""
+        if show_window:
+            self.window.show()
+        self.server.listen()
+        entries = await self.bridge.load_history(None, FIRST_PAGE)
+        self.window.set_history(entries)
+        self.bridge.emit_meter()
+
+    def _load_older(self, before_seq: int) -> None:
+        async def load() -> None:
+            entries = await self.bridge.load_history(before_seq, OLDER_PAGE)
+            self.window.prepend_history(entries)
+
+        self._keep(load())
+
+    def request_quit(self) -> None:
+        """Quit after the running turn is cancelled cleanly."""
+        if not self._quitting:
+            self._quitting = True
+            self._keep(self.quit())
+
+    def _keep(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def quit(self) -> None:
+        """Cancel turns, close the windows, the server and the database."""
+        await self.bridge.shutdown()
+        self.server.close()
+        if self.tray is not None:
+            self.tray.hide()
+        self.popup.hide()
+        self.window.hide_on_close = False
+        self.window.hide()
+        self.runtime.close()
+        self.done.set()
+
+    # -- showing -----------------------------------------------------------------------
+
+    def show_chat(self) -> None:
+        """Show and raise the chat window."""
+        self.window.show_and_raise()
+
+    def show_quick_ask(self) -> None:
+        """Open the quick-ask popup near the cursor."""
+        self.popup.popup()
+
+    def open_chat_at(self, seq: int) -> None:
+        """Show the chat window scrolled to the exchange that starts at `seq`."""
+        self.window.show_and_raise()
+        if seq >= 0:
+            QTimer.singleShot(0, lambda: self.window.scroll_to_seq(seq))
+
+    def _hidden_hint(self) -> None:
+        if self.tray is not None and not self.ui_settings.value(HIDE_HINT_KEY, False, bool):
+            self.ui_settings.setValue(HIDE_HINT_KEY, True)
+            self.tray.notify(
+                "Koroku is still running",
+                "It lives in the tray. Use the tray menu to open it again or to quit.",
+            )
+
+    def _shortcut_help(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "Keyboard shortcut",
+            SHORTCUT_HELP,
+            QMessageBox.StandardButton.Ok,
+            self.window,
+        )
+        box.open()
+
+    # -- tray state and notifications --------------------------------------------------
+
+    def _nobody_looking(self) -> bool:
+        return not self.window.isVisible() and not self.popup.isVisible()
+
+    def tray_state(self) -> TrayState:
+        """What the tray icon shows now."""
+        if self.bridge.pending_approvals:
+            return "approval"
+        if self.bridge.busy:
+            return "working"
+        if self.bridge.last_error:
+            return "error"
+        return "idle"
+
+    def _update_tray(self, *_args: object) -> None:
+        if self.tray is not None:
+            self.tray.set_state(self.tray_state())
+
+    def _turn_finished(self, result: TurnResult) -> None:
+        QTimer.singleShot(0, self._update_tray)
+        if self.tray is None or not self._nobody_looking() or result.cancelled:
+            return
+        if result.error is not None:
+            self.tray.notify("Koroku: the request failed", first_line(result.error.message))
+        else:
+            self.tray.notify("Koroku answered", first_line(result.text))
+
+    def _approval_waiting(self, pending: PendingApproval) -> None:
+        if self.tray is not None and self._nobody_looking():
+            self.tray.notify(
+                "Koroku is waiting for your approval",
+                f"{pending.request.tool} wants to run. Open the chat to allow or deny it.",
+            )
+
+
+def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
+    """Start the desktop app (or hand the wish to the running one); the exit code."""
+    if self_check:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    import qasync
+
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName("Koroku")
+    app.setQuitOnLastWindowClosed(False)
+    paths = default_paths()
+    if not self_check and send_command(
+        server_name(paths.home), "quick-ask" if quick_ask else "show"
+    ):
+        return 0
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        desktop = Desktop(app, paths, use_tray=False if self_check else None)
+    except SettingsError as exc:
+        QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
+        return 2
+
+    async def main() -> int:
+        await desktop.start(show_window=not quick_ask)
+        if self_check:
+            desktop.popup.popup()
+            desktop.window.grab()
+            desktop.popup.grab()
+            await desktop.quit()
+            print("koroku self-check: ok")
+            return 0
+        if quick_ask:
+            desktop.show_quick_ask()
+        await desktop.done.wait()
+        return 0
+
+    with loop:
+        return loop.run_until_complete(main())

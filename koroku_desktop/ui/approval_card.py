@@ -1,0 +1,165 @@
+"""ApprovalCard: an inline (never modal) card asking whether a tool call may run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, ApprovalScope
+from koroku_desktop.ui import theme
+from koroku_desktop.ui.diff_preview import diff_html, file_diff
+
+TITLES = {
+    "bash": "Koroku wants to run a shell command",
+    "write_file": "Koroku wants to write a file",
+    "edit_file": "Koroku wants to edit a file",
+}
+
+
+def _mono() -> QFont:
+    font = QFont(theme.current().mono)
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    return font
+
+
+class ApprovalCard(QFrame):
+    """The tool, its full arguments (bash command editable, file changes as a diff), 4 answers.
+
+    Keyboard: Tab moves between the buttons; Ctrl+Enter allows once; Esc denies.
+    """
+
+    answered = Signal(object)  # ApprovalDecision
+
+    def __init__(
+        self, request: ApprovalRequest, workspace: Path, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("ApprovalCard")
+        self.request = request
+        self._workspace = workspace
+        self._done = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(8)
+        title = QLabel(TITLES.get(request.tool, f"Koroku wants to use the tool “{request.tool}”"))
+        title.setObjectName("ApprovalTitle")
+        layout.addWidget(title)
+
+        self.command_edit: QPlainTextEdit | None = None
+        self.diff_view: QTextBrowser | None = None
+        if request.tool == "bash" and isinstance(request.args.get("command"), str):
+            hint = QLabel("You can edit the command before it runs.")
+            hint.setObjectName("Muted")
+            layout.addWidget(hint)
+            self.command_edit = QPlainTextEdit(str(request.args["command"]))
+            self.command_edit.setObjectName("Code")
+            self.command_edit.setFont(_mono())
+            self.command_edit.setTabChangesFocus(True)
+            self._fit(self.command_edit, str(request.args["command"]), 6)
+            layout.addWidget(self.command_edit)
+            rest = {k: v for k, v in request.args.items() if k != "command"}
+            if rest:
+                layout.addWidget(self._args_view(rest, 3))
+        elif request.tool in ("write_file", "edit_file"):
+            path = QLabel(f"<b>{request.args.get('path', '?')}</b>")
+            path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            layout.addWidget(path)
+            self.diff_view = QTextBrowser()
+            self.diff_view.setObjectName("Code")
+            self.diff_view.setFont(_mono())
+            self.diff_view.setPlainText("Computing the change…")
+            self.diff_view.setMinimumHeight(90)
+            self.diff_view.setMaximumHeight(260)
+            layout.addWidget(self.diff_view)
+            self._diff_task = asyncio.ensure_future(self._load_diff())
+        else:
+            layout.addWidget(self._args_view(request.args, 10))
+
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        self.allow_once = self._button("&Allow once", "Primary", ("once", True))
+        self.allow_session = self._button("Allow for this &session", "", ("session", True))
+        self.allow_always = self._button("Al&ways allow this tool", "", ("always", True))
+        self.deny = self._button("&Deny", "Danger", ("once", False))
+        for b in (self.allow_once, self.allow_session, self.allow_always):
+            row.addWidget(b)
+        row.addStretch(1)
+        row.addWidget(self.deny)
+        layout.addLayout(row)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self, activated=self.allow_once.click).setContext(
+                Qt.ShortcutContext.WidgetWithChildrenShortcut
+            )
+        QShortcut(QKeySequence("Escape"), self, activated=self.deny.click).setContext(
+            Qt.ShortcutContext.WidgetWithChildrenShortcut
+        )
+
+    def _fit(self, edit: QPlainTextEdit, text: str, max_lines: int) -> None:
+        lines = min(max_lines, max(1, text.count("\n") + 1))
+        height = edit.fontMetrics().lineSpacing() * lines + 18
+        edit.setFixedHeight(height)
+
+    def _args_view(self, args: dict[str, Any], max_lines: int) -> QPlainTextEdit:
+        text = json.dumps(args, indent=2, ensure_ascii=False, default=str)
+        view = QPlainTextEdit(text)
+        view.setObjectName("Code")
+        view.setReadOnly(True)
+        view.setFont(_mono())
+        view.setTabChangesFocus(True)
+        self._fit(view, text, max_lines)
+        return view
+
+    async def _load_diff(self) -> None:
+        diff = await asyncio.to_thread(
+            file_diff, self.request.tool, dict(self.request.args), self._workspace
+        )
+        if self.diff_view is None:
+            return
+        th = theme.current()
+        with contextlib.suppress(RuntimeError):  # the card was closed meanwhile
+            self.diff_view.setHtml(diff_html(diff or "", th.success, th.danger, th.accent))
+
+    def _button(self, label: str, name: str, answer: tuple[ApprovalScope, bool]) -> QPushButton:
+        button = QPushButton(label)
+        if name:
+            button.setObjectName(name)
+        button.setAutoDefault(True)
+        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        scope, allowed = answer
+        button.clicked.connect(lambda: self._answer(allowed, scope))
+        return button
+
+    def decision(self, allowed: bool, scope: ApprovalScope = "once") -> ApprovalDecision:
+        """The decision for an answer, with the edited command when it changed."""
+        args = None
+        if allowed and self.command_edit is not None:
+            command = self.command_edit.toPlainText()
+            if command != self.request.args.get("command"):
+                args = {**self.request.args, "command": command}
+        return ApprovalDecision(allowed=allowed, scope=scope if allowed else "once", args=args)
+
+    def _answer(self, allowed: bool, scope: ApprovalScope) -> None:
+        if self._done:
+            return
+        self._done = True
+        self.answered.emit(self.decision(allowed, scope))
+
+    def focus_default(self) -> None:
+        """Put the keyboard focus where the user answers: the command, else Allow once."""
+        (self.command_edit or self.allow_once).setFocus(Qt.FocusReason.OtherFocusReason)

@@ -1,0 +1,252 @@
+"""AgentBridge: the only seam between Qt and the agent.
+
+Agent hooks become Qt signals; widgets' intents arrive as async slots. The bridge is also the
+agent's `Approver`: it emits `approval_requested` and awaits the future an approval card
+resolves, so approvals are inline and never modal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+from qasync import asyncSlot
+
+from koroku_desktop.agent.hooks import ContextMeter, TurnResult
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+
+log = logging.getLogger(__name__)
+
+PageReader = Callable[[int | None, int], list[LogEntry]]
+"""Reads up to `limit` log entries before a seq (None: the newest), in seq order."""
+
+
+@dataclass(eq=False)
+class PendingApproval:
+    """A tool call waiting for the user; the approval card resolves `future`."""
+
+    request: ApprovalRequest
+    future: asyncio.Future[ApprovalDecision] = field(repr=False)
+
+    @property
+    def done(self) -> bool:
+        """Answered or abandoned."""
+        return self.future.done()
+
+
+class AgentBridge(QObject):
+    """Signals for everything the agent does; async slots for everything the user asks."""
+
+    event_appended = Signal(object)  # StoredEvent
+    text_delta = Signal(str)
+    tool_started = Signal(object)  # FunctionCallPart
+    tool_finished = Signal(object, object, bool)  # call, response part, ok
+    approval_requested = Signal(object)  # PendingApproval
+    approval_closed = Signal(object)  # PendingApproval (answered or abandoned)
+    turn_started = Signal(object)  # str | None
+    turn_finished = Signal(object)  # TurnResult
+    error = Signal(str)
+    compaction_done = Signal(object)  # CompactionEvent
+    context_meter = Signal(int, int)  # used, threshold
+    queue_changed = Signal(list)  # texts waiting for their turn
+    busy_changed = Signal(bool)
+    cleared = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._agent: Agent | None = None
+        self._read_page: PageReader | None = None
+        self._queued: list[str] = []
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._active = 0
+        self._pending: list[PendingApproval] = []
+        self.last_error: str | None = None
+
+    # -- wiring ------------------------------------------------------------------------
+
+    def attach(self, agent: Agent, read_page: PageReader) -> None:
+        """Subscribe to the agent's hooks (called once by the composition root)."""
+        self._agent = agent
+        self._read_page = read_page
+        hooks = agent.hooks
+        hooks.on_event_appended.append(self._on_event)
+        hooks.on_text_delta.append(self.text_delta.emit)
+        hooks.on_tool_call.append(self.tool_started.emit)
+        hooks.on_tool_result.append(self._on_tool_result)
+        hooks.on_turn_started.append(self._on_turn_started)
+        hooks.on_turn_finished.append(self._on_turn_finished)
+        hooks.on_context_meter.append(self._on_meter)
+
+    @property
+    def agent(self) -> Agent:
+        """The attached agent."""
+        if self._agent is None:
+            raise RuntimeError("AgentBridge.attach() has not run")
+        return self._agent
+
+    @property
+    def busy(self) -> bool:
+        """True while a turn runs or waits."""
+        return self._active > 0
+
+    @property
+    def queued(self) -> list[str]:
+        """Messages sent during a turn, waiting in order."""
+        return list(self._queued)
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """Approvals not answered yet."""
+        return [p for p in self._pending if not p.done]
+
+    def _on_event(self, stored: StoredEvent) -> None:
+        self.event_appended.emit(stored)
+        if isinstance(stored.event, CompactionEvent):
+            self.compaction_done.emit(stored.event)
+
+    def _on_tool_result(self, call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
+        self.tool_finished.emit(call, part, ok)
+
+    def _on_turn_started(self, text: str | None) -> None:
+        if text is not None and text in self._queued:
+            self._queued.remove(text)
+            self.queue_changed.emit(list(self._queued))
+        self.last_error = None
+        self.turn_started.emit(text)
+
+    def _on_turn_finished(self, result: TurnResult) -> None:
+        if result.error is not None:
+            self.last_error = result.error.message
+            self.error.emit(result.error.message)
+        self.turn_finished.emit(result)
+
+    def _on_meter(self, meter: ContextMeter) -> None:
+        self.context_meter.emit(meter.used_tokens, meter.threshold_tokens)
+
+    # -- reading -----------------------------------------------------------------------
+
+    async def load_history(self, before_seq: int | None = None, limit: int = 500) -> list[LogEntry]:
+        """A page of the conversation's log, read off the event loop."""
+        await self.agent.load()
+        if self._read_page is None:
+            return []
+        return await asyncio.to_thread(self._read_page, before_seq, limit)
+
+    def emit_meter(self) -> None:
+        """Emit the context meter now (after the initial load)."""
+        self._on_meter(self.agent.context_meter())
+
+    # -- intents -----------------------------------------------------------------------
+
+    async def _run(self, text: str | None) -> TurnResult | None:
+        try:
+            return await self.agent.run_turn(text)
+        except asyncio.CancelledError:
+            if text is not None and text in self._queued:
+                self._queued.remove(text)
+                self.queue_changed.emit(list(self._queued))
+            raise
+        except Exception as exc:  # the loop must survive any bug in a turn
+            log.exception("turn failed")
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.error.emit(self.last_error)
+            return None
+        finally:
+            self._active -= 1
+            if self._active == 0:
+                self.busy_changed.emit(False)
+
+    def _start(self, text: str | None) -> asyncio.Task[TurnResult | None]:
+        """Book the turn now (busy, queue) and run it as a task on the loop."""
+        queued = self._active > 0
+        self._active += 1
+        if self._active == 1:
+            self.busy_changed.emit(True)
+        if queued and text is not None:
+            self._queued.append(text)
+            self.queue_changed.emit(list(self._queued))
+        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(self._run(text))
+        self._tasks.append(task)
+        task.add_done_callback(self._tasks.remove)
+        return task
+
+    @Slot(str)
+    def send(self, text: str) -> asyncio.Task[TurnResult | None] | None:
+        """Send a message (an async slot: returns the turn's task at once).
+
+        While a turn runs the message is queued, shown as queued, and sent in order.
+        """
+        text = text.strip()
+        if not text:
+            return None
+        return self._start(text)
+
+    @Slot()
+    def retry(self) -> asyncio.Task[TurnResult | None]:
+        """Retry the failed turn (its message is already in the log); returns its task."""
+        return self._start(None)
+
+    @asyncSlot()
+    async def cancel(self) -> None:
+        """Cancel the running turn; queued messages still follow."""
+        for pending in self.pending_approvals:
+            pending.future.cancel()
+        self.agent.cancel()
+
+    def discard_queued(self, text: str) -> bool:
+        """Drop a queued message before its turn starts."""
+        if text not in self._queued:
+            return False
+        index = self._queued.index(text)
+        waiting = [t for t in self._tasks if not t.done()]
+        # The waiting tasks are in send order; the first runs, the rest wait in the queue.
+        offset = len(waiting) - len(self._queued)
+        if 0 <= offset + index < len(waiting):
+            waiting[offset + index].cancel()
+        return True
+
+    @asyncSlot()
+    async def clear(self) -> None:
+        """Append a `cleared` event (after the window asked for confirmation)."""
+        await self.agent.clear()
+        self.cleared.emit()
+
+    async def shutdown(self) -> None:
+        """Cancel the running turn and queued ones, and wait until the log is consistent."""
+        for pending in self.pending_approvals:
+            pending.future.cancel()
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks[1:]:  # the first holds the turn lock; the rest are queued
+            task.cancel()
+        if self._agent is not None:
+            self._agent.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+
+    # -- approvals ---------------------------------------------------------------------
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The `Approver` protocol: ask through an inline card and wait for the answer."""
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        pending = PendingApproval(request, future)
+        self._pending.append(pending)
+        future.add_done_callback(lambda _f: self._closed(pending))
+        self.approval_requested.emit(pending)
+        return await future
+
+    def _closed(self, pending: PendingApproval) -> None:
+        if pending in self._pending:
+            self._pending.remove(pending)
+        self.approval_closed.emit(pending)
+
+    def answer_approval(self, pending: PendingApproval, decision: ApprovalDecision) -> None:
+        """Resolve an approval (from a card); a second answer is ignored."""
+        if not pending.future.done():
+            pending.future.set_result(decision)

@@ -1,0 +1,66 @@
+"""ChatInput: the message box. Enter sends, Shift+Enter adds a line, Up recalls the last one."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
+
+MAX_LINES = 8
+
+
+class ChatInput(QPlainTextEdit):
+    """A growing plain-text box that emits `submitted(text)` on Enter."""
+
+    submitted = Signal(str)
+    escape_pressed = Signal()
+
+    def __init__(self, placeholder: str = "Ask Koroku…", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Input")
+        self.setPlaceholderText(placeholder)
+        self.setTabChangesFocus(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.history: list[str] = []
+        self.document().contentsChanged.connect(self.updateGeometry)
+        self.document().contentsChanged.connect(self._resize)
+        self._resize()
+
+    def _lines(self) -> int:
+        return max(1, min(MAX_LINES, int(self.document().size().height())))
+
+    def _resize(self) -> None:
+        line = self.fontMetrics().lineSpacing()
+        self.setFixedHeight(self._lines() * line + 12)
+
+    def sizeHint(self) -> QSize:
+        """One line tall, growing with the text up to MAX_LINES."""
+        return QSize(300, self._lines() * self.fontMetrics().lineSpacing() + 12)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter sends, Shift+Enter is a newline, Up on an empty box recalls the last message."""
+        key = event.key()
+        mods = event.modifiers()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+            mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
+        ):
+            self.submit()
+            return
+        if key == Qt.Key.Key_Up and not self.toPlainText() and self.history:
+            self.setPlainText(self.history[-1])
+            self.moveCursor(self.textCursor().MoveOperation.End)
+            return
+        if key == Qt.Key.Key_Escape:
+            self.escape_pressed.emit()
+        super().keyPressEvent(event)
+
+    def submit(self) -> None:
+        """Emit the text (if any) and empty the box."""
+        text = self.toPlainText().strip()
+        if not text:
+            return
+        self.history.append(text)
+        self.clear()
+        self.submitted.emit(text)

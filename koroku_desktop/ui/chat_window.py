@@ -1,0 +1,296 @@
+"""ChatWindow: the conversation, inline approvals, the queue, the composer and a status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.domain.events import LogEntry, StoredEvent
+from koroku_desktop.ui.approval_card import ApprovalCard
+from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
+from koroku_desktop.ui.chat_input import ChatInput
+from koroku_desktop.ui.conversation_view import ConversationView
+from koroku_desktop.ui.icons import app_icon
+from koroku_desktop.ui.message_model import MessageModel
+
+
+class ApprovalStack(QWidget):
+    """Inline approval cards for a bridge, shown above an input (chat window and popup)."""
+
+    def __init__(self, bridge: AgentBridge, workspace: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._workspace = workspace
+        self._cards: dict[int, tuple[PendingApproval, ApprovalCard]] = {}
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(8)
+        self.setVisible(False)
+        bridge.approval_requested.connect(self.add)
+        bridge.approval_closed.connect(self.remove)
+        for pending in bridge.pending_approvals:
+            self.add(pending)
+
+    def add(self, pending: PendingApproval) -> None:
+        """Show a card for a waiting approval."""
+        card = ApprovalCard(pending.request, self._workspace, self)
+        card.answered.connect(lambda d: self._bridge.answer_approval(pending, d))
+        self._cards[id(pending)] = (pending, card)
+        self._layout.addWidget(card)
+        self.setVisible(True)
+        if self.window().isActiveWindow() or self.isVisible():
+            card.focus_default()
+
+    def remove(self, pending: PendingApproval) -> None:
+        """Drop the card of an answered or abandoned approval."""
+        entry = self._cards.pop(id(pending), None)
+        if entry is not None:
+            entry[1].hide()
+            entry[1].deleteLater()
+        self.setVisible(bool(self._cards))
+
+    def cards(self) -> list[ApprovalCard]:
+        """The cards shown, oldest first."""
+        return [card for _, card in self._cards.values()]
+
+
+class ChatWindow(QMainWindow):
+    """The main window. Reports intent through the bridge's slots and its own signals."""
+
+    older_requested = Signal(int)
+    hidden_to_tray = Signal()
+    closed = Signal()
+
+    def __init__(
+        self, bridge: AgentBridge, model_name: str, workspace: Path, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.hide_on_close = False
+        self.setWindowTitle("Koroku")
+        self.setWindowIcon(app_icon())
+        self.resize(900, 760)
+        self.setMinimumSize(420, 360)
+        self.model = MessageModel(self)
+        root = QWidget()
+        root.setObjectName("ChatRoot")
+        self.setCentralWidget(root)
+        outer = QVBoxLayout(root)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self._header())
+        self.view = ConversationView(self.model)
+        self.view.older_requested.connect(self.older_requested)
+        self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
+        outer.addWidget(self.view, 1)
+        bottom = QWidget()
+        col = QVBoxLayout(bottom)
+        col.setContentsMargins(20, 6, 20, 14)
+        col.setSpacing(8)
+        self.approvals = ApprovalStack(bridge, workspace)
+        col.addWidget(self.approvals)
+        self.queued_strip = QFrame()
+        self.queued_strip.setObjectName("QueuedStrip")
+        self._queued_layout = QHBoxLayout(self.queued_strip)
+        self._queued_layout.setContentsMargins(0, 0, 0, 0)
+        self.queued_strip.setVisible(False)
+        col.addWidget(self.queued_strip)
+        col.addWidget(self._composer())
+        outer.addWidget(bottom)
+        self._status_bar(model_name)
+        self._connect(bridge)
+        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.input.setFocus)
+        self.input.setFocus()
+
+    # -- building ----------------------------------------------------------------------
+
+    def _header(self) -> QWidget:
+        bar = QWidget()
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(20, 10, 14, 4)
+        title = QLabel("<b>Koroku</b>")
+        row.addWidget(title)
+        row.addStretch(1)
+        self.thoughts_button = QToolButton()
+        self.thoughts_button.setText("Show thoughts")
+        self.thoughts_button.setCheckable(True)
+        self.thoughts_button.toggled.connect(self.model.set_show_thoughts)
+        row.addWidget(self.thoughts_button)
+        self.clear_button = QToolButton()
+        self.clear_button.setText("Clear conversation…")
+        self.clear_button.clicked.connect(self.confirm_clear)
+        row.addWidget(self.clear_button)
+        return bar
+
+    def _composer(self) -> QFrame:
+        box = QFrame()
+        box.setObjectName("Composer")
+        row = QHBoxLayout(box)
+        row.setContentsMargins(14, 8, 8, 8)
+        row.setSpacing(8)
+        self.input = ChatInput("Message Koroku — Enter sends, Shift+Enter adds a line")
+        self.input.submitted.connect(self.bridge.send)
+        row.addWidget(self.input, 1)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("Send")
+        self.send_button.clicked.connect(self.input.submit)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("Stop")
+        self.stop_button.setVisible(False)
+        self.stop_button.clicked.connect(self.bridge.cancel)
+        for b in (self.stop_button, self.send_button):
+            b.setCursor(Qt.CursorShape.PointingHandCursor)
+            row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
+        return box
+
+    def _status_bar(self, model_name: str) -> None:
+        bar = self.statusBar()
+        bar.setSizeGripEnabled(False)
+        self.model_label = QLabel(model_name)
+        bar.addWidget(self.model_label)
+        self.error_label = QLabel()
+        self.error_label.setObjectName("ErrorLabel")
+        self.error_label.setVisible(False)
+        bar.addWidget(self.error_label, 1)
+        self.retry_button = QPushButton("Retry")
+        self.retry_button.setVisible(False)
+        self.retry_button.clicked.connect(self._retry)
+        bar.addWidget(self.retry_button)
+        self.meter = QProgressBar()
+        self.meter.setObjectName("Meter")
+        self.meter.setTextVisible(False)
+        self.meter.setRange(0, 1000)
+        self.meter.setFixedWidth(110)
+        self.meter_label = QLabel("context —")
+        bar.addPermanentWidget(self.meter_label)
+        bar.addPermanentWidget(self.meter)
+
+    def _connect(self, bridge: AgentBridge) -> None:
+        bridge.event_appended.connect(self.on_event)
+        bridge.text_delta.connect(self.model.append_delta)
+        bridge.tool_started.connect(self.model.tool_started)
+        bridge.tool_finished.connect(self.model.tool_finished)
+        bridge.turn_finished.connect(self.on_turn_finished)
+        bridge.turn_started.connect(lambda _t: self.clear_error())
+        bridge.error.connect(self.show_error)
+        bridge.queue_changed.connect(self.show_queue)
+        bridge.busy_changed.connect(self.on_busy)
+        bridge.context_meter.connect(self.show_meter)
+
+    # -- content -----------------------------------------------------------------------
+
+    def set_history(self, entries: list[LogEntry]) -> None:
+        """Show a page of the log (seq order) and scroll to the newest message."""
+        self.model.set_entries(entries)
+        self.view.scroll_to_bottom()
+
+    def prepend_history(self, entries: list[LogEntry]) -> None:
+        """Add an older page at the top without moving what the user looks at."""
+        self.view.prepare_prepend()
+        self.view.older_loaded(self.model.prepend_entries(entries))
+
+    def on_event(self, stored: StoredEvent) -> None:
+        """A new event in the log: add its rows."""
+        self.model.append_event(stored)
+
+    def on_turn_finished(self, result: TurnResult) -> None:
+        """Drop a half-streamed answer nobody persisted."""
+        self.model.end_stream()
+
+    def on_busy(self, busy: bool) -> None:
+        """Show Stop while a turn runs."""
+        self.stop_button.setVisible(busy)
+
+    def show_queue(self, texts: list[str]) -> None:
+        """Show messages waiting for their turn as chips."""
+        while self._queued_layout.count():
+            child = self._queued_layout.takeAt(0)
+            widget = child.widget() if child is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        for text in texts:
+            short = text if len(text) < 60 else text[:57] + "…"
+            chip = QLabel(f"Queued · {short}")
+            chip.setObjectName("QueuedChip")
+            chip.setToolTip(text)
+            self._queued_layout.addWidget(chip)
+        self._queued_layout.addStretch(1)
+        self.queued_strip.setVisible(bool(texts))
+
+    def show_error(self, message: str) -> None:
+        """Show a failed turn in the status bar with Retry."""
+        first = message.strip().splitlines()[0] if message.strip() else "The request failed"
+        self.error_label.setText(f"⚠ {first}")
+        self.error_label.setToolTip(message)
+        self.error_label.setVisible(True)
+        self.retry_button.setVisible(True)
+
+    def clear_error(self) -> None:
+        """Hide the error and Retry."""
+        self.error_label.setVisible(False)
+        self.retry_button.setVisible(False)
+
+    def _retry(self) -> None:
+        self.clear_error()
+        self.bridge.retry()
+
+    def show_meter(self, used: int, threshold: int) -> None:
+        """Context use against the compaction threshold."""
+        fraction = used / threshold if threshold else 0.0
+        self.meter.setValue(min(1000, int(fraction * 1000)))
+        self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
+        self.meter.setToolTip(f"{fraction:.0%} of the context before Koroku compacts it")
+
+    def scroll_to_seq(self, seq: int) -> None:
+        """Scroll so the exchange starting at event `seq` is at the top."""
+        row = self.model.row_of_seq(seq)
+        if row >= 0:
+            self.view.scroll_to_row(row)
+
+    def confirm_clear(self) -> None:
+        """Ask, then append a `cleared` event (the history stays in the log)."""
+        box = QMessageBox(self)
+        box.setWindowTitle("Clear conversation")
+        box.setText("Start a fresh conversation?")
+        box.setInformativeText(
+            "Koroku stops seeing the current conversation. Nothing is deleted: it stays in "
+            "the history and can still be recalled."
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
+        clear = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(lambda _r: box.clickedButton() is clear and self.bridge.clear())
+        box.open()
+
+    def show_and_raise(self) -> None:
+        """Show, un-minimise and raise the window with the focus in the input."""
+        self.show()
+        self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
+        self.raise_()
+        self.activateWindow()
+        QTimer.singleShot(0, self.input.setFocus)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Hide to the tray instead of quitting when a tray is available."""
+        if self.hide_on_close:
+            event.ignore()
+            self.hide()
+            self.hidden_to_tray.emit()
+        else:
+            super().closeEvent(event)
+            self.closed.emit()

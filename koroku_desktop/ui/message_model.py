@@ -1,0 +1,206 @@
+"""MessageModel: the conversation as a QAbstractListModel over chat items (no widget per row)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+
+from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.ui.chat_items import (
+    ChatItem,
+    ToolCardIndex,
+    build_items,
+    items_for_entry,
+    items_for_message,
+)
+
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+
+class MessageModel(QAbstractListModel):
+    """Rows of the conversation; updated from the bridge's signals as events arrive."""
+
+    show_thoughts_changed = Signal(bool)
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[ChatItem] = []
+        self._cards = ToolCardIndex()
+        self._streaming: ChatItem | None = None
+        self.show_thoughts = False
+        self.oldest_seq: int | None = None
+        """The seq of the oldest loaded event (for loading older pages)."""
+
+    # -- Qt model API ------------------------------------------------------------------
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        """Number of rows."""
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """The ChatItem for ITEM_ROLE, its text for DisplayRole."""
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role == ITEM_ROLE:
+            return item
+        if role == Qt.ItemDataRole.DisplayRole:
+            return item.text
+        return None
+
+    # -- access ------------------------------------------------------------------------
+
+    def item(self, row: int) -> ChatItem:
+        """The item at `row`."""
+        return self._items[row]
+
+    def items(self) -> list[ChatItem]:
+        """All items (a copy of the list)."""
+        return list(self._items)
+
+    def row_of(self, item: ChatItem) -> int:
+        """The row of an item, or -1."""
+        for row in range(len(self._items) - 1, -1, -1):
+            if self._items[row] is item:
+                return row
+        return -1
+
+    def row_of_seq(self, seq: int) -> int:
+        """The first row built from the event `seq` (or the next one after it), or -1."""
+        for row, item in enumerate(self._items):
+            if item.seq is not None and item.seq >= seq:
+                return row
+        return -1
+
+    def _changed(self, item: ChatItem) -> None:
+        row = self.row_of(item)
+        if row >= 0:
+            idx = self.index(row)
+            self.dataChanged.emit(idx, idx, [ITEM_ROLE])
+
+    # -- whole loads -------------------------------------------------------------------
+
+    def set_entries(self, entries: list[LogEntry]) -> None:
+        """Replace everything with rows for `entries` (seq order)."""
+        self._cards.clear()
+        self.beginResetModel()
+        self._items = build_items(entries, self._cards)
+        self._streaming = None
+        self.endResetModel()
+        self.oldest_seq = entries[0].seq if entries else None
+
+    def set_items(self, items: list[ChatItem]) -> None:
+        """Replace everything with ready-made rows."""
+        self.beginResetModel()
+        self._items = list(items)
+        self._streaming = None
+        self.endResetModel()
+
+    def prepend_entries(self, entries: list[LogEntry]) -> int:
+        """Insert rows for older entries at the top; return how many rows were added."""
+        if not entries:
+            return 0
+        index = ToolCardIndex()
+        items = build_items(entries, index)
+        # Calls whose responses are in the already-loaded part stay as they were loaded.
+        self.oldest_seq = entries[0].seq
+        if not items:
+            return 0
+        self.beginInsertRows(QModelIndex(), 0, len(items) - 1)
+        self._items[0:0] = items
+        self.endInsertRows()
+        return len(items)
+
+    def _append(self, items: list[ChatItem]) -> None:
+        if not items:
+            return
+        first = len(self._items)
+        self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
+        self._items.extend(items)
+        self.endInsertRows()
+
+    def _remove(self, item: ChatItem) -> None:
+        row = self.row_of(item)
+        if row >= 0:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._items[row]
+            self.endRemoveRows()
+
+    # -- live updates ------------------------------------------------------------------
+
+    def append_event(self, stored: StoredEvent) -> list[ChatItem]:
+        """Add the rows of a newly appended event; a model reply replaces the streamed row."""
+        event = stored.event
+        if (
+            self._streaming is not None
+            and isinstance(event, MessageEvent)
+            and event.role == "model"
+        ):
+            self._remove(self._streaming)
+            self._streaming = None
+        if isinstance(event, MessageEvent):
+            for part in event.function_responses:
+                card = self._cards.resolve(part)
+                if card is not None:
+                    self._changed(card)
+            items = items_for_message(stored, event)
+            for item in items:
+                if item.kind == "tool":
+                    self._cards.add(item)
+        else:
+            items = items_for_entry(stored, self._cards)
+        self._append(items)
+        return items
+
+    def append_delta(self, piece: str) -> None:
+        """Stream visible text into the current answer row (created on the first piece)."""
+        if self._streaming is None:
+            self._streaming = ChatItem(kind="model", text=piece, streaming=True)
+            self._append([self._streaming])
+            return
+        self._streaming.text += piece
+        self._streaming.touch()
+        self._changed(self._streaming)
+
+    def end_stream(self) -> None:
+        """Drop a streamed row no event replaced (the request failed mid-answer)."""
+        if self._streaming is not None:
+            self._remove(self._streaming)
+            self._streaming = None
+
+    def tool_started(self, call: FunctionCallPart) -> None:
+        """Show a card as running."""
+        item = self._cards.find_open(call)
+        if item is not None:
+            item.status = "running"
+            item.touch()
+            self._changed(item)
+
+    def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
+        """Show a card's result (✓ or ✗) before the response event lands."""
+        item = self._cards.resolve(part, ok)
+        if item is not None:
+            self._changed(item)
+
+    def toggle_expanded(self, row: int) -> None:
+        """Expand or collapse a tool card, compaction marker or thought."""
+        item = self._items[row]
+        item.expanded = not item.expanded
+        item.touch()
+        self._changed(item)
+
+    def set_show_thoughts(self, show: bool) -> None:
+        """Show or hide thought rows (hidden rows are zero-height)."""
+        self.show_thoughts = show
+        self.layoutChanged.emit()
+        self.show_thoughts_changed.emit(show)

@@ -1,0 +1,245 @@
+"""QuickAskPopup: a frameless, on-top box near the cursor that asks into the same conversation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizeGrip,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.domain.events import MessageEvent, StoredEvent
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
+from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat_input import ChatInput
+from koroku_desktop.ui.chat_items import response_failed, short_args
+from koroku_desktop.ui.chat_window import ApprovalStack
+from koroku_desktop.ui.icons import app_icon
+
+DEFAULT_SIZE = QSize(520, 360)
+SIZE_KEY = "quick_ask/size"
+
+
+def place_near(pos: QPoint, size: QSize, area: QRect) -> QPoint:
+    """Top-left for a popup of `size` just below-right of `pos`, kept inside `area`."""
+    x = min(max(area.left(), pos.x() + 12), area.right() - size.width())
+    y = pos.y() + 16
+    if y + size.height() > area.bottom():
+        y = pos.y() - size.height() - 12
+    y = min(max(area.top(), y), area.bottom() - size.height())
+    return QPoint(max(area.left(), x), y)
+
+
+class QuickAskPopup(QWidget):
+    """Asks one question, streams the answer; Esc hides; focus loss hides unless pinned."""
+
+    open_in_chat = Signal(int)  # seq of the exchange's user message (-1: unknown)
+
+    def __init__(
+        self,
+        bridge: AgentBridge,
+        workspace: Path,
+        settings: QSettings,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowFlags(
+            Qt.WindowType.Tool
+            | Qt.WindowType.FramelessWindowHint
+            | Qt.WindowType.WindowStaysOnTopHint
+        )
+        self.setWindowTitle("Koroku quick ask")
+        self.setWindowIcon(app_icon())
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self._settings = settings
+        self._bridge = bridge
+        self._sent: str | None = None
+        self.active = False
+        self.exchange_seq: int | None = None
+        self._final = ""
+        self._streamed = ""
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        frame = QFrame()
+        frame.setObjectName("PopupRoot")
+        outer.addWidget(frame)
+        col = QVBoxLayout(frame)
+        col.setContentsMargins(16, 12, 16, 8)
+        col.setSpacing(8)
+        col.addLayout(self._header())
+        self.input = ChatInput("Ask Koroku anything — Enter sends")
+        self.input.submitted.connect(self.ask)
+        self.input.escape_pressed.connect(self.hide)
+        col.addWidget(self.input)
+        self.approvals = ApprovalStack(bridge, workspace)
+        col.addWidget(self.approvals)
+        self.tool_label = QLabel()
+        self.tool_label.setObjectName("Muted")
+        self.tool_label.setVisible(False)
+        col.addWidget(self.tool_label)
+        self.answer = QTextBrowser()
+        self.answer.setObjectName("Answer")
+        self.answer.setOpenExternalLinks(True)
+        self.answer.setPlaceholderText("The answer appears here.")
+        col.addWidget(self.answer, 1)
+        grip_row = QHBoxLayout()
+        grip_row.addStretch(1)
+        grip_row.addWidget(QSizeGrip(self), 0, Qt.AlignmentFlag.AlignRight)
+        col.addLayout(grip_row)
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(40)
+        self._render_timer.timeout.connect(self._render)
+        size = settings.value(SIZE_KEY)
+        self.resize(size if isinstance(size, QSize) and size.isValid() else DEFAULT_SIZE)
+        bridge.turn_started.connect(self._on_turn_started)
+        bridge.event_appended.connect(self._on_event)
+        bridge.text_delta.connect(self._on_delta)
+        bridge.tool_started.connect(self._on_tool)
+        bridge.tool_finished.connect(self._on_tool_done)
+        bridge.turn_finished.connect(self._on_turn_finished)
+
+    def _header(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        icon = QLabel()
+        icon.setPixmap(app_icon().pixmap(18, 18))
+        row.addWidget(icon)
+        title = QLabel("Quick ask")
+        title.setObjectName("PopupTitle")
+        row.addWidget(title)
+        row.addStretch(1)
+        self.pin_button = QToolButton()
+        self.pin_button.setText("Pin")
+        self.pin_button.setCheckable(True)
+        self.pin_button.setToolTip("Keep the popup open when it loses focus")
+        row.addWidget(self.pin_button)
+        self.open_button = QPushButton("Open in chat")
+        self.open_button.clicked.connect(self._open_in_chat)
+        row.addWidget(self.open_button)
+        return row
+
+    @property
+    def pinned(self) -> bool:
+        """Whether focus loss keeps the popup open."""
+        return self.pin_button.isChecked()
+
+    # -- showing -----------------------------------------------------------------------
+
+    def popup(self) -> None:
+        """Show near the cursor on the screen it is on, focus in the input."""
+        pos = QCursor.pos()
+        screen = QGuiApplication.screenAt(pos) or QGuiApplication.primaryScreen()
+        self.move(place_near(pos, self.size(), screen.availableGeometry()))
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        self.input.setFocus(Qt.FocusReason.PopupFocusReason)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Esc hides."""
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            return
+        super().keyPressEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Hide when another window takes the focus, unless pinned."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange:
+            QTimer.singleShot(0, self._maybe_hide)
+
+    def _maybe_hide(self) -> None:
+        if self.isVisible() and not self.pinned and not self.isActiveWindow():
+            active = QGuiApplication.focusWindow()
+            if active is not None:  # focus moved to another of our windows or elsewhere
+                self.hide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Remember the size for next time."""
+        super().resizeEvent(event)
+        if self.isVisible():
+            self._settings.setValue(SIZE_KEY, event.size())
+
+    # -- the exchange ------------------------------------------------------------------
+
+    def ask(self, text: str) -> None:
+        """Send `text` into the shared conversation and follow its answer here."""
+        self._sent = text
+        self.exchange_seq = None
+        self._final = ""
+        self._streamed = ""
+        self.tool_label.setVisible(False)
+        self.answer.setMarkdown(f"*{text}*\n\n…")
+        self._bridge.send(text)
+
+    def _on_turn_started(self, text: str | None) -> None:
+        self.active = text is not None and text == self._sent
+        if self.active:
+            self._sent = None
+
+    def _on_event(self, stored: StoredEvent) -> None:
+        event = stored.event
+        if not self.active or not isinstance(event, MessageEvent):
+            return
+        if event.is_user_turn and self.exchange_seq is None:
+            self.exchange_seq = stored.seq
+        elif event.role == "model":
+            text = visible_text(event.parts)
+            if text:
+                self._final += ("\n\n" if self._final else "") + text
+            self._streamed = ""
+            self._render_timer.start()
+
+    def _on_delta(self, piece: str) -> None:
+        if self.active:
+            self._streamed += piece
+            if not self._render_timer.isActive():
+                self._render_timer.start()
+
+    def _on_tool(self, call: FunctionCallPart) -> None:
+        if self.active:
+            self.tool_label.setText(f"◌  {call.name}  {short_args(call.args, 60)}")
+            self.tool_label.setVisible(True)
+
+    def _on_tool_done(self, call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
+        if self.active:
+            mark = "✗" if not ok or response_failed(part.response) else "✓"
+            self.tool_label.setText(f"{mark}  {call.name}  {short_args(call.args, 60)}")
+
+    def _on_turn_finished(self, result: TurnResult) -> None:
+        if not self.active:
+            return
+        self.active = False
+        self._streamed = ""
+        if result.error is not None:
+            self._final += f"\n\n**Error:** {result.error.message}"
+        elif result.cancelled:
+            self._final += "\n\n*Stopped.*"
+        self._render()
+
+    def _render(self) -> None:
+        text = self._final + (("\n\n" if self._final else "") + self._streamed)
+        bar = self.answer.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        self.answer.setMarkdown(text or "…")
+        if at_end:
+            bar.setValue(bar.maximum())
+
+    def answer_text(self) -> str:
+        """The answer shown (plain text)."""
+        return self.answer.toPlainText()
+
+    def _open_in_chat(self) -> None:
+        self.hide()
+        self.open_in_chat.emit(self.exchange_seq if self.exchange_seq is not None else -1)

@@ -1,0 +1,91 @@
+"""TrayIcon: the tray icon with its state (idle, working, approval, error) and its menu."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from koroku_desktop.ui.icons import TrayState, tray_icon
+
+SHORTCUT_HELP = (
+    "Qt offers no global keyboard shortcut on Linux (X11 or Wayland). To open the quick-ask "
+    "popup from anywhere, bind the command `koroku quick-ask` to a key in your desktop's "
+    "keyboard settings (GNOME: Settings → Keyboard → Custom Shortcuts; KDE: System Settings "
+    "→ Shortcuts → Custom Shortcuts)."
+)
+
+TOOLTIPS: dict[TrayState, str] = {
+    "idle": "Koroku",
+    "working": "Koroku — working…",
+    "approval": "Koroku — a tool call waits for your approval",
+    "error": "Koroku — the last request failed",
+}
+
+
+class TrayIcon(QObject):
+    """The system tray entry; reports menu choices as signals."""
+
+    open_chat = Signal()
+    quick_ask = Signal()
+    quit_requested = Signal()
+    shortcut_help = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state: TrayState = "idle"
+        self.notifications: list[tuple[str, str]] = []
+        """Every notification asked for (also when the platform cannot show them)."""
+        self.icon = QSystemTrayIcon(tray_icon("idle"), self)
+        self.menu = QMenu()
+        self._add("Open chat", self.open_chat)
+        self._add("Quick ask", self.quick_ask)
+        self.menu.addSeparator()
+        history = self.menu.addAction("History && memory")
+        history.setEnabled(False)
+        history.setToolTip("The history and memory viewer comes in a later version")
+        settings = self.menu.addAction("Settings")
+        settings.setEnabled(False)
+        self._add("Keyboard shortcut…", self.shortcut_help)
+        self.menu.addSeparator()
+        self._add("Quit", self.quit_requested)
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._activated)
+        self.icon.messageClicked.connect(self.open_chat)
+        self.set_state("idle")
+
+    def _add(self, label: str, signal: Signal) -> QAction:
+        action = self.menu.addAction(label)
+        action.triggered.connect(lambda: signal.emit())  # type: ignore[attr-defined]
+        return action
+
+    def actions(self) -> dict[str, QAction]:
+        """The menu's actions by label (for tests)."""
+        return {a.text(): a for a in self.menu.actions() if a.text()}
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.open_chat.emit()
+
+    def show(self) -> None:
+        """Put the icon in the tray."""
+        self.icon.show()
+
+    def hide(self) -> None:
+        """Take the icon out of the tray."""
+        self.icon.hide()
+
+    def set_state(self, state: TrayState) -> None:
+        """Show idle / working / approval / error."""
+        self.state = state
+        self.icon.setIcon(tray_icon(state))
+        self.icon.setToolTip(TOOLTIPS[state])
+
+    def notify(self, title: str, message: str) -> None:
+        """A desktop notification from the tray."""
+        self.notifications.append((title, message))
+        if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
+            self.icon.showMessage(title, message, tray_icon("idle"), 6000)

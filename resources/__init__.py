@@ -1,0 +1,1 @@
+"""Static resources (icons, style sheet), loaded with importlib.resources."""

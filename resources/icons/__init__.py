@@ -1,0 +1,1 @@
+"""SVG icons of the app and the tray states."""

@@ -1,0 +1,89 @@
+"""Qt fixtures: one qasync loop for the session (never stopped), a wired Desktop per test."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.config import default_paths
+from koroku_desktop.ui.app import Desktop
+from tests.fakes.fixtures import fake_gemini
+from tests.fakes.gemini_server import FakeGemini
+
+__all__ = ["fake_gemini"]
+
+_LOOP: qasync.QEventLoop | None = None
+
+
+@pytest.fixture
+def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[qasync.QEventLoop]:
+    """The qasync loop, running on Qt's event loop while qtbot waits.
+
+    It is created once and never stopped (stopping calls QApplication.exit, which breaks
+    later tests); between tests it is unset as the running loop so other suites' asyncio
+    tests are unaffected.
+    """
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = qasync.QEventLoop(qapp, already_running=True)
+    loop = _LOOP
+    asyncio.events._set_running_loop(loop)
+    asyncio.set_event_loop(loop)
+    try:
+        yield loop
+    finally:
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            qtbot.waitUntil(lambda: all(t.done() for t in pending), timeout=5000)
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+
+
+def run(qtbot: QtBot, coro: Any, timeout: int = 15000) -> Any:
+    """Drive a coroutine on the qasync loop from the test body and return its result."""
+    task = asyncio.ensure_future(coro)
+    qtbot.waitUntil(task.done, timeout=timeout)
+    return task.result()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace folder for the file and shell tools."""
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    monkeypatch.setenv("KOROKU_WORKSPACE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def desktop(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> Iterator[Desktop]:
+    """The whole app wired to the fake Gemini server and a real log; window shown."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    desk = Desktop(app, default_paths(), use_tray=True)
+    run(qtbot, desk.start())
+    qtbot.waitExposed(desk.window)
+    try:
+        yield desk
+    finally:
+        run(qtbot, desk.quit())
+        desk.popup.close()
+        desk.popup.deleteLater()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop the loop's worker threads (the loop itself is never stopped or closed)."""
+    executor = getattr(_LOOP, "_QEventLoop__default_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True)
