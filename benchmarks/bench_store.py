@@ -178,13 +178,14 @@ def bench_append(workdir: Path, count: int, rounds: int) -> dict[str, float]:
     events = realistic_events(count)
     rows = _payloads(events)
     best: dict[str, float] = {}
+    runs: list[tuple[str, Callable[[], float]]] = [
+        ("ours_fts", lambda: _time_ours(workdir, events, SqliteEventLog)),
+        ("ours_no_fts", lambda: _time_ours(workdir, events, _NoSearchLog)),
+        ("raw_fts", lambda: _time_raw(workdir, rows, fts=True)),
+        ("raw_no_fts", lambda: _time_raw(workdir, rows, fts=False)),
+    ]
     for _ in range(rounds):
-        for name, run in (
-            ("ours_fts", lambda: _time_ours(workdir, events, SqliteEventLog)),
-            ("ours_no_fts", lambda: _time_ours(workdir, events, _NoSearchLog)),
-            ("raw_fts", lambda: _time_raw(workdir, rows, fts=True)),
-            ("raw_no_fts", lambda: _time_raw(workdir, rows, fts=False)),
-        ):
+        for name, run in runs:
             best[name] = max(best.get(name, 0.0), run())
     return best
 
