@@ -55,8 +55,9 @@ class StoreClosedError(RuntimeError):
 class SqliteEventLog:
     """The `EventLog` on a SQLite file: atomic appends, live loads, paging and search.
 
-    Opening runs pending migrations (backing the file up first). Safe to share between the
-    asyncio thread and worker threads; several instances or processes may open one file.
+    Opening runs pending migrations (backing the file up first; their names end up in
+    `migrations_run`). Safe to share between the asyncio thread and worker threads; several
+    instances or processes may open one file and see each other's appends.
     """
 
     def __init__(self, path: Path) -> None:
@@ -169,7 +170,7 @@ class SqliteEventLog:
         return int(self._rows("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0])
 
     def integrity_check(self) -> str:
-        """SQLite's `PRAGMA integrity_check` verdict ('ok' when healthy)."""
+        """SQLite's `PRAGMA integrity_check` verdict ('ok' when healthy); reads the whole file."""
         rows = self._rows("PRAGMA integrity_check")
         return "\n".join(str(r[0]) for r in rows)
 

@@ -128,6 +128,9 @@ def test_file_and_dir_are_private(log: SqliteEventLog, db_path: Path) -> None:
     log.append("c1", [user("secret")])
     assert stat.S_IMODE(os.stat(db_path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(db_path.parent).st_mode) == 0o700
+    for sidecar in ("-wal", "-shm"):
+        side = db_path.with_name(db_path.name + sidecar)
+        assert not side.exists() or stat.S_IMODE(os.stat(side).st_mode) == 0o600
     assert log.path == db_path
 
 
