@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from koroku_desktop import __version__
-from koroku_desktop.cli import admin, conversation, records
+from koroku_desktop.cli import admin, conversation, desktop, records
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     conversation.register(sub)
     records.register(sub)
     admin.register(sub)
+    desktop.register(sub)
     return parser
 
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -102,13 +102,30 @@ class ApprovalCard(QFrame):
         row.addStretch(1)
         row.addWidget(self.deny)
         layout.addLayout(row)
-        for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self, activated=self.allow_once.click).setContext(
-                Qt.ShortcutContext.WidgetWithChildrenShortcut
-            )
-        QShortcut(QKeySequence("Escape"), self, activated=self.deny.click).setContext(
-            Qt.ShortcutContext.WidgetWithChildrenShortcut
-        )
+        for child in self.findChildren(QWidget):
+            child.installEventFilter(self)
+
+    def _key(self, event: QKeyEvent) -> bool:
+        """Ctrl+Enter allows once, Esc denies (from anywhere in the card)."""
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.allow_once.click()
+            return True
+        if event.key() == Qt.Key.Key_Escape:
+            self.deny.click()
+            return True
+        return False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """Route the card's keys from whichever child has the focus."""
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            return self._key(event)
+        return False
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        """The card's keys when the card itself has the focus."""
+        if not self._key(event):
+            super().keyPressEvent(event)
 
     def _fit(self, edit: QPlainTextEdit, text: str, max_lines: int) -> None:
         lines = min(max_lines, max(1, text.count("\n") + 1))

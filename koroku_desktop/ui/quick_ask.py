@@ -184,17 +184,22 @@ class QuickAskPopup(QWidget):
         self._bridge.send(text)
 
     def _on_turn_started(self, text: str | None) -> None:
-        self.active = text is not None and text == self._sent
-        if self.active:
+        if text is not None and text == self._sent:
+            self.active = True
             self._sent = None
 
     def _on_event(self, stored: StoredEvent) -> None:
         event = stored.event
-        if not self.active or not isinstance(event, MessageEvent):
+        if not isinstance(event, MessageEvent):
             return
-        if event.is_user_turn and self.exchange_seq is None:
-            self.exchange_seq = stored.seq
-        elif event.role == "model":
+        if event.is_user_turn:
+            # The message is appended just before the turn starts: it opens our exchange.
+            mine = self._sent is not None and visible_text(event.parts) == self._sent
+            self.active = mine
+            if mine:
+                self.exchange_seq = stored.seq
+                self._sent = None
+        elif self.active and event.role == "model":
             text = visible_text(event.parts)
             if text:
                 self._final += ("\n\n" if self._final else "") + text
