@@ -218,9 +218,17 @@ class FakeGemini:
         return self.script(*([fn] * times))
 
     def endless_calls(self, name: str, args: JsonDict) -> FakeGemini:
-        """Once the script runs out, every generate request gets this function call."""
+        """Once the script runs out, every request that offers tools gets this function call."""
+        calls = CallsReply(((name, dict(args)),))
+
+        def call_again(request: ReceivedRequest) -> Reply:
+            # Like the real model: with no tools declared it cannot call one, so it answers.
+            if request.has_tools:
+                return calls
+            return TextReply("I stopped calling tools. Here is what I did so far.")
+
         with self._lock:
-            self._fallback = CallsReply(((name, dict(args)),))
+            self._fallback = call_again
         return self
 
     def set_fallback(self, reply: Reply | ReplyFn | None) -> FakeGemini:

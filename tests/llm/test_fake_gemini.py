@@ -266,9 +266,15 @@ async def test_reply_with_answers_from_the_request(fake_gemini: FakeGemini) -> N
 async def test_endless_calls_and_count_tokens(fake_gemini: FakeGemini) -> None:
     fake_gemini.endless_calls("bash", {"command": "echo x"})
     c = client()
+    bash = types.Tool(
+        function_declarations=[types.FunctionDeclaration(name="bash", description="run")]
+    )
+    config = types.GenerateContentConfig(tools=[bash])
     for _ in range(3):
-        response = await c.aio.models.generate_content(model=MODEL, contents="go")
+        response = await c.aio.models.generate_content(model=MODEL, contents="go", config=config)
         assert response.function_calls and response.function_calls[0].name == "bash"
+    without_tools = await c.aio.models.generate_content(model=MODEL, contents="go")
+    assert not without_tools.function_calls and without_tools.text
     counted = await c.aio.models.count_tokens(model=MODEL, contents="some words to count")
     assert counted.total_tokens and counted.total_tokens > 0
     fake_gemini.reset()
