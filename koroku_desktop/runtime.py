@@ -77,10 +77,10 @@ class LazyGeminiModel:
         """See `ChatModel.count_tokens`."""
         return await self._real().count_tokens(request)
 
-    async def check_connection(self) -> str:
-        """One cheap request; a sentence saying it worked (raises ModelError)."""
+    async def check_connection(self, model: str) -> str:
+        """One cheap request to `model`; a sentence saying it worked (raises ModelError)."""
         real: Any = self._real()
-        result: str = await real.check_connection()
+        result: str = await real.check_connection(model)
         return result
 
 
