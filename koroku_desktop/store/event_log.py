@@ -277,7 +277,7 @@ class SqliteEventLog:
                     f"{bounds} ORDER BY seq {order} LIMIT ?",
                     [conversation_id, kind, *params, limit],
                 )
-                for kind in (kinds if kinds is not None else self._kinds_of(conversation_id))
+                for kind in (dict.fromkeys(kinds) if kinds else self._kinds_of(conversation_id))
             ]
             merged = heapq.merge(*pages, key=lambda r: int(r[0]), reverse=newest_first)
             rows = [row for _, row in zip(range(limit), merged, strict=False)]
