@@ -7,9 +7,13 @@ runtime, on the first request, so the chat window appears before it loads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
 import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer
@@ -43,6 +47,27 @@ def first_line(text: str, limit: int = 120) -> str:
     return "Koroku answered."
 
 
+def _prepare_model(model: Any) -> None:
+    """Import google.genai and build the SDK client (in a worker thread).
+
+    Done lazily on the first request, the import (~1.5 s) and the client's TLS setup
+    (~0.2 s) would run on the event loop and freeze the UI. TODO(runtime): a public
+    `LazyGeminiModel.warm_up()` would replace these private calls.
+    """
+    real = model._real()
+    prepare = getattr(real, "_require_client", None)
+    if callable(prepare):
+        prepare()
+    # The SDK's pydantic types defer building their validators to first use (~0.2 s on
+    # the loop during the first request); build them here.
+    sdk_types = sys.modules.get("google.genai.types")
+    for value in list(vars(sdk_types).values()) if sdk_types else []:
+        validator = getattr(value, "__pydantic_validator__", None)
+        if isinstance(value, type) and type(validator).__name__ == "MockValSer":
+            with contextlib.suppress(Exception):
+                value.model_rebuild()
+
+
 class Desktop(QObject):
     """Everything the running app is: runtime, bridge, chat window, popup, tray, server."""
 
@@ -66,6 +91,7 @@ class Desktop(QObject):
         self.done = asyncio.Event()
         self._quitting = False
         self._tasks: set[asyncio.Future[Any]] = set()
+        self.warm_up: asyncio.Future[None] | None = None
         self._wire()
 
     def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
@@ -114,6 +140,19 @@ class Desktop(QObject):
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
         self.bridge.emit_meter()
+        self.warm_up = asyncio.ensure_future(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        """Import the Gemini SDK in a worker thread once the window is up.
+
+        The runtime imports it lazily on the first request; done there, on the event loop,
+        the import would freeze the UI for a second or two.
+        """
+        if self.runtime.model.has_key:
+            try:
+                await asyncio.to_thread(_prepare_model, self.runtime.model)
+            except Exception:
+                log.warning("warming up the Gemini client failed", exc_info=True)
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -218,7 +257,7 @@ class Desktop(QObject):
 def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     """Start the desktop app (or hand the wish to the running one); the exit code."""
     if self_check:
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        return run_self_check()
     import qasync
 
     existing = QApplication.instance()
@@ -226,27 +265,18 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     app.setApplicationName("Koroku")
     app.setQuitOnLastWindowClosed(False)
     paths = default_paths()
-    if not self_check and send_command(
-        server_name(paths.home), "quick-ask" if quick_ask else "show"
-    ):
+    if send_command(server_name(paths.home), "quick-ask" if quick_ask else "show"):
         return 0
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        desktop = Desktop(app, paths, use_tray=False if self_check else None)
+        desktop = Desktop(app, paths)
     except SettingsError as exc:
         QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
         return 2
 
     async def main() -> int:
         await desktop.start(show_window=not quick_ask)
-        if self_check:
-            desktop.popup.popup()
-            desktop.window.grab()
-            desktop.popup.grab()
-            await desktop.quit()
-            print("koroku self-check: ok")
-            return 0
         if quick_ask:
             desktop.show_quick_ask()
         await desktop.done.wait()
@@ -254,3 +284,57 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
 
     with loop:
         return loop.run_until_complete(main())
+
+
+# -- koroku --self-check ---------------------------------------------------------------
+
+
+def run_self_check() -> int:
+    """`koroku --self-check`: start offscreen on a temporary data dir, build every window,
+    import the Gemini SDK, quit; 0, or 1 with the reason on stderr (used on frozen builds)."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    # Never touch the user's keyring (it may prompt to unlock): the check needs no key.
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    try:
+        with tempfile.TemporaryDirectory(
+            prefix="koroku-self-check-", ignore_cleanup_errors=True
+        ) as tmp:
+            _self_check_in(Paths(Path(tmp)).ensure())
+    except Exception as exc:
+        print(f"koroku self-check: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print("koroku self-check: ok")
+    return 0
+
+
+def _self_check_in(paths: Paths) -> None:
+    import qasync
+
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName("Koroku")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    desktop = Desktop(app, paths, use_tray=True)
+
+    async def check() -> None:
+        try:
+            await desktop.start()
+            if not paths.db.is_file():
+                raise RuntimeError(f"the database was not created at {paths.db}")
+            desktop.popup.popup()
+            for widget in (desktop.window, desktop.popup):
+                if widget.grab().isNull():
+                    raise RuntimeError(f"{type(widget).__name__} could not be drawn")
+            if desktop.tray is not None:
+                desktop.tray.menu.grab()
+            # By name, as the runtime does: the SDK loads lazily and `ui` never imports `llm`.
+            gemini = importlib.import_module("koroku_desktop.llm.gemini")
+            gemini.GeminiChatModel("self-check")
+            if "google.genai" not in sys.modules:
+                raise RuntimeError("google.genai was not imported")
+        finally:
+            await desktop.quit()
+
+    with loop:
+        loop.run_until_complete(check())

@@ -78,8 +78,12 @@ def desktop(
         yield desk
     finally:
         run(qtbot, desk.quit())
-        desk.popup.close()
-        desk.popup.deleteLater()
+        # Delete the Qt objects on this (the GUI) thread, never from a GC run elsewhere.
+        for widget in (desk.popup, desk.window):
+            widget.close()
+            widget.deleteLater()
+        desk.deleteLater()
+        qtbot.wait(10)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

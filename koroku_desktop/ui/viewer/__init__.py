@@ -1,0 +1,1 @@
+"""The History & memory viewer: timeline, search, compactions, memory files and export."""
