@@ -57,6 +57,15 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
     await proc.wait()
 
 
+async def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """After a cancel during start-up: wait for the process to exist, then kill its group."""
+    try:
+        proc = await starting
+    except Exception:
+        return
+    await _kill_group(proc)
+
+
 async def _settle(tasks: list[asyncio.Task[None]], seconds: float) -> None:
     """Give the pipe readers a moment to see EOF, then stop whatever is left."""
     _, pending = await asyncio.wait(tasks, timeout=seconds)
@@ -96,8 +105,8 @@ class Bash(AgentTool):
         if not self.command.strip():
             return tool_error("command is empty")
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
-        try:
-            proc = await asyncio.create_subprocess_shell(
+        starting = asyncio.ensure_future(
+            asyncio.create_subprocess_shell(
                 self.command,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
@@ -107,6 +116,14 @@ class Bash(AgentTool):
                 start_new_session=True,
                 executable=shutil.which("bash") or "/bin/sh",
             )
+        )
+        try:
+            # Shielded: cancelled while asyncio is still wiring the pipes, the command may
+            # already run; asyncio's own cleanup would kill only the shell, not its children.
+            proc = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            await _kill_when_started(starting)
+            raise
         except OSError as exc:
             return tool_error(f"could not start the command: {exc}")
         return await _supervise(proc, self.timeout_seconds)

@@ -19,7 +19,7 @@ from koroku_desktop.tools.truncation import truncate_head
 READ_LIMIT_CHARS = 100_000
 """read_file shows at most this many characters of a file."""
 
-_READ_LIMIT_BYTES = READ_LIMIT_CHARS * 4  # enough bytes for READ_LIMIT_CHARS of any UTF-8 text
+_READ_LIMIT_BYTES = 8_000_000  # files up to this size are decoded whole, for exact counts
 
 
 class ToolFailure(Exception):
