@@ -35,7 +35,8 @@ NEAR_FRACTION = 0.8
 SURE_FRACTION = 1.25
 """Above this share of the threshold compaction is certain, so no count is needed either."""
 KEEP_FRACTION = 0.25
-"""The kept tail is at most about this share of the threshold (the last user turn aside)."""
+"""The kept tail is at most about this share of the threshold, or of the current size when
+that is smaller (`compact_now`); the last user turn and what follows it are always kept."""
 
 
 class Compactor:
@@ -138,7 +139,8 @@ class Compactor:
         view = agent.view
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
         events = [m.event for m in stored if isinstance(m.event, MessageEvent)]
-        budget = int(agent.options.compact_at_tokens * self.keep_fraction)
+        # A quarter of the threshold; when compacting by hand below it, of the current size.
+        budget = int(min(agent.options.compact_at_tokens, tokens_before) * self.keep_fraction)
         cut = choose_cut(events, budget)
         if cut is None:
             self.last_problem = "nothing to compact: the live context is only the latest turn"

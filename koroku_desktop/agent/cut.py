@@ -1,9 +1,10 @@
 """Where to cut the live context for a compaction: a pure choice over the message contents.
 
 Everything before the cut is folded into the summary; everything from the cut on is kept
-word for word. The kept tail always holds the last real user turn and what followed it, is
-otherwise at most `budget_tokens` long, never starts with function responses, and never
-separates a model content with function calls from the content answering it.
+word for word. The kept tail is made of whole turns: it always holds the last real user turn
+and what followed it, is otherwise at most `budget_tokens` long, never starts with function
+responses, and never separates a model content with function calls from the content
+answering it.
 """
 
 from __future__ import annotations
@@ -49,21 +50,27 @@ def choose_cut(
 ) -> int | None:
     """Index of the first content kept verbatim, or None when there is nothing to summarise.
 
-    Keeps as much as fits in `budget_tokens` (walking back from the last real user turn),
-    but always the last real user turn and everything after it.
+    Keeps whole turns: the last real user turn and everything after it always, and earlier
+    turns (walking back) while the kept tail stays within `budget_tokens`. Without any user
+    turn (a history that starts mid-turn), any valid point within the budget will do.
     """
     if not messages:
         return None
     latest = last_user_turn(messages)
     if latest is None:
         latest = len(messages)
+
+    def allowed(index: int) -> bool:
+        turn_start = index == len(messages) or messages[index].is_user_turn
+        return is_valid_cut(messages, index) and (turn_start or latest == len(messages))
+
     kept = sum(size(m) for m in messages[latest:])
-    best = latest if is_valid_cut(messages, latest) else None
+    best = latest if allowed(latest) else None
     for index in range(latest - 1, 0, -1):
         kept += size(messages[index])
         if kept > budget_tokens:
             break
-        if is_valid_cut(messages, index):
+        if allowed(index):
             best = index
     if best is None:
         # The last user turn directly follows unanswered calls (a damaged history): keep

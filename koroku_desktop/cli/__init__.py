@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from koroku_desktop import __version__
-from koroku_desktop.cli import admin, conversation, desktop, records
+from koroku_desktop.cli import admin, conversation, desktop, install, recall_commands, records
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -32,8 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     conversation.register(sub)
     records.register(sub)
+    recall_commands.register(sub)
     admin.register(sub)
     desktop.register(sub)
+    install.register(sub)
     return parser
 
 

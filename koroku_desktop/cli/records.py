@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.cli.recall_commands import import_koroku_export
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message
 from koroku_desktop.domain.events import (
@@ -32,7 +33,9 @@ def register(sub: Any) -> None:
     history.add_argument("--json", action="store_true", help="one JSON object per line")
     history.set_defaults(handler=cmd_history)
 
-    imp = sub.add_parser("import", help="import a tutorial SessionManager database")
+    imp = sub.add_parser(
+        "import", help="import a Koroku JSON export, or a tutorial SessionManager database"
+    )
     imp.add_argument("path", type=Path)
     imp.set_defaults(handler=cmd_import)
 
@@ -106,10 +109,13 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     """Import a database written by the tutorial's SessionManager."""
     from koroku_desktop.runtime import import_tutorial
+    from koroku_desktop.store.portable import is_koroku_export
 
     if not args.path.is_file():
         print(f"koroku import: no such file: {args.path}", file=sys.stderr)
         return 2
+    if is_koroku_export(args.path):
+        return import_koroku_export(args.path)
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
             report = import_tutorial(runtime, args.path)

@@ -73,7 +73,7 @@ def histories(draw: st.DrawFn) -> list[MessageEvent]:
 
 @settings(max_examples=400, deadline=None)
 @given(histories(), st.integers(min_value=0, max_value=2_000))
-def test_cut_never_splits_calls_and_keeps_the_last_user_turn(
+def test_cut_keeps_whole_turns_and_never_splits_calls_from_responses(
     messages: list[MessageEvent], budget: int
 ) -> None:
     cut = choose_cut(messages, budget)
@@ -98,7 +98,14 @@ def test_cut_never_splits_calls_and_keeps_the_last_user_turn(
     sizes = [estimate_tokens(m) for m in messages]
     if cut < bound:
         assert sum(sizes[cut:]) <= budget
-    assert not any(is_valid_cut(messages, j) and sum(sizes[j:]) <= budget for j in range(1, cut))
+    assert not any(
+        is_valid_cut(messages, j) and sum(sizes[j:]) <= budget
+        for j in range(1, cut)
+        if latest is None or messages[j].is_user_turn
+    )
+    # Whole turns are kept: the tail starts with a user turn whenever there is one.
+    if latest is not None:
+        assert kept[0].is_user_turn
 
 
 def test_a_single_turn_cannot_be_compacted() -> None:
@@ -122,5 +129,5 @@ def test_a_parallel_step_is_kept_whole_or_summarised_whole() -> None:
         ),
     ]
     history = [*first, _user("c"), *step, _model_text("done")]
-    assert choose_cut(history, 10_000) == 1  # everything but the first user turn fits
+    assert choose_cut(history, 10_000) == 2  # whole turns: all but the first one
     assert choose_cut(history, 1) == 2  # only the last turn: from the user turn on

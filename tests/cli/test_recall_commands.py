@@ -1,0 +1,208 @@
+"""`koroku compact`, `search`, `export`, `import` (Koroku exports), `history` and the meter in
+`chat`, run as real subprocesses against the fake Gemini server and a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
+from koroku_desktop.domain.context import SUMMARY_PREFIX
+from tests.fakes.fixtures import fake_gemini
+from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply
+from tests.fakes.gemini_server import FakeGemini
+
+__all__ = ["fake_gemini"]
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+LONG = "lorem ipsum dolor sit amet " * 60
+
+
+def brain(request: ReceivedRequest) -> Reply:
+    """Summaries for the summarizer; `read` turns call read_file; everything else: ok."""
+    if request.system_text == SUMMARIZER_INSTRUCTION:
+        return TextReply("SUMMARY: the user shared a password and asked to read notes.")
+    parts = request.contents[-1].get("parts", [])
+    if any("functionResponse" in p for p in parts):
+        return TextReply("I read the notes.")
+    if "read the notes" in request.last_text():
+        return CallsReply((("read_file", {"path": "notes.txt"}),))
+    return TextReply("ok")
+
+
+class Koroku:
+    """Runs `python -m koroku_desktop ...` on one data dir."""
+
+    def __init__(self, home: Path, workspace: Path) -> None:
+        self.home = home
+        self.workspace = workspace
+
+    def run(self, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+        full_env = dict(os.environ)
+        full_env.update(
+            KOROKU_HOME=str(self.home), KOROKU_WORKSPACE=str(self.workspace), PYTHONPATH=str(ROOT)
+        )
+        full_env.update(env)
+        return subprocess.run(
+            [sys.executable, "-m", "koroku_desktop", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=full_env,
+            cwd=self.workspace,
+            check=False,
+        )
+
+    def ok(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        done = self.run(*args, **kwargs)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        with sqlite3.connect(self.home / "koroku.db") as conn:
+            rows = conn.execute(
+                "SELECT seq, conversation_id, kind, created_at, payload FROM events ORDER BY seq"
+            ).fetchall()
+        return [(s, c, k, t, json.loads(p)) for s, c, k, t, p in rows]
+
+    def kinds(self) -> list[str]:
+        return [row[2] for row in self.rows()]
+
+
+@pytest.fixture
+def koroku(koroku_home: Path, tmp_path: Path, fake_gemini: FakeGemini) -> Koroku:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("notes: buy milk\n", encoding="utf-8")
+    fake_gemini.set_fallback(brain)
+    return Koroku(koroku_home, workspace)
+
+
+def test_threshold_compaction_history_search_and_meter(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    koroku.ok("ask", "remember: the vault password is swordfish")
+    koroku.ok("ask", "please read the notes")
+    for n in range(8):
+        koroku.ok("ask", f"turn {n}: {LONG}", KOROKU_COMPACT_AT_TOKENS="2000")
+        if "compaction" in koroku.kinds():
+            break
+    assert "compaction" in koroku.kinds()
+    assert (koroku.home / "memory").is_dir()
+    (memory,) = (koroku.home / "memory").glob("*.md")
+    assert re.match(r"\[\d\d:\d\d\]: SUMMARY: ", memory.read_text(encoding="utf-8"))
+
+    history = koroku.ok("history", "--all").stdout
+    assert re.search(r"── compacted up to #\d+ ──", history)
+    assert "── compacted up to" in koroku.ok("history").stdout  # the live view starts there
+
+    # Cleared too (through `chat`): the meter is shown after each turn, and nothing is lost.
+    chat = koroku.ok("chat", stdin="swordfish again?\nclear\nexit\n")
+    assert re.search(r"\[\d+% context left before compaction\]", chat.stderr)
+    assert koroku.kinds()[-1] == "cleared"
+
+    found = koroku.ok("search", "swordfish").stdout.splitlines()
+    assert len(found) == 2
+    seqs = [int(re.match(r"#(\d+)", line).group(1)) for line in found]  # type: ignore[union-attr]
+    assert seqs == sorted(seqs, reverse=True)  # newest first
+    assert "[[swordfish]]" in found[-1] and "user" in found[-1]
+    hits = json.loads(koroku.ok("search", "vault", "password", "--json").stdout)
+    assert [h["snippet"].count("[[") for h in hits] == [2]
+    assert set(hits[0]) >= {"seq", "date", "role", "snippet"} and hits[0]["role"] == "user"
+    summary_hit = json.loads(koroku.ok("search", "SUMMARY", "--json").stdout)
+    assert summary_hit and summary_hit[0]["kind"] == "compaction"
+    assert koroku.run("search", "nothing-like-this").returncode == 1
+
+
+def test_compact_now_prints_tokens_before_and_after(koroku: Koroku) -> None:
+    koroku.ok("ask", "please read the notes")
+    koroku.ok("ask", f"first: {LONG}")
+    koroku.ok("ask", f"second: {LONG}")
+    done = koroku.ok("compact")
+    match = re.search(r"compacted: ([\d,]+) → ([\d,]+) tokens", done.stdout)
+    assert match, done.stdout
+    before, after = (int(g.replace(",", "")) for g in match.groups())
+    assert after < before
+    assert koroku.kinds()[-1] == "compaction"
+    # Only the latest turn is left: nothing more to compact, and that is not an error.
+    again = koroku.run("compact")
+    assert again.returncode == 0 and "nothing to compact" in again.stderr
+
+
+def test_export_json_then_import_into_a_fresh_home_event_for_event(
+    koroku: Koroku, tmp_path: Path, fake_gemini: FakeGemini
+) -> None:
+    koroku.ok("ask", "remember: the vault password is swordfish")
+    koroku.ok("ask", "please read the notes")
+    koroku.ok("ask", f"more: {LONG}")
+    koroku.ok("compact")
+    koroku.ok("ask", "please read the notes")  # signed calls in the kept tail
+    export = tmp_path / "export.json"
+    koroku.ok("export", "--format", "json", "-o", str(export))
+    assert export.read_text(encoding="utf-8").startswith('{"format": "koroku-export"')
+
+    fresh = Koroku(tmp_path / "fresh-home", koroku.workspace)
+    imported = fresh.ok("import", str(export))
+    assert "imported" in imported.stdout
+    assert fresh.rows() == koroku.rows()  # same seqs, conversation, kinds, times, payloads
+    assert fresh.ok("search", "swordfish").stdout == koroku.ok("search", "swordfish").stdout
+    assert fresh.ok("history").stdout == koroku.ok("history").stdout
+
+    # The conversation carries on from the imported data: summary + kept tail, accepted.
+    fake_gemini.requests.clear()
+    answer = fresh.ok("ask", "and now?")
+    assert answer.stdout.strip() == "ok"
+    (request,) = fake_gemini.generate_requests()
+    first = "".join(p.get("text", "") for p in request.contents[0]["parts"])
+    assert first.startswith(SUMMARY_PREFIX)
+    assert any("thoughtSignature" in p for c in request.contents for p in c["parts"])
+    assert fresh.rows()[-1][0] == koroku.rows()[-1][0] + 2  # seqs continue after the import
+
+    # Importing again into a non-empty data dir is refused; nothing changes.
+    count = len(fresh.rows())
+    refused = fresh.run("import", str(export))
+    assert refused.returncode == 1 and "empty data dir" in refused.stderr
+    assert len(fresh.rows()) == count
+
+
+def test_live_export_and_markdown(koroku: Koroku, tmp_path: Path) -> None:
+    koroku.ok("ask", "please read the notes")
+    koroku.ok("ask", f"more: {LONG}")
+    koroku.ok("compact")
+    koroku.ok("ask", "one more")
+
+    live = json.loads(koroku.ok("export", "--format", "json", "--live").stdout)
+    assert live["scope"] == "live"
+    kinds = [e["kind"] for e in live["events"]]
+    assert kinds.count("compaction") == 1 and len(kinds) < len(koroku.rows())
+    boundary = next(e for e in live["events"] if e["kind"] == "compaction")
+    kept = [e["seq"] for e in live["events"] if e["kind"] == "message"]
+    assert min(kept) == boundary["payload"]["kept_from_seq"]
+
+    # A live export imports too, and the model sees the same context from it.
+    fresh = Koroku(tmp_path / "live-home", koroku.workspace)
+    path = tmp_path / "live.json"
+    path.write_text(json.dumps(live), encoding="utf-8")
+    fresh.ok("import", str(path))
+    assert fresh.ok("history").stdout == koroku.ok("history").stdout
+
+    md = koroku.ok("export", "--format", "md").stdout
+    assert md.startswith("# Koroku conversation")
+    for piece in ("**You**", "**Koroku**", "→ **read_file**", "> **Summary** of #", "buy milk"):
+        assert piece in md, piece
+    out = tmp_path / "live.md"
+    done = koroku.ok("export", "--live", "-o", str(out))
+    assert "exported" in done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "> **Summary**" in text and "one more" in text and "read the notes" not in text
