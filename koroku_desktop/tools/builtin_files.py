@@ -54,8 +54,11 @@ def _decode_text(data: bytes, path: Path, partial: bool = False) -> str:
 
 def _read_text(path: Path, limit_bytes: int | None) -> tuple[str, int, bool]:
     """(text, file size in bytes, whether only a part was read)."""
-    if path.is_dir():
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
         raise ToolFailure(f"is a directory, not a file: {path}")
+    if not stat.S_ISREG(mode):  # a FIFO or device would block or never end
+        raise ToolFailure(f"not a regular file (a pipe, socket or device): {path}")
     with path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         data = fh.read() if limit_bytes is None else fh.read(limit_bytes + 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 import subprocess
@@ -66,6 +67,12 @@ async def test_read_missing_file(ctx: ToolContext) -> None:
 async def test_read_directory(ctx: ToolContext) -> None:
     (ctx.workspace / "sub").mkdir()
     assert "directory" in (await read(ctx, "sub"))["error"]
+
+
+async def test_read_refuses_fifo_and_devices(ctx: ToolContext) -> None:
+    os.mkfifo(ctx.workspace / "pipe")
+    assert "not a regular file" in (await read(ctx, "pipe"))["error"]
+    assert "not a regular file" in (await read(ctx, "/dev/zero"))["error"]
 
 
 async def test_read_refuses_nul_bytes(ctx: ToolContext) -> None:
@@ -164,7 +171,7 @@ async def test_failed_write_keeps_old_content_and_no_temp(
     def broken_replace(src: Any, dst: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(builtin_files.os, "replace", broken_replace)
+    monkeypatch.setattr(os, "replace", broken_replace)
     result = await write(ctx, "f.txt", "new content")
     assert "No space left" in result["error"]
     assert target.read_text(encoding="utf-8") == "original"
