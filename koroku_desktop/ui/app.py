@@ -65,7 +65,7 @@ def _prepare_model(model: Any) -> None:
         validator = getattr(value, "__pydantic_validator__", None)
         if isinstance(value, type) and type(validator).__name__ == "MockValSer":
             with contextlib.suppress(Exception):
-                value.model_rebuild()
+                getattr(value, "model_rebuild")()  # noqa: B009
 
 
 class Desktop(QObject):
@@ -283,7 +283,8 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
         return 0
 
     with loop:
-        return loop.run_until_complete(main())
+        code: int = loop.run_until_complete(main())
+    return code
 
 
 # -- koroku --self-check ---------------------------------------------------------------

@@ -89,7 +89,7 @@ class ApprovalCard(QFrame):
             layout.addWidget(self.diff_view)
             self._diff_task = asyncio.ensure_future(self._load_diff())
         else:
-            layout.addWidget(self._args_view(request.args, 10))
+            layout.addWidget(self._args_view(request.args, 12))
 
         row = QHBoxLayout()
         row.setSpacing(6)
@@ -116,24 +116,35 @@ class ApprovalCard(QFrame):
             return True
         return False
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Route the card's keys from whichever child has the focus."""
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             return self._key(event)
         return False
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         """The card's keys when the card itself has the focus."""
         if not self._key(event):
             super().keyPressEvent(event)
 
     def _fit(self, edit: QPlainTextEdit, text: str, max_lines: int) -> None:
-        lines = min(max_lines, max(1, text.count("\n") + 1))
-        height = edit.fontMetrics().lineSpacing() * lines + 18
-        edit.setFixedHeight(height)
+        count = max(1, text.count("\n") + 1)
+        lines = min(max_lines, count)
+        margin = int(edit.document().documentMargin() * 2) + 14
+        edit.setFixedHeight(edit.fontMetrics().lineSpacing() * lines + margin)
+        edit.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        if count <= max_lines:
+            edit.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def _args_view(self, args: dict[str, Any], max_lines: int) -> QPlainTextEdit:
-        text = json.dumps(args, indent=2, ensure_ascii=False, default=str)
+        text = (
+            "\n".join(
+                f"{key}: {value if isinstance(value, str) else json.dumps(value, default=str)}"
+                for key, value in args.items()
+            )
+            or "(no arguments)"
+        )
         view = QPlainTextEdit(text)
         view.setObjectName("Code")
         view.setReadOnly(True)

@@ -193,7 +193,7 @@ class AgentBridge(QObject):
         """Retry the failed turn (its message is already in the log); returns its task."""
         return self._start(None)
 
-    @asyncSlot()
+    @asyncSlot()  # type: ignore[untyped-decorator]
     async def cancel(self) -> None:
         """Cancel the running turn; queued messages still follow."""
         for pending in self.pending_approvals:
@@ -212,7 +212,7 @@ class AgentBridge(QObject):
             waiting[offset + index].cancel()
         return True
 
-    @asyncSlot()
+    @asyncSlot()  # type: ignore[untyped-decorator]
     async def clear(self) -> None:
         """Append a `cleared` event (after the window asked for confirmation)."""
         await self.agent.clear()

@@ -21,7 +21,7 @@ class ChatInput(QPlainTextEdit):
         self.setPlaceholderText(placeholder)
         self.setTabChangesFocus(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.history: list[str] = []
         self.document().contentsChanged.connect(self.updateGeometry)
@@ -34,6 +34,10 @@ class ChatInput(QPlainTextEdit):
     def _resize(self) -> None:
         line = self.fontMetrics().lineSpacing()
         self.setFixedHeight(self._lines() * line + 12)
+        full = int(self.document().size().height()) > MAX_LINES
+        self.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded if full else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
 
     def sizeHint(self) -> QSize:
         """One line tall, growing with the text up to MAX_LINES."""

@@ -83,9 +83,17 @@ def response_failed(response: dict[str, Any]) -> bool:
 
 
 def pretty(value: Any, limit: int = 6000) -> str:
-    """JSON for display, with long strings kept readable and the whole capped."""
-    if isinstance(value, dict) and set(value) <= {"output", "content", "result", "stdout"}:
-        text = "\n".join(str(v) for v in value.values())
+    """Arguments or a result for display: `key: value` lines, multi-line strings below."""
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, str) and "\n" in item.strip():
+                lines.append(f"{key}:\n{item.rstrip()}")
+            elif isinstance(item, str):
+                lines.append(f"{key}: {item}")
+            else:
+                lines.append(f"{key}: {json.dumps(item, ensure_ascii=False, default=str)}")
+        text = "\n".join(lines) or "(none)"
     else:
         text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more chars)"

@@ -114,7 +114,8 @@ class ChatWindow(QMainWindow):
         outer.addWidget(bottom)
         self._status_bar(model_name)
         self._connect(bridge)
-        QShortcut(QKeySequence("Ctrl+L"), self, activated=self.input.setFocus)
+        focus = QShortcut(QKeySequence("Ctrl+L"), self)
+        focus.activated.connect(self.input.setFocus)
         self.input.setFocus()
 
     # -- building ----------------------------------------------------------------------
@@ -179,6 +180,7 @@ class ChatWindow(QMainWindow):
         self.meter_label = QLabel("context —")
         bar.addPermanentWidget(self.meter_label)
         bar.addPermanentWidget(self.meter)
+        bar.setContentsMargins(8, 2, 14, 2)
 
     def _connect(self, bridge: AgentBridge) -> None:
         bridge.event_appended.connect(self.on_event)

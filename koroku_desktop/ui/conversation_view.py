@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QWidget
 
@@ -102,7 +102,9 @@ class ConversationView(QListView):
             self._width = event.size().width()
             self._relayout.start()
 
-    def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
+    def rowsInserted(
+        self, parent: QModelIndex | QPersistentModelIndex, start: int, end: int
+    ) -> None:
         """Follow new rows when the view is at the bottom."""
         super().rowsInserted(parent, start, end)
         if self._stick:

@@ -49,8 +49,8 @@ def file_diff(tool: str, args: dict[str, Any], workspace: Path) -> str | None:
         difflib.unified_diff(
             (old or "").splitlines(keepends=True),
             new.splitlines(keepends=True),
-            fromfile=f"{path} {note}".strip(),
-            tofile=str(path),
+            fromfile=f"{args['path']} {note}".strip(),
+            tofile=str(args["path"]),
         )
     )
     if not lines:

@@ -84,8 +84,23 @@ def style_code(doc: QTextDocument, th: theme.Theme) -> None:
     mono = QFont(th.mono)
     mono.setStyleHint(QFont.StyleHint.Monospace)
     block = doc.begin()
+    previous_code = False
     while block.isValid():
-        if block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence):
+        is_code = block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)
+        nxt = block.next()
+        next_code = nxt.isValid() and nxt.blockFormat().hasProperty(
+            QTextFormat.Property.BlockCodeFence
+        )
+        spacing = QTextBlockFormat()
+        if is_code:
+            spacing.setTopMargin(0 if previous_code else 8)
+            spacing.setBottomMargin(0 if next_code else 8)
+        elif block.textList() is None:
+            spacing.setBottomMargin(6)
+        cursor.setPosition(block.position())
+        cursor.mergeBlockFormat(spacing)
+        previous_code = is_code
+        if is_code:
             cursor.setPosition(block.position())
             fmt = QTextBlockFormat()
             fmt.setBackground(th.color("code_bg"))
@@ -254,10 +269,10 @@ class MessageDelegate(QStyledItemDelegate):
         """Paint one row."""
         item: ChatItem = index.data(ITEM_ROLE)
         self._measure(item, index)
-        rect: QRect = option.rect  # type: ignore[attr-defined]
+        rect: QRect = option.rect
         if rect.height() <= 0:
             return
-        hover = bool(option.state & QStyle.StateFlag.State_MouseOver)  # type: ignore[attr-defined]
+        hover = bool(option.state & QStyle.StateFlag.State_MouseOver)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         hits: list[tuple[QRect, str]] = []

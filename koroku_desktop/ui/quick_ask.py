@@ -78,10 +78,20 @@ class QuickAskPopup(QWidget):
         col.setContentsMargins(16, 12, 16, 8)
         col.setSpacing(8)
         col.addLayout(self._header())
-        self.input = ChatInput("Ask Koroku anything — Enter sends")
+        composer = QFrame()
+        composer.setObjectName("Composer")
+        box = QHBoxLayout(composer)
+        box.setContentsMargins(12, 6, 12, 6)
+        self.input = ChatInput("Ask Koroku anything — Enter sends, Esc closes")
         self.input.submitted.connect(self.ask)
         self.input.escape_pressed.connect(self.hide)
-        col.addWidget(self.input)
+        box.addWidget(self.input)
+        col.addWidget(composer)
+        self.question_label = QLabel()
+        self.question_label.setObjectName("Muted")
+        self.question_label.setWordWrap(True)
+        self.question_label.setVisible(False)
+        col.addWidget(self.question_label)
         self.approvals = ApprovalStack(bridge, workspace)
         col.addWidget(self.approvals)
         self.tool_label = QLabel()
@@ -180,7 +190,10 @@ class QuickAskPopup(QWidget):
         self._final = ""
         self._streamed = ""
         self.tool_label.setVisible(False)
-        self.answer.setMarkdown(f"*{text}*\n\n…")
+        short = text if len(text) < 200 else text[:199] + "…"
+        self.question_label.setText(f"You asked: {short}")
+        self.question_label.setVisible(True)
+        self.answer.setMarkdown("…")
         self._bridge.send(text)
 
     def _on_turn_started(self, text: str | None) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -54,9 +54,9 @@ class TrayIcon(QObject):
         self.icon.messageClicked.connect(self.open_chat)
         self.set_state("idle")
 
-    def _add(self, label: str, signal: Signal) -> QAction:
+    def _add(self, label: str, signal: SignalInstance) -> QAction:
         action = self.menu.addAction(label)
-        action.triggered.connect(lambda: signal.emit())  # type: ignore[attr-defined]
+        action.triggered.connect(lambda: signal.emit())
         return action
 
     def actions(self) -> dict[str, QAction]:

@@ -17,8 +17,9 @@ def _card(desktop: Desktop, qtbot: QtBot):  # type: ignore[no-untyped-def]
     return desktop.window.approvals.cards()[0]
 
 
-def test_write_allowed_shows_a_diff_and_writes(desktop: Desktop, fake_gemini: FakeGemini,
-                                               qtbot: QtBot, workspace: Path) -> None:
+def test_write_allowed_shows_a_diff_and_writes(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, workspace: Path
+) -> None:
     target = workspace / "notes.txt"
     target.write_text("alpha\nbeta\n")
     fake_gemini.reply_calls(("write_file", {"path": "notes.txt", "content": "alpha\ngamma\n"}))
@@ -40,8 +41,9 @@ def test_write_allowed_shows_a_diff_and_writes(desktop: Desktop, fake_gemini: Fa
     qtbot.waitUntil(lambda: desktop.tray is not None and desktop.tray.state == "idle")
 
 
-def test_denied_write_leaves_the_file_untouched(desktop: Desktop, fake_gemini: FakeGemini,
-                                                qtbot: QtBot, workspace: Path) -> None:
+def test_denied_write_leaves_the_file_untouched(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, workspace: Path
+) -> None:
     target = workspace / "keep.txt"
     target.write_text("original\n")
     fake_gemini.reply_calls(("write_file", {"path": "keep.txt", "content": "clobbered\n"}))
@@ -50,16 +52,18 @@ def test_denied_write_leaves_the_file_untouched(desktop: Desktop, fake_gemini: F
     card = _card(desktop, qtbot)
     card.setFocus()
     qtbot.keyClick(card.deny, Qt.Key.Key_Space)  # keyboard-reachable
-    qtbot.waitUntil(lambda: "Understood, I left it." in texts(desktop.window.model, "model"),
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: "Understood, I left it." in texts(desktop.window.model, "model"), timeout=10000
+    )
     assert target.read_text() == "original\n"
     tool = rows(desktop.window.model, "tool")[0]
     assert tool.status == "error"
     assert tool.result == {"error": "denied by the user"}
 
 
-def test_bash_command_is_editable_before_it_runs(desktop: Desktop, fake_gemini: FakeGemini,
-                                                 qtbot: QtBot, workspace: Path) -> None:
+def test_bash_command_is_editable_before_it_runs(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, workspace: Path
+) -> None:
     fake_gemini.reply_calls(("bash", {"command": "echo model > out.txt"}))
     fake_gemini.reply_text("Ran it.")
     type_and_send(qtbot, desktop.window.input, "run something")
@@ -74,8 +78,9 @@ def test_bash_command_is_editable_before_it_runs(desktop: Desktop, fake_gemini: 
     assert desktop.runtime.policy.is_granted("bash")
 
 
-def test_always_allow_is_persisted(desktop: Desktop, fake_gemini: FakeGemini,
-                                   qtbot: QtBot, workspace: Path) -> None:
+def test_always_allow_is_persisted(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, workspace: Path
+) -> None:
     fake_gemini.reply_calls(("bash", {"command": "true"}))
     fake_gemini.reply_text("ok")
     type_and_send(qtbot, desktop.window.input, "go")
@@ -85,15 +90,17 @@ def test_always_allow_is_persisted(desktop: Desktop, fake_gemini: FakeGemini,
     assert "bash" in desktop.runtime.settings.always_allow
 
 
-def test_approval_while_hidden_notifies(desktop: Desktop, fake_gemini: FakeGemini,
-                                        qtbot: QtBot, workspace: Path) -> None:
+def test_approval_while_hidden_notifies(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, workspace: Path
+) -> None:
     fake_gemini.reply_calls(("bash", {"command": "true"}))
     fake_gemini.reply_text("done")
     desktop.window.hide()
     desktop.bridge.send("do it in the background")
     assert desktop.tray is not None
-    qtbot.waitUntil(lambda: desktop.tray is not None and desktop.tray.state == "approval",
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: desktop.tray is not None and desktop.tray.state == "approval", timeout=10000
+    )
     assert any("approval" in title for title, _ in desktop.tray.notifications)
     desktop.show_chat()
     card = _card(desktop, qtbot)

@@ -11,16 +11,18 @@ from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import rows, texts, type_and_send
 
 
-def test_send_shows_the_streamed_answer(desktop: Desktop, fake_gemini: FakeGemini,
-                                        qtbot: QtBot) -> None:
+def test_send_shows_the_streamed_answer(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     fake_gemini.reply_text("Hello **there**, here is code:\n\n```python\nprint(1)\n```", chunks=6)
     deltas: list[str] = []
     desktop.bridge.text_delta.connect(deltas.append)
     window = desktop.window
     type_and_send(qtbot, window.input, "hi")
     assert window.input.toPlainText() == ""
-    qtbot.waitUntil(lambda: any("print(1)" in t for t in texts(window.model, "model")),
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: any("print(1)" in t for t in texts(window.model, "model")), timeout=10000
+    )
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
     assert len(deltas) >= 2, "the answer arrived in pieces"
     assert texts(window.model, "user") == ["hi"]
@@ -57,16 +59,18 @@ def test_cancel_mid_turn(desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
     qtbot.waitUntil(lambda: "fresh answer" in texts(window.model, "model"), timeout=10000)
 
 
-def test_two_sends_are_queued_in_order(desktop: Desktop, fake_gemini: FakeGemini,
-                                       qtbot: QtBot) -> None:
+def test_two_sends_are_queued_in_order(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     fake_gemini.delay(1.0).reply_text("answer one").reply_text("answer two")
     window = desktop.window
     type_and_send(qtbot, window.input, "first")
     type_and_send(qtbot, window.input, "second")
     qtbot.waitUntil(lambda: desktop.bridge.queued == ["second"])
     qtbot.waitUntil(window.queued_strip.isVisible)
-    qtbot.waitUntil(lambda: texts(window.model, "model") == ["answer one", "answer two"],
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: texts(window.model, "model") == ["answer one", "answer two"], timeout=10000
+    )
     assert texts(window.model, "user") == ["first", "second"]
     assert not window.queued_strip.isVisible()
     order = [
@@ -77,8 +81,9 @@ def test_two_sends_are_queued_in_order(desktop: Desktop, fake_gemini: FakeGemini
     assert [r for r, _ in order] == ["user", "model", "user", "model"]
 
 
-def test_failed_turn_keeps_the_message_and_retries(desktop: Desktop, fake_gemini: FakeGemini,
-                                                   qtbot: QtBot) -> None:
+def test_failed_turn_keeps_the_message_and_retries(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     fake_gemini.fail(400, times=1, message="bad request for the test")
     window = desktop.window
     type_and_send(qtbot, window.input, "please")
@@ -90,14 +95,16 @@ def test_failed_turn_keeps_the_message_and_retries(desktop: Desktop, fake_gemini
     qtbot.waitUntil(lambda: "recovered" in texts(window.model, "model"), timeout=10000)
     assert not window.retry_button.isVisible()
     users = [
-        e for e in desktop.runtime.log.entries("default")
+        e
+        for e in desktop.runtime.log.entries("default")
         if isinstance(e.event, MessageEvent) and e.event.is_user_turn
     ]
     assert len(users) == 1, "the failed turn's message was kept, not sent twice"
 
 
-def test_clear_conversation_after_confirmation(desktop: Desktop, fake_gemini: FakeGemini,
-                                               qtbot: QtBot) -> None:
+def test_clear_conversation_after_confirmation(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     from PySide6.QtWidgets import QMessageBox
 
     fake_gemini.reply_text("something")
@@ -109,9 +116,11 @@ def test_clear_conversation_after_confirmation(desktop: Desktop, fake_gemini: Fa
     assert box is not None
     clear = next(b for b in box.buttons() if b.text() == "Clear")
     clear.click()
-    qtbot.waitUntil(lambda: any(
-        isinstance(e.event, ClearedEvent) for e in desktop.runtime.log.entries("default")
-    ))
+    qtbot.waitUntil(
+        lambda: any(
+            isinstance(e.event, ClearedEvent) for e in desktop.runtime.log.entries("default")
+        )
+    )
     qtbot.waitUntil(lambda: bool(rows(window.model, "cleared")))
     assert desktop.runtime.agent.view.messages == []
 
@@ -131,19 +140,22 @@ def test_close_hides_to_tray_with_a_first_time_notice(desktop: Desktop, qtbot: Q
     assert desktop.window.isVisible()
 
 
-def test_answer_while_hidden_notifies(desktop: Desktop, fake_gemini: FakeGemini,
-                                      qtbot: QtBot) -> None:
+def test_answer_while_hidden_notifies(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     assert desktop.tray is not None
     fake_gemini.delay(0.5).reply_text("First line of the answer\nsecond line")
     desktop.bridge.send("hello")
     desktop.window.hide()
-    qtbot.waitUntil(lambda: any(
-        m == "First line of the answer" for _, m in desktop.tray.notifications
-    ), timeout=10000)
+    qtbot.waitUntil(
+        lambda: any(m == "First line of the answer" for _, m in desktop.tray.notifications),
+        timeout=10000,
+    )
 
 
-def test_quit_cancels_the_running_turn(desktop: Desktop, fake_gemini: FakeGemini,
-                                       qtbot: QtBot) -> None:
+def test_quit_cancels_the_running_turn(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     fake_gemini.delay(5).reply_text("never")
     desktop.bridge.send("long one")
     qtbot.waitUntil(lambda: desktop.tray is not None and desktop.tray.state == "working")

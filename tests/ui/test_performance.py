@@ -62,8 +62,11 @@ def fake_conversation(n: int) -> list[StoredEvent]:
     out = []
     for i in range(n):
         role = "user" if i % 2 == 0 else "model"
-        text = (f"Question number {i}?" if role == "user" else
-                f"Answer **{i}** with a list:\n\n- one\n- two\n\n`code {i}` and more words " * 2)
+        text = (
+            f"Question number {i}?"
+            if role == "user"
+            else f"Answer **{i}** with a list:\n\n- one\n- two\n\n`code {i}` and more words " * 2
+        )
         event = MessageEvent(role=role, parts=[TextPart(text=text)])
         out.append(StoredEvent(seq=i + 1, conversation_id="default", created_at=0.0, event=event))
     return out

@@ -19,8 +19,9 @@ from tests.ui.helpers import texts, type_and_send
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_quick_ask_round_trip_then_open_in_chat(desktop: Desktop, fake_gemini: FakeGemini,
-                                                qtbot: QtBot) -> None:
+def test_quick_ask_round_trip_then_open_in_chat(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     fake_gemini.reply_text("Paris is the capital of France.", chunks=4)
     desktop.window.hide()
     desktop.show_quick_ask()
@@ -80,17 +81,25 @@ def test_second_koroku_process_hands_over_and_exits(desktop: Desktop, qtbot: QtB
     desktop.window.hide()
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "koroku_desktop", "quick-ask"], cwd=ROOT, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "koroku_desktop", "quick-ask"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     qtbot.waitUntil(lambda: proc.poll() is not None, timeout=30000)
-    out, err = proc.communicate()
+    _out, err = proc.communicate()
     assert proc.returncode == 0, err.decode()
     qtbot.waitUntil(desktop.popup.isVisible)
     assert not desktop.window.isVisible()
     desktop.popup.hide()
-    proc = subprocess.Popen([sys.executable, "-m", "koroku_desktop"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "koroku_desktop"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     qtbot.waitUntil(lambda: proc.poll() is not None, timeout=30000)
     assert proc.returncode == 0, proc.communicate()[1].decode()
     qtbot.waitUntil(desktop.window.isVisible)

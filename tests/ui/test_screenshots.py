@@ -1,0 +1,153 @@
+"""Screenshots of every window (light and dark) into tests/screenshots/ for a human to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.agent.ports import ApprovalRequest
+from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.ui import theme
+from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.approval_card import ApprovalCard
+from tests.fakes.gemini_server import FakeGemini
+from tests.ui.helpers import rows, type_and_send
+
+SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+
+ANSWER = """Here is a small script that lists the largest files in a folder:
+
+```python
+from pathlib import Path
+
+files = sorted(Path(".").rglob("*"), key=lambda p: p.stat().st_size, reverse=True)
+for path in files[:5]:
+    print(f"{path.stat().st_size:>10}  {path}")
+```
+
+It walks the tree once, sorts by size and prints the **top five**. Use `--help` for options."""
+
+
+def _stored(seq: int, event: MessageEvent | CompactionEvent) -> StoredEvent:
+    return StoredEvent(seq=seq, conversation_id="default", created_at=0.0, event=event)
+
+
+def sample_history() -> list[StoredEvent]:
+    """A conversation with every kind of row."""
+    call = FunctionCallPart(name="bash", args={"command": "du -sh ~/Downloads"}, id="c1")
+    return [
+        _stored(
+            1,
+            CompactionEvent(
+                summary="We set up the **project** and chose SQLite.",
+                covers_up_to_seq=0,
+                kept_from_seq=1,
+                tokens_before=84210,
+                tokens_after=3120,
+            ),
+        ),
+        _stored(2, MessageEvent(role="user", parts=[TextPart(text="How big is my Downloads?")])),
+        _stored(
+            3,
+            MessageEvent(
+                role="model",
+                parts=[TextPart(text="The user wants a size; I'll use du.", thought=True), call],
+            ),
+        ),
+        _stored(
+            4,
+            MessageEvent(
+                role="user",
+                origin="tools",
+                parts=[
+                    FunctionResponsePart(
+                        name="bash",
+                        id="c1",
+                        response={"exit_code": 0, "stdout": "4.2G\t/home/me/Downloads"},
+                        call_args=call.args,
+                    )
+                ],
+            ),
+        ),
+        _stored(
+            5,
+            MessageEvent(
+                role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]
+            ),
+        ),
+        _stored(
+            6,
+            MessageEvent(
+                role="user",
+                parts=[TextPart(text="Write me a script that finds the largest files.")],
+            ),
+        ),
+        _stored(7, MessageEvent(role="model", parts=[TextPart(text=ANSWER)])),
+    ]
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_screenshots(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, workspace: Path, mode: str
+) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    theme.apply(app, mode)
+    SHOTS.mkdir(exist_ok=True)
+    window = desktop.window
+    window.resize(920, 820)
+    window.set_history(sample_history())  # type: ignore[arg-type]
+    window.thoughts_button.setChecked(True)
+    tool_row = next(i for i, item in enumerate(window.model.items()) if item.kind == "tool")
+    window.model.toggle_expanded(tool_row)
+    window.show_meter(23_400, 100_000)
+    window.show_queue(["And then compress the biggest one"])
+    (workspace / "notes.md").write_text("# Notes\n\n- buy milk\n- call Ana\n")
+    card = ApprovalCard(
+        ApprovalRequest(
+            "c9",
+            "edit_file",
+            {"path": "notes.md", "old_str": "- call Ana\n", "new_str": "- call Ana at 5pm\n"},
+        ),
+        workspace,
+    )
+    window.approvals._layout.addWidget(card)
+    window.approvals.setVisible(True)
+    qtbot.waitUntil(lambda: card.diff_view is not None and "+" in card.diff_view.toPlainText())
+    qtbot.wait(200)
+    window.view.scroll_to_bottom()
+    qtbot.wait(200)
+    assert window.grab().save(str(SHOTS / f"chat-{mode}.png"))
+    card.deleteLater()
+    window.approvals.setVisible(False)
+    window.show_queue([])
+
+    fake_gemini.reply_text(
+        "The capital of **France** is *Paris* — about 2.1 million people live in the city itself."
+    )
+    desktop.show_quick_ask()
+    qtbot.waitExposed(desktop.popup)
+    desktop.popup.pin_button.setChecked(True)
+    type_and_send(qtbot, desktop.popup.input, "What's the capital of France?")
+    qtbot.waitUntil(lambda: "Paris" in desktop.popup.answer_text(), timeout=10000)
+    qtbot.waitUntil(lambda: not desktop.bridge.busy)
+    qtbot.wait(100)
+    assert desktop.popup.grab().save(str(SHOTS / f"quick-ask-{mode}.png"))
+
+    desktop.popup.hide()
+    fake_gemini.reply_calls(
+        ("bash", {"command": "rm -rf ~/Downloads/*.iso", "timeout_seconds": 60})
+    )
+    fake_gemini.reply_text("Done.")
+    desktop.bridge.send("clean up the ISO files")
+    qtbot.waitUntil(lambda: bool(window.approvals.cards()), timeout=10000)
+    qtbot.wait(150)
+    assert window.grab().save(str(SHOTS / f"chat-approval-{mode}.png"))
+    window.approvals.cards()[0].deny.click()
+    qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=10000)
+    assert rows(window.model, "tool")[-1].status == "error"
+    theme.apply(app, "light")
