@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.config import Paths, default_paths
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.ui import theme
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
@@ -30,7 +32,7 @@ def _msg(role: str, text: str) -> MessageEvent:
     return MessageEvent(role=role, parts=[TextPart(text=text)])  # type: ignore[arg-type]
 
 
-def _raw_insert(db: Path, kind: str, payload: str, created_at: float) -> int:
+def _raw_insert(db: Path, kind: str, payload: str, created_at: float, text: str = "") -> int:
     """Insert a row behind the store's back (plain sqlite3), as an old or broken version would."""
     with sqlite3.connect(db) as conn:
         cur = conn.execute(
@@ -38,7 +40,10 @@ def _raw_insert(db: Path, kind: str, payload: str, created_at: float) -> int:
             " VALUES ('default', ?, 1, ?, ?)",
             (kind, payload, created_at),
         )
-        return int(cur.lastrowid or 0)
+        seq = int(cur.lastrowid or 0)
+        if text:
+            conn.execute("INSERT INTO events_fts (rowid, body) VALUES (?, ?)", (seq, text))
+        return seq
 
 
 @pytest.fixture
@@ -53,8 +58,10 @@ def event_log(paths: Paths) -> Iterator[SqliteEventLog]:
     old = time.time() - 10 * DAY
     for text in ("an old question about zebras", "an old answer about zebras"):
         role = "user" if "question" in text else "model"
-        payload = json.dumps({"kind": "message", "role": role, "parts": [{"kind": "text", "text": text}]})
-        _raw_insert(paths.db, "message", payload, old)
+        payload = json.dumps(
+            {"kind": "message", "role": role, "parts": [{"kind": "text", "text": text}]}
+        )
+        _raw_insert(paths.db, "message", payload, old, text)
     log.append("default", [_msg("user", "how do I list files?"), _msg("model", "use ls")])
     log.append(
         "default",
@@ -81,7 +88,9 @@ def event_log(paths: Paths) -> Iterator[SqliteEventLog]:
                 role="user",
                 parts=[
                     FunctionResponsePart(
-                        name="bash", response={"stdout": "Documents\nMusic"}, id="c1",
+                        name="bash",
+                        response={"stdout": "Documents\nMusic"},
+                        id="c1",
                         call_args={"command": "ls ~"},
                     )
                 ],
@@ -99,7 +108,9 @@ def _open(qtbot: QtBot, log: SqliteEventLog, paths: Paths) -> HistoryDialog:
     dialog = HistoryDialog(log, paths.home, paths.memory, "default")
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: dialog.timeline.model.rowCount() > 0 and not dialog.timeline.model.loading)
+    qtbot.waitUntil(
+        lambda: dialog.timeline.model.rowCount() > 0 and not dialog.timeline.model.loading
+    )
     return dialog
 
 
@@ -119,7 +130,7 @@ def test_timeline_shows_every_event_newest_first(
     context = dict(zip(seqs, _column(dialog, 4), strict=True))
     assert context[1] == "summarised in #5" and context[4] == "summarised in #5"
     assert context[6] == "cleared at #7"
-    assert context[12] == "live"
+    assert context[12] == "live" and context[8] == "skipped (damaged)"
     content = dict(zip(seqs, _column(dialog, 5), strict=True))
     assert content[8].startswith("⚠ damaged message row")
     assert "→ bash" in content[10] and "✓ bash" in content[11]
@@ -227,7 +238,8 @@ def test_memory_edit_is_saved_atomically_and_survives_a_reopen(
     qtbot.addWidget(panel)
     panel.refresh()
     assert [panel.files.item(i).text() for i in range(2)] == [
-        "Monday 03 February 2025", "Saturday 01 February 2025"
+        "Monday 03 February 2025",
+        "Saturday 01 February 2025",
     ]
     assert panel.current == newest
     assert "SQLite" in panel.view.toPlainText() and "**" not in panel.view.toPlainText()
@@ -269,7 +281,10 @@ def test_memory_notices_a_change_on_disk_while_editing(
 
 
 def test_export_writes_the_koroku_export_formats(
-    qloop: qasync.QEventLoop, qtbot: QtBot, event_log: SqliteEventLog, paths: Paths,
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    event_log: SqliteEventLog,
+    paths: Paths,
     tmp_path: Path,
 ) -> None:
     dialog = _open(qtbot, event_log, paths)
@@ -284,7 +299,11 @@ def test_export_writes_the_koroku_export_formats(
 
 
 def test_screenshots_of_every_tab(
-    qloop: qasync.QEventLoop, qtbot: QtBot, event_log: SqliteEventLog, paths: Paths
+    qapp: QApplication,
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    event_log: SqliteEventLog,
+    paths: Paths,
 ) -> None:
     paths.memory.mkdir(parents=True, exist_ok=True)
     (paths.memory / "03-02-2025.md").write_text(
@@ -293,6 +312,7 @@ def test_screenshots_of_every_tab(
         encoding="utf-8",
     )
     SHOTS.mkdir(exist_ok=True)
+    theme.apply(qapp, "light")
     dialog = _open(qtbot, event_log, paths)
     dialog.timeline.select_row(dialog.timeline.model.row_of_seq(10))
     qtbot.wait(50)

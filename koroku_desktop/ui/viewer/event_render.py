@@ -93,7 +93,8 @@ def summary(entry: LogEntry) -> str:
     if isinstance(event, ClearedEvent):
         return "Conversation cleared — a fresh start (nothing was deleted)"
     if isinstance(event, CompactionEvent):
-        return f"Summary of #{event.covers_up_to_seq} and before: {event.summary}"[:1000]
+        text = _one_line(event.summary.replace("**", ""), 600)
+        return f"Summary of #{event.covers_up_to_seq} and before: {text}"
     pieces = [_part_summary(p) for p in event.parts]
     return _one_line("  ".join(p for p in pieces if p)) or "(empty)"
 
@@ -130,7 +131,9 @@ def _part_markdown(part: Part) -> str:
     if isinstance(part, CodeExecutionResultPart):
         return f"*Code result ({part.outcome or 'unknown'})*\n\n{_fence(part.output or '')}"
     if isinstance(part, InlineDataPart):
-        return f"*[inline data: {part.mime_type or 'unknown type'}, {len(part.data):,} base64 chars]*"
+        return (
+            f"*[inline data: {part.mime_type or 'unknown type'}, {len(part.data):,} base64 chars]*"
+        )
     if isinstance(part, FileDataPart):
         return f"*[file: {part.file_uri} ({part.mime_type or 'unknown type'})]*"
     return f"*[{part.kind} part]*"

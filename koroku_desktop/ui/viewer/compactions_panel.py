@@ -1,0 +1,177 @@
+"""CompactionsPanel: every summary, the range of events it covers, its token counts, and the
+events it replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.domain.events import (
+    BOUNDARY_KINDS,
+    ClearedEvent,
+    CompactionEvent,
+    StoredEvent,
+)
+from koroku_desktop.ui.viewer.event_render import token_change, when
+from koroku_desktop.ui.viewer.timeline_model import (
+    BOUNDARY_LIMIT,
+    EntryReader,
+    TimelineModel,
+    TimelineQuery,
+)
+from koroku_desktop.ui.viewer.timeline_panel import make_table
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CompactionInfo:
+    """A compaction and the seq range of the events its summary replaced."""
+
+    seq: int
+    created_at: float
+    event: CompactionEvent
+    first_seq: int
+    last_seq: int
+
+
+def read_compactions(reader: EntryReader, conversation_id: str) -> list[CompactionInfo]:
+    """Every compaction of a conversation, newest first, with the range it replaced.
+
+    A summary replaces the events after the previous compaction's range (or after the last
+    clear before it) up to its `covers_up_to_seq`. Runs in a worker thread.
+    """
+    found: list[CompactionInfo] = []
+    start = 1
+    for entry in reader.entries(conversation_id, kinds=BOUNDARY_KINDS, limit=BOUNDARY_LIMIT):
+        if not isinstance(entry, StoredEvent):
+            continue
+        event = entry.event
+        if isinstance(event, ClearedEvent):
+            start = entry.seq + 1
+        elif isinstance(event, CompactionEvent):
+            last = event.covers_up_to_seq
+            found.append(CompactionInfo(entry.seq, entry.created_at, event, min(start, last), last))
+            start = last + 1
+    found.reverse()
+    return found
+
+
+class CompactionsPanel(QWidget):
+    """The list of compactions; selecting one shows its summary and the events it replaced."""
+
+    def __init__(
+        self, reader: EntryReader, conversation_id: str, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._reader = reader
+        self._conversation = conversation_id
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.compactions: list[CompactionInfo] = []
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 8, 0, 0)
+        self.note = QLabel("Loading compactions…")
+        self.note.setObjectName("Muted")
+        self.note.setWordWrap(True)
+        col.addWidget(self.note)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.list = QTreeWidget()
+        self.list.setRootIsDecorated(False)
+        self.list.setHeaderLabels(["#", "When", "Replaced events", "Tokens before → after"])
+        self.list.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.list.currentItemChanged.connect(self._current_changed)
+        split.addWidget(self.list)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        self.summary = QTextBrowser()
+        lower.addWidget(self.summary)
+        replaced = QWidget()
+        rcol = QVBoxLayout(replaced)
+        rcol.setContentsMargins(0, 0, 0, 0)
+        self.replaced_label = QLabel("The events a summary replaced appear here.")
+        self.replaced_label.setObjectName("Muted")
+        rcol.addWidget(self.replaced_label)
+        self.replaced = TimelineModel(reader, conversation_id, self)
+        self.replaced_table = make_table(self.replaced)
+        self.replaced_table.setColumnHidden(4, True)  # all "summarised in" this one
+        rcol.addWidget(self.replaced_table, 1)
+        lower.addWidget(replaced)
+        lower.setSizes([380, 520])
+        split.addWidget(lower)
+        split.setSizes([150, 470])
+        col.addWidget(split, 1)
+
+    def load(self) -> asyncio.Future[None]:
+        """Read the compactions off the event loop and list them."""
+        task = asyncio.ensure_future(self._load())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _load(self) -> None:
+        try:
+            found = await asyncio.to_thread(read_compactions, self._reader, self._conversation)
+        except Exception as exc:  # shown, never fatal
+            log.warning("reading compactions failed", exc_info=True)
+            self.note.setText(f"Could not read the compactions: {exc}")
+            return
+        self.compactions = found
+        self.list.clear()
+        for info in found:
+            item = QTreeWidgetItem(
+                [
+                    str(info.seq),
+                    when(info.created_at, "%Y-%m-%d %H:%M"),
+                    f"#{info.first_seq} – #{info.last_seq}",
+                    token_change(info.event),
+                ]
+            )
+            item.setData(0, Qt.ItemDataRole.UserRole, info.seq)
+            self.list.addTopLevelItem(item)
+        if not found:
+            self.note.setText(
+                "No compactions yet. When the conversation grows past the compaction threshold, "
+                "Koroku folds older turns into a summary; every summary is listed here."
+            )
+        else:
+            self.note.setText(
+                f"{len(found)} compaction{'s' if len(found) != 1 else ''}, newest first. "
+                "Select one to see its summary and the events it replaced."
+            )
+            self.select(0)
+
+    def select(self, row: int) -> None:
+        """Select the compaction in `row`."""
+        item = self.list.topLevelItem(row)
+        if item is not None:
+            self.list.setCurrentItem(item)
+
+    def _current_changed(self, item: QTreeWidgetItem | None, _prev: QTreeWidgetItem | None) -> None:
+        if item is None:
+            return
+        info = self.compactions[self.list.indexOfTopLevelItem(item)]
+        ev = info.event
+        self.summary.setMarkdown(
+            f"### Summary #{info.seq}\n\n*{when(info.created_at)} · replaced "
+            f"#{info.first_seq}–#{info.last_seq} · {token_change(ev)} · live context kept "
+            f"from #{ev.kept_from_seq}*\n\n{ev.summary}"
+        )
+        self.replaced_label.setText(
+            f"Events #{info.first_seq}–#{info.last_seq}, replaced by summary #{info.seq}:"
+        )
+        self.replaced.set_query(
+            TimelineQuery(after_seq=info.first_seq - 1, before_seq=info.last_seq + 1)
+        )

@@ -1,0 +1,125 @@
+"""HistoryDialog: Koroku's whole memory, open to the user — timeline, search, compactions,
+memory files and export."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.ui.icons import app_icon
+from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
+from koroku_desktop.ui.viewer.export import Exporter
+from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
+from koroku_desktop.ui.viewer.search_panel import Searcher, SearchPanel
+from koroku_desktop.ui.viewer.timeline_model import EntryReader
+from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
+
+
+class EventLogView(EntryReader, Searcher):
+    """What the viewer needs of the event log: paging and search (SqliteEventLog fits)."""
+
+
+TABS = ("Timeline", "Search", "Compactions", "Memory")
+
+
+class HistoryDialog(QDialog):
+    """A non-modal window over the event log and the memory folder; reads run off the loop."""
+
+    def __init__(
+        self,
+        log: EventLogView,
+        home: Path,
+        memory_folder: Path,
+        conversation_id: str,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Koroku — History & memory")
+        self.setWindowIcon(app_icon())
+        self.setModal(False)
+        self.resize(1040, 740)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(14, 12, 14, 12)
+        intro = QLabel(
+            "<b>Everything Koroku remembers.</b> Every message, tool call, summary and clear "
+            "is kept in the log — nothing is ever deleted."
+        )
+        intro.setWordWrap(True)
+        col.addWidget(intro)
+        self.tabs = QTabWidget()
+        self.timeline = TimelinePanel(log, conversation_id)
+        self.search = SearchPanel(log)
+        self.compactions = CompactionsPanel(log, conversation_id)
+        self.memory = MemoryPanel(memory_folder)
+        for name, panel in zip(
+            TABS, (self.timeline, self.search, self.compactions, self.memory), strict=True
+        ):
+            self.tabs.addTab(panel, name)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        col.addWidget(self.tabs, 1)
+        col.addLayout(self._buttons(home))
+        self.search.jump_requested.connect(self.jump_to)
+        self.timeline.status.connect(self.show_status)
+        self._loaded: set[int] = {0}
+
+    def _buttons(self, home: Path) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.status = QLabel("")
+        self.status.setObjectName("Muted")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row.addWidget(self.status, 1)
+        refresh = QPushButton("Refresh")
+        refresh.setToolTip("Read the log and the memory folder again")
+        refresh.clicked.connect(self.refresh)
+        row.addWidget(refresh)
+        self.exporter = Exporter(home, self)
+        self.exporter.finished.connect(self.show_status)
+        self.export_button = self.exporter.button(self)
+        row.addWidget(self.export_button)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        row.addWidget(close)
+        return row
+
+    def show_status(self, text: str) -> None:
+        """A line of news at the bottom (export done, read failed...)."""
+        self.status.setText(text)
+
+    def show_tab(self, name: str) -> None:
+        """Switch to a tab by its title."""
+        self.tabs.setCurrentIndex(TABS.index(name))
+
+    def _tab_changed(self, index: int) -> None:
+        if index in self._loaded:
+            return
+        self._loaded.add(index)
+        if index == TABS.index("Compactions"):
+            self.compactions.load()
+        elif index == TABS.index("Memory"):
+            self.memory.refresh()
+        elif index == TABS.index("Search"):
+            self.search.box.setFocus()
+
+    def refresh(self) -> None:
+        """Read everything again (the log grows while the dialog is open)."""
+        self.timeline.apply_filters()
+        if TABS.index("Compactions") in self._loaded:
+            self.compactions.load()
+        if TABS.index("Memory") in self._loaded:
+            self.memory.refresh()
+
+    def jump_to(self, seq: int) -> asyncio.Future[int]:
+        """Show event `seq` selected in the timeline."""
+        self.show_tab("Timeline")
+        return self.timeline.jump_to(seq)

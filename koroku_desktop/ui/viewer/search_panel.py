@@ -1,0 +1,180 @@
+"""SearchPanel: full-text search over the whole log, with highlighted snippets.
+
+Choosing a hit asks the dialog to jump to the event in the timeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+from typing import Any, Protocol
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.ui import theme
+from koroku_desktop.ui.viewer.event_render import when
+
+log = logging.getLogger(__name__)
+
+HIT_LIMIT = 200
+SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class Searcher(Protocol):
+    """The log's full-text search (SqliteEventLog fits)."""
+
+    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
+        """Hits newest first, snippets marked with [[ and ]]."""
+        ...
+
+
+def snippet_html(snippet: str) -> str:
+    """A snippet as HTML, its `[[match]]` markers turned into highlights."""
+    t = theme.current()
+    text = html.escape(" ".join(snippet.split()))
+    open_tag = f'<span style="background:{t.accent_soft}; color:{t.text}; font-weight:600">'
+    return text.replace("[[", open_tag).replace("]]", "</span>")
+
+
+def hit_html(hit: SearchHit) -> str:
+    """One hit: seq, date, who, and the highlighted snippet."""
+    t = theme.current()
+    who = "summary" if hit.kind == "compaction" else (hit.role or hit.kind)
+    head = f"#{hit.seq} · {when(hit.created_at, '%Y-%m-%d %H:%M')} · {html.escape(who)}"
+    return f'<span style="color:{t.muted}">{head}</span><br>{snippet_html(hit.snippet)}'
+
+
+class SearchPanel(QWidget):
+    """A search box and its hits; activating a hit emits `jump_requested(seq)`."""
+
+    jump_requested = Signal(int)
+
+    def __init__(self, searcher: Searcher, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._searcher = searcher
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._generation = 0
+        self.hits: list[SearchHit] = []
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 8, 0, 0)
+        row = QHBoxLayout()
+        self.box = QLineEdit()
+        self.box.setPlaceholderText(
+            "Search everything ever said — words must all appear; word* for a prefix"
+        )
+        self.box.setClearButtonEnabled(True)
+        self.box.returnPressed.connect(self.search_now)
+        row.addWidget(self.box, 1)
+        go = QPushButton("Search")
+        go.setObjectName("Primary")
+        go.clicked.connect(self.search_now)
+        row.addWidget(go)
+        col.addLayout(row)
+        self.summary = QLabel(
+            "Type to search the whole log, including cleared and compacted history."
+        )
+        self.summary.setObjectName("Muted")
+        col.addWidget(self.summary)
+        self.results = QListWidget()
+        self.results.setWordWrap(True)
+        self.results.setSpacing(1)
+        self.results.setAlternatingRowColors(True)
+        self.results.itemActivated.connect(self._activated)
+        self.results.itemDoubleClicked.connect(self._activated)
+        col.addWidget(self.results, 1)
+        hint = QLabel("Double-click or press Enter on a hit to show it in the timeline.")
+        hint.setObjectName("Muted")
+        col.addWidget(hint)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(350)
+        self._debounce.timeout.connect(self.search_now)
+        self.box.textEdited.connect(lambda _t: self._debounce.start())
+
+    def search_now(self) -> asyncio.Future[list[SearchHit]]:
+        """Run the search for the box's text off the event loop; resolves to the hits."""
+        self._debounce.stop()
+        task = asyncio.ensure_future(self._search(self.box.text()))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _search(self, query: str) -> list[SearchHit]:
+        self._generation += 1
+        generation = self._generation
+        if not query.strip():
+            self._show([], "")
+            return []
+        self.summary.setText("Searching…")
+        try:
+            hits = await asyncio.to_thread(self._searcher.search, query, HIT_LIMIT)
+        except Exception as exc:  # a failed search is reported, never fatal
+            log.warning("search failed", exc_info=True)
+            self.summary.setText(f"The search failed: {exc}")
+            return []
+        if generation == self._generation:
+            self._show(hits, query)
+        return hits
+
+    def _show(self, hits: list[SearchHit], query: str) -> None:
+        self.hits = hits
+        self.results.clear()
+        for hit in hits:
+            item = QListWidgetItem()
+            item.setData(SEQ_ROLE, hit.seq)
+            label = QLabel(hit_html(hit))
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setWordWrap(True)
+            label.setContentsMargins(8, 5, 8, 5)
+            label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            self.results.addItem(item)
+            self.results.setItemWidget(item, label)
+        self._fit_rows()
+        if not query:
+            self.summary.setText(
+                "Type to search the whole log, including cleared and compacted history."
+            )
+        elif not hits:
+            self.summary.setText(f"No match for “{query}”.")
+        else:
+            more = " (the newest shown)" if len(hits) >= HIT_LIMIT else ""
+            self.summary.setText(
+                f"{len(hits)} match{'es' if len(hits) != 1 else ''}{more}, newest first."
+            )
+
+    def _fit_rows(self) -> None:
+        width = max(200, self.results.viewport().width() - 4)
+        for row in range(self.results.count()):
+            item = self.results.item(row)
+            label = self.results.itemWidget(item)
+            if label is not None:
+                item.setSizeHint(QSize(width, label.heightForWidth(width)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Re-wrap the hits to the new width."""
+        super().resizeEvent(event)
+        self._fit_rows()
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        seq = item.data(SEQ_ROLE)
+        if isinstance(seq, int):
+            self.jump_requested.emit(seq)
+
+    def activate_row(self, row: int) -> None:
+        """Choose the hit in `row` (as a double-click would)."""
+        item = self.results.item(row)
+        if item is not None:
+            self._activated(item)

@@ -1,0 +1,232 @@
+"""TimelinePanel: the whole log as a lazy table with kind and date filters and a detail pane."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from PySide6.QtCore import QDate, QItemSelection, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDateEdit,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.domain.events import EVENT_KINDS
+from koroku_desktop.ui.viewer.detail_view import EntryDetail
+from koroku_desktop.ui.viewer.timeline_model import (
+    EntryReader,
+    TimelineModel,
+    TimelineQuery,
+    first_seq_at,
+)
+
+log = logging.getLogger(__name__)
+
+KIND_LABELS = {"message": "Messages", "compaction": "Summaries", "cleared": "Clears"}
+
+
+def _day_start(day: QDate) -> datetime:
+    return datetime.combine(date(day.year(), day.month(), day.day()), time.min)
+
+
+def make_table(model: TimelineModel) -> QTableView:
+    """A table view fit for a timeline model (shared with the compactions panel)."""
+    table = QTableView()
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setShowGrid(False)
+    table.setWordWrap(False)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(24)
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    header = table.horizontalHeader()
+    header.setHighlightSections(False)
+    for col, width in enumerate((64, 150, 100, 80, 170)):
+        header.resizeSection(col, width)
+    header.setStretchLastSection(True)
+    return table
+
+
+class TimelinePanel(QWidget):
+    """Every event of the log, newest first; filters by kind and date; jumps to a seq."""
+
+    status = Signal(str)
+
+    def __init__(
+        self, reader: EntryReader, conversation_id: str, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._reader = reader
+        self.model = TimelineModel(reader, conversation_id, self)
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._jump_seq: int | None = None
+        self._filter_generation = 0
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 8, 0, 0)
+        col.addLayout(self._filter_bar())
+        self.jump_bar = self._jump_bar()
+        col.addWidget(self.jump_bar)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.table = make_table(self.model)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        split.addWidget(self.table)
+        self.detail = EntryDetail()
+        split.addWidget(self.detail)
+        split.setSizes([420, 260])
+        col.addWidget(split, 1)
+        self.model.loading_changed.connect(self._loading)
+        self.model.failed.connect(self.status)
+        self.model.set_query(TimelineQuery())
+
+    # -- building ----------------------------------------------------------------------
+
+    def _filter_bar(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Show:"))
+        self.kind_boxes: dict[str, QCheckBox] = {}
+        for kind in EVENT_KINDS:
+            box = QCheckBox(KIND_LABELS.get(kind, kind))
+            box.setChecked(True)
+            box.toggled.connect(self.apply_filters)
+            self.kind_boxes[kind] = box
+            row.addWidget(box)
+        row.addSpacing(16)
+        self.date_box = QCheckBox("From")
+        self.date_box.toggled.connect(self._date_toggled)
+        row.addWidget(self.date_box)
+        today = QDate.currentDate()
+        self.date_from = QDateEdit(today.addDays(-7))
+        self.date_to = QDateEdit(today)
+        for edit in (self.date_from, self.date_to):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setEnabled(False)
+            edit.dateChanged.connect(self.apply_filters)
+        row.addWidget(self.date_from)
+        row.addWidget(QLabel("to"))
+        row.addWidget(self.date_to)
+        row.addStretch(1)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("Muted")
+        row.addWidget(self.count_label)
+        return row
+
+    def _jump_bar(self) -> QFrame:
+        bar = QFrame()
+        bar.setObjectName("JumpBar")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.jump_label = QLabel("")
+        self.jump_label.setObjectName("Muted")
+        row.addWidget(self.jump_label, 1)
+        newest = QPushButton("Back to the newest events")
+        newest.clicked.connect(self.show_newest)
+        row.addWidget(newest)
+        bar.setVisible(False)
+        return bar
+
+    # -- filters and jumps -------------------------------------------------------------
+
+    def selected_kinds(self) -> tuple[str, ...] | None:
+        """The kinds ticked (None when all are)."""
+        kinds = tuple(k for k, box in self.kind_boxes.items() if box.isChecked())
+        return None if len(kinds) == len(self.kind_boxes) else kinds
+
+    def _date_toggled(self, on: bool) -> None:
+        self.date_from.setEnabled(on)
+        self.date_to.setEnabled(on)
+        self.apply_filters()
+
+    def apply_filters(self) -> asyncio.Future[None]:
+        """Show the events of the ticked kinds in the date range (bounds read off the loop)."""
+        task = asyncio.ensure_future(self._apply_filters())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _apply_filters(self) -> None:
+        self._filter_generation += 1
+        mine = self._filter_generation
+        self._jump_seq = None
+        self.jump_bar.setVisible(False)
+        after: int | None = None
+        before: int | None = None
+        if self.date_box.isChecked():
+            start = _day_start(self.date_from.date())
+            end = _day_start(self.date_to.date()) + timedelta(days=1)
+            after, before = await asyncio.to_thread(
+                self._date_bounds, start.timestamp(), end.timestamp()
+            )
+        if mine != self._filter_generation:
+            return  # newer filters were chosen meanwhile
+        self.model.set_query(TimelineQuery(self.selected_kinds(), after, before))
+        await self.model.first_page()
+
+    def _date_bounds(self, start: float, end: float) -> tuple[int, int]:
+        newest = self._reader.entries(None, newest_first=True, limit=1)
+        last = newest[0].seq if newest else 0
+        first = first_seq_at(self._reader, start, last)
+        past = first_seq_at(self._reader, end, last)
+        return first - 1, past
+
+    def jump_to(self, seq: int) -> asyncio.Future[int]:
+        """Show the event `seq` selected, with the filters cleared; resolves to its row."""
+        task = asyncio.ensure_future(self._jump(seq))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _jump(self, seq: int) -> int:
+        for box in self.kind_boxes.values():
+            box.blockSignals(True)
+            box.setChecked(True)
+            box.blockSignals(False)
+        self.date_box.blockSignals(True)
+        self.date_box.setChecked(False)
+        self.date_box.blockSignals(False)
+        self.date_from.setEnabled(False)
+        self.date_to.setEnabled(False)
+        self._filter_generation += 1
+        row = await self.model.jump_to(seq)
+        self._jump_seq = seq
+        self.jump_label.setText(f"Showing the log around event #{seq}; newer events are hidden.")
+        self.jump_bar.setVisible(True)
+        self.select_row(row)
+        return row
+
+    def show_newest(self) -> None:
+        """Leave a jump: show the log from its newest event again."""
+        self.apply_filters()
+
+    def select_row(self, row: int) -> None:
+        """Select and reveal a row."""
+        if row < 0:
+            return
+        index = self.model.index(row, 0)
+        self.table.selectRow(row)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    # -- reacting ----------------------------------------------------------------------
+
+    def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        rows = {i.row() for i in selected.indexes()}
+        self.detail.show_entry(self.model.entry_at(min(rows)) if rows else None)
+
+    def _loading(self, loading: bool) -> None:
+        n = self.model.rowCount()
+        more = "" if self.model.exhausted else "+ (scroll for more)"
+        self.count_label.setText("Loading…" if loading else f"{n:,}{more} events")
