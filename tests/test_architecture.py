@@ -24,7 +24,7 @@ def test_core_runs_without_qt() -> None:
         "import sys, importlib, pkgutil\n"
         "import koroku_desktop\n"
         "for m in pkgutil.walk_packages(koroku_desktop.__path__, 'koroku_desktop.'):\n"
-        "    if m.name.startswith('koroku_desktop.ui'):\n"
+        "    if m.name.startswith('koroku_desktop.ui') or m.name.endswith('__main__'):\n"
         "        continue\n"
         "    importlib.import_module(m.name)\n"
         "from koroku_desktop.cli import build_parser\n"
