@@ -23,11 +23,17 @@ INTERRUPTED = {"error": "interrupted before the tool returned"}
 
 @dataclass
 class ContextView:
-    """The live context: an optional summary plus the message events after the boundary."""
+    """The live context: an optional summary plus the message events after the boundary.
+
+    `messages` holds the kept message events with their seqs; the list the model is sent is
+    kept alongside it, so a step costs the same at 10 kept events as at 5,000.
+    """
 
     summary: CompactionEvent | None = None
     messages: list[StoredEvent] = field(default_factory=list)
     last_seq: int = 0
+    _events: list[MessageEvent] = field(default_factory=list, repr=False)
+    _summary_content: MessageEvent | None = field(default=None, repr=False)
 
     @classmethod
     def from_tail(cls, boundary: StoredEvent | None, tail: Iterable[StoredEvent]) -> ContextView:
@@ -45,32 +51,33 @@ class ContextView:
         self.last_seq = max(self.last_seq, stored.seq)
         if isinstance(event, ClearedEvent):
             self.summary = None
+            self._summary_content = None
             self.messages = []
+            self._events = []
         elif isinstance(event, CompactionEvent):
             self.summary = event
+            self._summary_content = MessageEvent(
+                role="user", parts=[TextPart(text=SUMMARY_PREFIX + event.summary)]
+            )
             self.messages = [m for m in self.messages if m.seq >= event.kept_from_seq]
+            self._events = [m.event for m in self.messages if isinstance(m.event, MessageEvent)]
         elif isinstance(event, MessageEvent) and (
             self.summary is None or stored.seq >= self.summary.kept_from_seq
         ):
             self.messages.append(stored)
+            self._events.append(event)
 
     # -- what the model sees -------------------------------------------------------------
 
     def contents(self) -> list[MessageEvent]:
         """The contents to send: the summary as a user content, then the kept messages."""
-        out: list[MessageEvent] = []
-        if self.summary is not None:
-            out.append(
-                MessageEvent(
-                    role="user", parts=[TextPart(text=SUMMARY_PREFIX + self.summary.summary)]
-                )
-            )
-        out.extend(m.event for m in self.messages if isinstance(m.event, MessageEvent))
-        return out
+        if self._summary_content is None:
+            return list(self._events)
+        return [self._summary_content, *self._events]
 
     def message_events(self) -> list[MessageEvent]:
         """The kept message events, without the summary."""
-        return [m.event for m in self.messages if isinstance(m.event, MessageEvent)]
+        return list(self._events)
 
     # -- turn structure ------------------------------------------------------------------
 
@@ -88,10 +95,9 @@ class ContextView:
 
     def pending_calls(self) -> list[FunctionCallPart]:
         """Calls of the last model content that have no responses yet (crash, cancel...)."""
-        events = self.message_events()
-        if not events:
+        if not self._events:
             return []
-        last = events[-1]
+        last = self._events[-1]
         if last.role == "model":
             return last.function_calls
         return []
