@@ -29,7 +29,7 @@ DAY = 86_400.0
 
 
 def _msg(role: str, text: str) -> MessageEvent:
-    return MessageEvent(role=role, parts=[TextPart(text=text)])  # type: ignore[arg-type]
+    return MessageEvent(role=role, parts=[TextPart(text=text)])
 
 
 def _raw_insert(db: Path, kind: str, payload: str, created_at: float, text: str = "") -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -26,7 +27,7 @@ from koroku_desktop.ui.viewer.timeline_model import EntryReader
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
 
 
-class EventLogView(EntryReader, Searcher):
+class EventLogView(EntryReader, Searcher, Protocol):
     """What the viewer needs of the event log: paging and search (SqliteEventLog fits)."""
 
 

@@ -1,0 +1,323 @@
+"""SettingsDialog: every setting in one place, validated next to each field, applied at once.
+
+Saving validates first (a message beside each bad value, nothing saved), then writes
+settings.json, applies the settings to the running agent (the next turn uses them), the
+theme to the app, and the autostart entry to the desktop.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QKeySequenceEdit,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.config import (
+    ENV_OVERRIDES,
+    Settings,
+    read_stored_settings,
+    save_settings,
+)
+from koroku_desktop.runtime import Runtime
+from koroku_desktop.ui import autostart, theme
+from koroku_desktop.ui.icons import app_icon
+from koroku_desktop.ui.settings_key import ApiKeySection
+from koroku_desktop.ui.tray import SHORTCUT_HELP
+
+log = logging.getLogger(__name__)
+
+MODELS = ("gemini-3-flash-preview", "gemini-3-pro-preview", "gemini-2.5-flash", "gemini-2.5-pro")
+THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
+SESSION_MARK = " (this session)"
+
+
+def parse_count(text: str) -> int | None:
+    """A whole number typed by a person: `100000`, `100,000`, `100 000` or `100k`."""
+    t = text.strip().lower().replace(",", "").replace("_", "").replace(" ", "")
+    factor = 1000 if t.endswith("k") else 1
+    t = t.removesuffix("k")
+    return int(t) * factor if t.isdigit() else None
+
+
+class FieldError(QLabel):
+    """A red message beside a field; hidden while the value is fine."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.setObjectName("FieldError")
+        self.setWordWrap(True)
+        self.setStyleSheet(f"color: {theme.current().danger};")
+        self.setVisible(False)
+
+    def show_message(self, text: str) -> None:
+        """Show `text` (empty hides it)."""
+        self.setText(text)
+        self.setVisible(bool(text))
+
+
+class SettingsDialog(QDialog):
+    """Edits the runtime's settings; `applied` carries the settings now in use."""
+
+    applied = Signal(object)  # Settings
+    key_changed = Signal()
+
+    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self.setWindowTitle("Koroku — Settings")
+        self.setWindowIcon(app_icon())
+        self.resize(640, 760)
+        self.errors: dict[str, FieldError] = {}
+        self._revoked_session: set[str] = set()
+        outer = QVBoxLayout(self)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        body = QWidget()
+        col = QVBoxLayout(body)
+        self.key = ApiKeySection(runtime)
+        self.key.model_name = lambda: self.model_box.currentText().strip()
+        self.key.key_changed.connect(self.key_changed)
+        col.addWidget(self.key)
+        col.addWidget(self._agent_group())
+        col.addWidget(self._grants_group())
+        col.addWidget(self._desktop_group())
+        col.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+        outer.addLayout(self._buttons())
+        self.load(runtime.settings)
+
+    # -- building ----------------------------------------------------------------------
+
+    def _field(self, form: QFormLayout, label: str, name: str, widget: QWidget) -> None:
+        box = QWidget()
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(2)
+        col.addWidget(widget)
+        error = FieldError()
+        col.addWidget(error)
+        self.errors[name] = error
+        var = ENV_OVERRIDES.get(name)
+        if var and var in os.environ:
+            box.setEnabled(False)
+            box.setToolTip(f"Set by {var} in the environment, which wins over this setting.")
+            note = QLabel(f"Set by the {var} environment variable.")
+            note.setObjectName("Muted")
+            col.addWidget(note)
+        form.addRow(label, box)
+
+    def _agent_group(self) -> QGroupBox:
+        group = QGroupBox("Agent")
+        form = QFormLayout(group)
+        self.model_box = QComboBox()
+        self.model_box.setEditable(True)
+        self.model_box.addItems(MODELS)
+        self._field(form, "Model", "model", self.model_box)
+        self.budget = QLineEdit()
+        self.budget.setPlaceholderText("1–500")
+        self._field(form, "Tool calls per turn", "max_tool_calls", self.budget)
+        self.threshold = QLineEdit()
+        self.threshold.setPlaceholderText("2,000–2,000,000 tokens")
+        self._field(form, "Compact the context at", "compact_at_tokens", self.threshold)
+        row = QWidget()
+        rl = QHBoxLayout(row)
+        rl.setContentsMargins(0, 0, 0, 0)
+        self.workspace = QLineEdit()
+        self.workspace.setPlaceholderText("Your home folder")
+        rl.addWidget(self.workspace, 1)
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self._choose_workspace)
+        rl.addWidget(choose)
+        self._field(form, "Workspace folder", "workspace", row)
+        return group
+
+    def _grants_group(self) -> QGroupBox:
+        group = QGroupBox("Tool approvals")
+        col = QVBoxLayout(group)
+        note = QLabel("Tools you allowed without asking. Revoke one to be asked again.")
+        note.setObjectName("Muted")
+        note.setWordWrap(True)
+        col.addWidget(note)
+        row = QHBoxLayout()
+        self.grants = QListWidget()
+        self.grants.setMaximumHeight(110)
+        row.addWidget(self.grants, 1)
+        self.revoke_button = QPushButton("Revoke")
+        self.revoke_button.setObjectName("Danger")
+        self.revoke_button.clicked.connect(self.revoke_selected)
+        row.addWidget(self.revoke_button)
+        col.addLayout(row)
+        return group
+
+    def _desktop_group(self) -> QGroupBox:
+        group = QGroupBox("Desktop")
+        form = QFormLayout(group)
+        self.shortcut = QKeySequenceEdit()
+        self._field(form, "Quick-ask shortcut", "quick_ask_shortcut", self.shortcut)
+        help_label = QLabel(SHORTCUT_HELP)
+        help_label.setObjectName("Muted")
+        help_label.setWordWrap(True)
+        form.addRow("", help_label)
+        self.login = QCheckBox("Start Koroku in the tray when I log in")
+        self._field(form, "Start at login", "start_at_login", self.login)
+        self.theme_box = QComboBox()
+        for value, label in THEMES:
+            self.theme_box.addItem(label, value)
+        self._field(form, "Theme", "theme", self.theme_box)
+        return group
+
+    def _buttons(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.status = QLabel("")
+        self.status.setObjectName("Muted")
+        row.addWidget(self.status, 1)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.reject)
+        row.addWidget(cancel)
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("Primary")
+        self.save_button.setDefault(True)
+        self.save_button.clicked.connect(self._save_and_close)
+        row.addWidget(self.save_button)
+        return row
+
+    # -- values ------------------------------------------------------------------------
+
+    def load(self, s: Settings) -> None:
+        """Fill the fields from settings."""
+        self.model_box.setCurrentText(s.model)
+        self.budget.setText(str(s.max_tool_calls))
+        self.threshold.setText(f"{s.compact_at_tokens:,}")
+        self.workspace.setText(s.workspace)
+        self.shortcut.setKeySequence(QKeySequence(s.quick_ask_shortcut))
+        self.login.setChecked(autostart.is_enabled() or s.start_at_login)
+        self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
+        self.grants.clear()
+        policy = self.runtime.policy
+        for tool in sorted(set(s.always_allow) | policy.always_granted()):
+            self.grants.addItem(tool)
+        for tool in sorted(policy.session_granted() - policy.always_granted()):
+            self.grants.addItem(tool + SESSION_MARK)
+        self.revoke_button.setEnabled(self.grants.count() > 0)
+
+    def grant_names(self) -> list[str]:
+        """The grants still listed (session ones marked)."""
+        return [self.grants.item(i).text() for i in range(self.grants.count())]
+
+    def revoke_selected(self) -> None:
+        """Take the selected grant off the list (applied on Save)."""
+        row = self.grants.currentRow()
+        item = self.grants.takeItem(row if row >= 0 else 0)
+        if item is not None and item.text().endswith(SESSION_MARK):
+            self._revoked_session.add(item.text().removesuffix(SESSION_MARK))
+        self.revoke_button.setEnabled(self.grants.count() > 0)
+
+    def _choose_workspace(self) -> None:
+        start = self.workspace.text().strip() or os.path.expanduser("~")
+        dialog = QFileDialog(self, "Workspace folder", start)
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(self.workspace.setText)
+        dialog.open()
+
+    def _collect(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The edited values and the problems found, by field name."""
+        problems: dict[str, str] = {}
+        values: dict[str, Any] = {"model": self.model_box.currentText().strip()}
+        if not values["model"]:
+            problems["model"] = "Enter a model name, for example gemini-3-flash-preview."
+        budget = parse_count(self.budget.text())
+        if budget is None or not 1 <= budget <= 500:
+            problems["max_tool_calls"] = "Enter a whole number of tool calls from 1 to 500."
+        values["max_tool_calls"] = budget
+        tokens = parse_count(self.threshold.text())
+        if tokens is None or not 2_000 <= tokens <= 2_000_000:
+            problems["compact_at_tokens"] = "Enter a number of tokens from 2,000 to 2,000,000."
+        values["compact_at_tokens"] = tokens
+        folder = self.workspace.text().strip()
+        if folder and not os.path.isdir(os.path.expanduser(folder)):
+            problems["workspace"] = f"There is no folder at {folder}."
+        values["workspace"] = folder
+        keys = self.shortcut.keySequence()
+        if keys.isEmpty() or keys.count() != 1:
+            problems["quick_ask_shortcut"] = "Press one key combination, like Ctrl+Alt+Space."
+        values["quick_ask_shortcut"] = keys.toString(QKeySequence.SequenceFormat.PortableText)
+        values["start_at_login"] = self.login.isChecked()
+        values["theme"] = self.theme_box.currentData()
+        values["always_allow"] = [n for n in self.grant_names() if not n.endswith(SESSION_MARK)]
+        return values, problems
+
+    def show_problems(self, problems: dict[str, str]) -> None:
+        """A message beside each bad field; the others cleared."""
+        for name, label in self.errors.items():
+            label.show_message(problems.get(name, ""))
+        if problems:
+            self.status.setText("Nothing was saved: fix the values marked in red.")
+
+    def save(self) -> bool:
+        """Validate, save and apply; False (nothing saved) when a value is bad."""
+        values, problems = self._collect()
+        current = self.runtime.settings
+        if not problems:
+            try:
+                effective = Settings.model_validate(
+                    {**current.model_dump(), **_without_env(values)}
+                )
+            except ValidationError as exc:
+                problems = {str(e["loc"][0]): str(e["msg"]) for e in exc.errors()}
+        self.show_problems(problems)
+        if problems:
+            return False
+        if effective.start_at_login != autostart.is_enabled():
+            try:
+                autostart.set_enabled(effective.start_at_login)
+            except OSError as exc:
+                self.show_problems(
+                    {"start_at_login": f"Could not change the autostart entry: {exc}"}
+                )
+                return False
+        stored = read_stored_settings(self.runtime.paths)
+        on_file = stored.model_copy(update=_without_env(values))
+        self.runtime.apply_settings(effective)
+        save_settings(self.runtime.paths, on_file)  # environment overrides stay out of the file
+        for tool in self._revoked_session:
+            self.runtime.policy.revoke(tool)
+        self._revoked_session.clear()
+        if effective.theme != current.theme:
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                theme.apply(app, effective.theme)
+        self.status.setText("Saved. The next turn uses the new settings.")
+        self.applied.emit(effective)
+        return True
+
+    def _save_and_close(self) -> None:
+        if self.save():
+            self.accept()
+
+
+def _without_env(values: dict[str, Any]) -> dict[str, Any]:
+    """The edited values minus those the environment decides."""
+    return {k: v for k, v in values.items() if ENV_OVERRIDES.get(k) not in os.environ}

@@ -1,0 +1,170 @@
+"""The API key in Settings: where the key in use comes from, storing a new one in the OS
+keyring, and "Test connection" — never showing the key itself."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.config import (
+    KEY_ENV_VARS,
+    ApiKey,
+    KeyringUnavailable,
+    keyring_backend_name,
+    resolve_api_key,
+    store_api_key,
+)
+from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.runtime import Runtime
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+KEY_URL = "https://aistudio.google.com/apikey"
+NO_KEYRING_HELP = (
+    "No OS keyring is available here, so Koroku cannot store the key safely — and it never "
+    "writes it to a plain file. Set GEMINI_API_KEY (or GOOGLE_API_KEY) in your environment "
+    "instead, for example in ~/.profile, then log out and in again (or restart Koroku)."
+)
+
+
+def source_text(key: ApiKey | None) -> str:
+    """Where the key in use comes from, in words (never the key)."""
+    if key is None:
+        return f"No API key is set. Get one at <a href='{KEY_URL}'>{KEY_URL}</a>."
+    if key.source == "keyring":
+        backend = keyring_backend_name() or "OS keyring"
+        return f"In use: the key stored in your OS keyring ({backend})."
+    return f"In use: the key from the <code>{key.source}</code> environment variable."
+
+
+async def store_key(runtime: Runtime, value: str) -> ApiKey | None:
+    """Store `value` in the keyring and use it from the next request on, without a restart.
+
+    Raises `KeyringUnavailable` (no keyring: nothing is stored anywhere) or `ValueError`.
+    """
+    await asyncio.to_thread(store_api_key, value)
+    key = await asyncio.to_thread(resolve_api_key)
+    runtime.model.set_api_key(key)
+    runtime.api_key = key
+    return key
+
+
+def key_problem(exc: Exception) -> str:
+    """A failed store, in words."""
+    if isinstance(exc, KeyringUnavailable):
+        return f"The key was not stored: {exc}. {NO_KEYRING_HELP}"
+    if isinstance(exc, ValueError):
+        return "Paste a key first."
+    return f"The key was not stored: {type(exc).__name__}."
+
+
+class ApiKeySection(QGroupBox):
+    """Source of the key in use, a field to store a new one, and a connection test."""
+
+    key_changed = Signal()
+
+    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
+        super().__init__("Gemini API key", parent)
+        self.runtime = runtime
+        self.model_name: Callable[[], str] = lambda: runtime.settings.model
+        self._tasks: set[asyncio.Future[Any]] = set()
+        col = QVBoxLayout(self)
+        self.source = QLabel(source_text(runtime.api_key))
+        self.source.setOpenExternalLinks(True)
+        self.source.setWordWrap(True)
+        col.addWidget(self.source)
+        self.keyring_note = QLabel(NO_KEYRING_HELP)
+        self.keyring_note.setWordWrap(True)
+        self.keyring_note.setObjectName("FieldError")
+        col.addWidget(self.keyring_note)
+        row = QHBoxLayout()
+        self.field = QLineEdit()
+        self.field.setEchoMode(QLineEdit.EchoMode.Password)
+        self.field.setPlaceholderText("Paste a new key to store it in the OS keyring")
+        self.field.returnPressed.connect(self.store)
+        row.addWidget(self.field, 1)
+        self.store_button = QPushButton("Store key")
+        self.store_button.clicked.connect(self.store)
+        row.addWidget(self.store_button)
+        col.addLayout(row)
+        trow = QHBoxLayout()
+        self.test_button = QPushButton("Test connection")
+        self.test_button.clicked.connect(self.test)
+        trow.addWidget(self.test_button)
+        self.result = QLabel("")
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        trow.addWidget(self.result, 1)
+        col.addLayout(trow)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the current source and whether a keyring can be used."""
+        self.source.setText(source_text(self.runtime.api_key))
+        has_keyring = keyring_backend_name() is not None
+        self.keyring_note.setVisible(not has_keyring)
+        self.field.setEnabled(has_keyring)
+        self.store_button.setEnabled(has_keyring)
+        self.test_button.setEnabled(self.runtime.api_key is not None)
+        if self.runtime.api_key is None and not has_keyring:
+            self.source.setText(f"No API key is set ({', '.join(KEY_ENV_VARS)} are empty).")
+
+    def _keep(self, coro: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def store(self) -> asyncio.Future[bool]:
+        """Store the pasted key in the keyring and use it now; resolves to success."""
+        return self._keep(self._store(self.field.text()))
+
+    async def _store(self, value: str) -> bool:
+        self.store_button.setEnabled(False)
+        try:
+            await store_key(self.runtime, value)
+        except Exception as exc:  # keyring failures are shown in words
+            self.result.setText(key_problem(exc))
+            return False
+        finally:
+            self.store_button.setEnabled(keyring_backend_name() is not None)
+        self.field.clear()
+        self.result.setText("Stored in the OS keyring; Koroku uses it from the next request on.")
+        self.refresh()
+        self.key_changed.emit()
+        return True
+
+    def test(self) -> asyncio.Future[str]:
+        """One cheap request to the chosen model; resolves to the sentence shown."""
+        return self._keep(self._test())
+
+    async def _test(self) -> str:
+        self.test_button.setEnabled(False)
+        self.test_button.setText("Testing…")
+        self.result.setText("Asking Gemini…")
+        try:
+            message = await self.runtime.model.check_connection(self.model_name())
+        except ModelError as exc:
+            message = f"The connection failed: {exc.message}"
+        except Exception as exc:  # any other failure, in words
+            log.warning("connection test failed", exc_info=True)
+            message = f"The connection failed: {type(exc).__name__}: {exc}"
+        finally:
+            self.test_button.setText("Test connection")
+            self.test_button.setEnabled(self.runtime.api_key is not None)
+        self.result.setText(message)
+        return message
