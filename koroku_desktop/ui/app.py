@@ -28,8 +28,12 @@ from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat_window import ChatWindow
 from koroku_desktop.ui.icons import TrayState, app_icon
 from koroku_desktop.ui.quick_ask import QuickAskPopup
+from koroku_desktop.ui.settings_dialog import SettingsDialog
+from koroku_desktop.ui.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
 from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
+from koroku_desktop.ui.viewer.dialog import HistoryDialog
+from koroku_desktop.ui.welcome import WelcomeCard, welcome_if_first_start
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +96,10 @@ class Desktop(QObject):
         self._quitting = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self.warm_up: asyncio.Future[None] | None = None
+        self.history: HistoryDialog | None = None
+        self.settings_dialog: SettingsDialog | None = None
+        self.welcome: WelcomeCard | None = welcome_if_first_start(self.window, self.runtime)
+        self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime)
         self._wire()
 
     def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
@@ -110,6 +118,10 @@ class Desktop(QObject):
         self.window.closed.connect(self.request_quit)
         self.window.hidden_to_tray.connect(self._hidden_hint)
         self.popup.open_in_chat.connect(self.open_chat_at)
+        self.window.history_requested.connect(self.show_history)
+        self.window.settings_requested.connect(self.show_settings)
+        if self.setup_card is not None:
+            self.setup_card.key_stored.connect(self._key_changed)
         self.server.show_requested.connect(self.show_chat)
         self.server.quick_ask_requested.connect(self.show_quick_ask)
         for signal in (
@@ -128,6 +140,8 @@ class Desktop(QObject):
             self.tray.quick_ask.connect(self.show_quick_ask)
             self.tray.quit_requested.connect(self.request_quit)
             self.tray.shortcut_help.connect(self._shortcut_help)
+            self.tray.history_requested.connect(self.show_history)
+            self.tray.settings_requested.connect(self.show_settings)
             self.tray.show()
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -181,6 +195,9 @@ class Desktop(QObject):
         self.popup.hide()
         self.window.hide_on_close = False
         self.window.hide()
+        for dialog in (self.history, self.settings_dialog):
+            if dialog is not None:
+                dialog.close()
         self.runtime.close()
         self.done.set()
 
@@ -199,6 +216,45 @@ class Desktop(QObject):
         self.window.show_and_raise()
         if seq >= 0:
             QTimer.singleShot(0, lambda: self.window.scroll_to_seq(seq))
+
+    def show_history(self) -> HistoryDialog:
+        """Open (or raise) the History & memory viewer."""
+        if self.history is None:
+            self.history = HistoryDialog(
+                self.runtime.log,
+                self.runtime.paths.home,
+                self.runtime.paths.memory,
+                self.runtime.agent.conversation_id,
+            )
+        else:
+            self.history.refresh()
+        self.history.show()
+        self.history.raise_()
+        self.history.activateWindow()
+        return self.history
+
+    def show_settings(self) -> SettingsDialog:
+        """Open (or raise) the Settings dialog."""
+        if self.settings_dialog is None or not self.settings_dialog.isVisible():
+            self.settings_dialog = SettingsDialog(self.runtime)
+            self.settings_dialog.applied.connect(self._settings_applied)
+            self.settings_dialog.key_changed.connect(self._key_changed)
+        self.settings_dialog.show()
+        self.settings_dialog.raise_()
+        self.settings_dialog.activateWindow()
+        return self.settings_dialog
+
+    def _settings_applied(self, settings: Any) -> None:
+        self.window.model_label.setText(settings.model)
+        self.bridge.emit_meter()
+
+    def _key_changed(self) -> None:
+        """A key was stored (setup card or settings): drop the setup card, warm the SDK up."""
+        if self.setup_card is not None and self.runtime.model.has_key:
+            self.setup_card.hide()
+            self.setup_card.deleteLater()
+            self.setup_card = None
+        self.warm_up = asyncio.ensure_future(self._warm_up())
 
     def _hidden_hint(self) -> None:
         if self.tray is not None and not self.ui_settings.value(HIDE_HINT_KEY, False, bool):

@@ -73,6 +73,8 @@ class ChatWindow(QMainWindow):
     """The main window. Reports intent through the bridge's slots and its own signals."""
 
     older_requested = Signal(int)
+    history_requested = Signal()
+    settings_requested = Signal()
     hidden_to_tray = Signal()
     closed = Signal()
 
@@ -94,6 +96,12 @@ class ChatWindow(QMainWindow):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
         outer.addWidget(self._header())
+        self._cards_box = QWidget()
+        self._cards = QVBoxLayout(self._cards_box)
+        self._cards.setContentsMargins(20, 6, 20, 6)
+        self._cards.setSpacing(10)
+        self._cards_box.setVisible(False)
+        outer.addWidget(self._cards_box)
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
@@ -136,7 +144,24 @@ class ChatWindow(QMainWindow):
         self.clear_button.setText("Clear conversation…")
         self.clear_button.clicked.connect(self.confirm_clear)
         row.addWidget(self.clear_button)
+        self.history_button = QToolButton()
+        self.history_button.setText("History && memory")
+        self.history_button.clicked.connect(self.history_requested)
+        row.addWidget(self.history_button)
+        self.settings_button = QToolButton()
+        self.settings_button.setText("Settings")
+        self.settings_button.clicked.connect(self.settings_requested)
+        row.addWidget(self.settings_button)
         return bar
+
+    def insert_card(self, card: QWidget) -> None:
+        """Show a card (first-run setup, welcome) between the header and the conversation."""
+        self._cards.addWidget(card)
+        self._cards_box.setVisible(True)
+        card.destroyed.connect(self._hide_empty_cards)
+
+    def _hide_empty_cards(self) -> None:
+        QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
 
     def _composer(self) -> QFrame:
         box = QFrame()

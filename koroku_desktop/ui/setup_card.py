@@ -41,6 +41,9 @@ class ThemedCard(QFrame):
 
     def _restyle(self) -> None:
         t = theme.current()
+        if getattr(self, "_styled_for", None) is t:
+            return  # setStyleSheet itself sends a PaletteChange
+        self._styled_for = t
         self.setStyleSheet(
             f"QFrame#KorokuCard {{ background: {t.surface}; border: 1px solid {t.border};"
             f" border-radius: 14px; }}"

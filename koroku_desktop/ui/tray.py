@@ -30,6 +30,8 @@ class TrayIcon(QObject):
     quick_ask = Signal()
     quit_requested = Signal()
     shortcut_help = Signal()
+    history_requested = Signal()
+    settings_requested = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -41,11 +43,8 @@ class TrayIcon(QObject):
         self._add("Open chat", self.open_chat)
         self._add("Quick ask", self.quick_ask)
         self.menu.addSeparator()
-        history = self.menu.addAction("History && memory")
-        history.setEnabled(False)
-        history.setToolTip("The history and memory viewer comes in a later version")
-        settings = self.menu.addAction("Settings")
-        settings.setEnabled(False)
+        self._add("History && memory", self.history_requested)
+        self._add("Settings", self.settings_requested)
         self._add("Keyboard shortcut…", self.shortcut_help)
         self.menu.addSeparator()
         self._add("Quit", self.quit_requested)
