@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,18 +33,25 @@ def test_core_runs_without_qt() -> None:
         "bad = sorted(n for n in sys.modules if n.startswith(('PySide6', 'qasync')))\n"
         "assert not bad, bad\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
 
 
 def test_no_update_or_delete_on_events() -> None:
     """The log is append-only: no UPDATE or DELETE statement on `events` in the code."""
-    offenders = []
-    for path in (ROOT / "koroku_desktop").rglob("*.py"):
-        text = path.read_text(encoding="utf-8").upper()
-        for needle in ("UPDATE EVENTS", "DELETE FROM EVENTS", "UPDATE \"EVENTS\"",
-                       "DELETE FROM \"EVENTS\""):
-            if needle in text:
-                offenders.append(f"{path.name}: {needle}")
+    statement = re.compile(r"\b(UPDATE|DELETE\s+FROM)\s+[\"'`]?events\b(?!_)", re.IGNORECASE)
+    offenders = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in (ROOT / "koroku_desktop").rglob("*.py")
+        for match in statement.finditer(path.read_text(encoding="utf-8"))
+    ]
     assert not offenders
+
+
+def test_the_append_only_check_would_catch_a_violation() -> None:
+    statement = re.compile(r"\b(UPDATE|DELETE\s+FROM)\s+[\"'`]?events\b(?!_)", re.IGNORECASE)
+    assert statement.search('conn.execute("DELETE FROM events WHERE seq = 1")')
+    assert statement.search("UPDATE events SET payload = ?")
+    assert not statement.search("DELETE FROM events_fts_pending")

@@ -25,12 +25,12 @@ from koroku_desktop.domain.events import (
     Event,
     LogEntry,
     StoredEvent,
-    dump_event,
 )
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.migrations import migrate
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
+from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,6 @@ _INSERT_EVENT = (
     "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
     " VALUES (?, ?, ?, ?, ?)"
 )
-_INSERT_FTS = "INSERT INTO events_fts (rowid, body) VALUES (?, ?)"
 _SEARCH = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
     " snippet(events_fts, 0, '[[', ']]', '…', 16)"
@@ -68,11 +67,18 @@ class SqliteEventLog:
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
         self.migrations_run = migrate(self._db, self.path)
+        self.index = SearchIndex(self._db)
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close every thread's connection; the log cannot be used afterwards."""
+        """Fold pending search text, close every thread's connection; no use afterwards."""
+        if self._closed:
+            return
+        try:
+            self.index.flush()
+        except Exception:  # closing must not fail; the text stays pending for next time
+            log.warning("could not fold pending search text on close", exc_info=True)
         self._closed = True
         self._db.close_all()
 
@@ -115,7 +121,7 @@ class SqliteEventLog:
         prepared = [
             (
                 event,
-                json.dumps(dump_event(event), ensure_ascii=False, separators=(",", ":")),
+                event.model_dump_json(exclude_none=True),
                 self._search_text(event),
             )
             for event in events
@@ -130,8 +136,9 @@ class SqliteEventLog:
                 )
                 seq = int(cursor.lastrowid or 0)
                 if text:
-                    conn.execute(_INSERT_FTS, (seq, text))
+                    self.index.stage(conn, seq, text)
                 stored.append(StoredEvent(seq, conversation_id, now, event))
+        self.index.staged(sum(1 for _, _, text in prepared if text))
         return stored
 
     # -- reading ---------------------------------------------------------------------------
@@ -305,6 +312,7 @@ class SqliteEventLog:
         match = fts_query(query)
         if match is None or limit <= 0:
             return []
+        self.index.flush()
         hits: list[SearchHit] = []
         for seq, conversation_id, created_at, kind, payload, snippet in self._rows(
             _SEARCH, (match, limit)

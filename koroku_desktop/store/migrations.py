@@ -73,9 +73,18 @@ def _m002_fts(conn: sqlite3.Connection) -> None:
         conn.executemany("INSERT INTO events_fts (rowid, body) VALUES (?, ?)", texts)
 
 
+def _m003_fts_pending(conn: sqlite3.Connection) -> None:
+    # Search text waiting to be folded into events_fts (see store/search_index.py).
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS events_fts_pending ("
+        "seq INTEGER PRIMARY KEY, body TEXT NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
+    Migration("m003_fts_pending", _m003_fts_pending),
 )
 
 

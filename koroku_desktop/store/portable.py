@@ -35,7 +35,6 @@ _INSERT = (
     "INSERT INTO events (seq, conversation_id, kind, schema_version, payload, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?)"
 )
-_INSERT_FTS = "INSERT INTO events_fts (rowid, body) VALUES (?, ?)"
 _PAGE = 2000
 
 Scope = Literal["all", "live"]
@@ -216,7 +215,8 @@ def import_export(log: SqliteEventLog, path: Path) -> PortableImport:
         for row, text in prepared:
             conn.execute(_INSERT, row)
             if text:
-                conn.execute(_INSERT_FTS, (row[0], text))
+                log.index.stage(conn, row[0], text)
+    log.index.flush()
     first = records[0]["seq"] if records else 0
     last = records[-1]["seq"] if records else 0
     return PortableImport(imported=len(records), first_seq=first, last_seq=last)
