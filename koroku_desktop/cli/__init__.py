@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
@@ -27,8 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="koroku", description="Koroku: a tray assistant with total recall.")
     parser.add_argument("--version", action="version", version=f"koroku {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
-    parser.add_argument("--self-check", action="store_true",
-                        help="start the app offscreen, build every window, and exit")
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="start the app offscreen, build every window, and exit",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     conversation.register(sub)
     records.register(sub)
@@ -59,8 +61,7 @@ def _start_desktop(self_check: bool) -> int:
     try:
         from koroku_desktop.ui.app import run_app
     except ImportError:
-        print("The desktop app is not available in this build; use `koroku chat`.",
-              file=sys.stderr)
+        print("The desktop app is not available in this build; use `koroku chat`.", file=sys.stderr)
         return EXIT_USAGE
     result: int = run_app(self_check=self_check)
     return result

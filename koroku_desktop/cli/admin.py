@@ -22,8 +22,13 @@ def register(sub: Any) -> None:
     login.set_defaults(handler=cmd_login)
 
     grants = sub.add_parser("grants", help="list or revoke 'always allow' tool grants")
-    grants.add_argument("--revoke", metavar="TOOL", action="append", default=[],
-                        help="revoke the grant for TOOL (repeatable; `all` for every one)")
+    grants.add_argument(
+        "--revoke",
+        metavar="TOOL",
+        action="append",
+        default=[],
+        help="revoke the grant for TOOL (repeatable; `all` for every one)",
+    )
     grants.set_defaults(handler=cmd_grants)
 
 

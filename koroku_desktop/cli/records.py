@@ -54,8 +54,14 @@ def iter_log(runtime: Runtime) -> Any:
 def entry_json(entry: LogEntry) -> dict[str, Any]:
     """A log entry as a JSON-ready dict (damaged rows marked)."""
     if isinstance(entry, DamagedEvent):
-        return {"seq": entry.seq, "created_at": entry.created_at, "kind": entry.kind,
-                "damaged": True, "error": entry.error, "raw": entry.raw}
+        return {
+            "seq": entry.seq,
+            "created_at": entry.created_at,
+            "kind": entry.kind,
+            "damaged": True,
+            "error": entry.error,
+            "raw": entry.raw,
+        }
     return {"seq": entry.seq, "created_at": entry.created_at, **dump_event(entry.event)}
 
 
@@ -66,15 +72,18 @@ def _when(ts: float) -> str:
 def render_entry(entry: LogEntry, out: Any) -> None:
     """Print one log entry for `history --all`."""
     if isinstance(entry, DamagedEvent):
-        out.write(f"\n#{entry.seq} {_when(entry.created_at)} [damaged {entry.kind}] "
-                  f"{entry.error}\n")
+        out.write(
+            f"\n#{entry.seq} {_when(entry.created_at)} [damaged {entry.kind}] {entry.error}\n"
+        )
         return
     event = entry.event
     if isinstance(event, ClearedEvent):
         out.write(f"\n#{entry.seq} {_when(entry.created_at)} ── cleared ──\n")
     elif isinstance(event, CompactionEvent):
-        out.write(f"\n#{entry.seq} {_when(entry.created_at)} ── compacted up to "
-                  f"#{event.covers_up_to_seq} ──\n{event.summary}\n")
+        out.write(
+            f"\n#{entry.seq} {_when(entry.created_at)} ── compacted up to "
+            f"#{event.covers_up_to_seq} ──\n{event.summary}\n"
+        )
     elif isinstance(event, MessageEvent):
         out.write(f"#{entry.seq} {_when(entry.created_at)} ")
         render_message(event, out)
@@ -99,8 +108,10 @@ def cmd_history(args: argparse.Namespace) -> int:
                 else:
                     render_entry(stored, sys.stdout)
             if live.damaged and not args.json:
-                print(f"\n({len(live.damaged)} damaged event(s) skipped; "
-                      "see `koroku history --all`)", file=sys.stderr)
+                print(
+                    f"\n({len(live.damaged)} damaged event(s) skipped; see `koroku history --all`)",
+                    file=sys.stderr,
+                )
     except CliExit as exc:
         return exc.code
     return 0

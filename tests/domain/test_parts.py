@@ -37,10 +37,15 @@ def every_part() -> list[Part]:
     return [
         TextPart(text="thinking", thought=True, thought_signature=sig),
         TextPart(text="hello"),
-        FunctionCallPart(name="bash", args={"command": "ls", "n": [1, {"a": None}]}, id="c1",
-                         thought_signature=sig),
-        FunctionResponsePart(name="bash", response={"exit_code": 0}, id="c1",
-                             call_args={"command": "ls"}),
+        FunctionCallPart(
+            name="bash",
+            args={"command": "ls", "n": [1, {"a": None}]},
+            id="c1",
+            thought_signature=sig,
+        ),
+        FunctionResponsePart(
+            name="bash", response={"exit_code": 0}, id="c1", call_args={"command": "ls"}
+        ),
         InlineDataPart(mime_type="image/png", data="iVBORw0KGgo="),
         FileDataPart(mime_type="application/pdf", file_uri="files/abc"),
         ExecutableCodePart(language="PYTHON", code="print(1)"),
@@ -57,8 +62,9 @@ def test_part_json_round_trip_keeps_signature_bytes(part: Part) -> None:
 
 
 def test_message_event_round_trip_through_payload_json() -> None:
-    event = MessageEvent(role="model", parts=every_part(),
-                         usage=Usage(prompt_tokens=10, output_tokens=3, model="m"))
+    event = MessageEvent(
+        role="model", parts=every_part(), usage=Usage(prompt_tokens=10, output_tokens=3, model="m")
+    )
     payload = json.loads(json.dumps(dump_event(event)))
     again = upcast("message", payload)
     assert again == event

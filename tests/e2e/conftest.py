@@ -35,15 +35,24 @@ class Koroku:
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "koroku_desktop", *args],
-            input=stdin, capture_output=True, text=True, timeout=timeout,
-            env=self.env(**env), cwd=self.workspace, check=False,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=self.env(**env),
+            cwd=self.workspace,
+            check=False,
         )
 
     def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
             [sys.executable, "-m", "koroku_desktop", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=self.env(**env), cwd=self.workspace,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.env(**env),
+            cwd=self.workspace,
         )
 
     def sql(self, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

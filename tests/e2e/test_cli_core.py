@@ -1,4 +1,4 @@
-"""`koroku ask` / `chat` / `history` as a user runs them: real processes, real SQLite, fake Gemini."""
+"""`koroku ask` / `chat` / `history` as a user runs them: real processes, SQLite, fake Gemini."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ def _responses(request_contents: list[dict[str, object]]) -> list[dict[str, obje
     return out
 
 
-def test_ask_prints_only_the_answer_and_remembers_it(koroku: Koroku, fake_gemini: FakeGemini) -> None:
+def test_ask_prints_only_the_answer_and_remembers_it(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
     fake_gemini.reply_text("Hello from Koroku.")
     result = koroku.run("ask", "hi", "there")
     assert result.returncode == 0, result.stderr
@@ -51,7 +53,9 @@ def test_bad_usage_exits_2(koroku: Koroku) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_tool_call_runs_with_yes_and_response_goes_back(koroku: Koroku, fake_gemini: FakeGemini) -> None:
+def test_tool_call_runs_with_yes_and_response_goes_back(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
     fake_gemini.reply_calls(("write_file", {"path": "note.txt", "content": "remember milk"}))
     fake_gemini.reply_text("Saved.")
     result = koroku.run("ask", "--yes", "save a note")
@@ -113,7 +117,9 @@ def test_400_exits_1_with_a_clear_message_and_keeps_the_users_message(
     assert any("please keep this message" in json.dumps(t) for t in texts)
 
 
-def test_damaged_rows_do_not_stop_history_chat_or_ask(koroku: Koroku, fake_gemini: FakeGemini) -> None:
+def test_damaged_rows_do_not_stop_history_chat_or_ask(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
     fake_gemini.reply_text("first")
     assert koroku.run("ask", "one").returncode == 0
     with sqlite3.connect(koroku.home / "koroku.db") as conn:

@@ -1,8 +1,9 @@
-"""Nothing is lost across restarts and crashes: signatures byte-identical, dangling calls repaired."""
+"""Nothing is lost across restarts and crashes: exact signatures, dangling calls repaired."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import signal
 import sqlite3
@@ -39,8 +40,10 @@ def test_every_part_kind_survives_a_new_process_with_byte_identical_signatures(
         {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "42\n"}},
         {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(b"\x89PNG").decode()}},
         {"fileData": {"mimeType": "application/pdf", "fileUri": "https://example.invalid/f"}},
-        {"functionCall": {"name": "read_file", "args": {"path": "a.txt"}, "id": "call-1"},
-         "thoughtSignature": sigs[2][1]},
+        {
+            "functionCall": {"name": "read_file", "args": {"path": "a.txt"}, "id": "call-1"},
+            "thoughtSignature": sigs[2][1],
+        },
     )
     fake_gemini.reply_parts({"text": "The file says alpha.", "thoughtSignature": sigs[3][1]})
     first = koroku.run("ask", "read a.txt")
@@ -55,7 +58,12 @@ def test_every_part_kind_survives_a_new_process_with_byte_identical_signatures(
     assert len(models) == 2
     parts = models[0]["parts"]
     assert [next(k for k in p if k != "thoughtSignature") for p in parts] == [
-        "text", "text", "executableCode", "codeExecutionResult", "inlineData", "fileData",
+        "text",
+        "text",
+        "executableCode",
+        "codeExecutionResult",
+        "inlineData",
+        "fileData",
         "functionCall",
     ]
     assert parts[0]["thought"] is True
@@ -107,10 +115,8 @@ def test_sigkill_during_a_bash_call_is_repaired_on_the_next_ask(
         proc.wait(timeout=10)
     finally:
         if pid_file.exists():
-            try:
+            with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
                 os.killpg(int(pid_file.read_text().strip()), signal.SIGKILL)
-            except (ProcessLookupError, ValueError, PermissionError):
-                pass
     fake_gemini.reply_text("recovered")
     result = koroku.run("ask", "are you there?")
     assert result.returncode == 0, result.stderr
@@ -120,6 +126,10 @@ def test_sigkill_during_a_bash_call_is_repaired_on_the_next_ask(
     assert responses and "interrupted" in responses[0]["response"]["error"]
     with sqlite3.connect(koroku.home / "koroku.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        origins = [row[0] for row in conn.execute(
-            "SELECT json_extract(payload, '$.origin') FROM events ORDER BY seq")]
+        origins = [
+            row[0]
+            for row in conn.execute(
+                "SELECT json_extract(payload, '$.origin') FROM events ORDER BY seq"
+            )
+        ]
     assert "repair" in origins
