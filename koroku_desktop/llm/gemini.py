@@ -19,6 +19,7 @@ from google.genai import types
 from koroku_desktop.domain.events import MessageEvent, Usage
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import Part, TextPart
+from koroku_desktop.llm.certs import use_certifi_if_store_empty
 from koroku_desktop.llm.errors import to_model_error
 from koroku_desktop.llm.mapping import content_to_sdk, part_from_sdk, tools_to_sdk
 
@@ -156,6 +157,7 @@ class GeminiChatModel:
                 "auth", "No Gemini API key is set. Add one in Settings or set GEMINI_API_KEY."
             )
         if self._client is None:
+            use_certifi_if_store_empty()
             self._client = genai.Client(api_key=self._api_key, http_options=self._http_options)
         return self._client
 

@@ -1,0 +1,8 @@
+"""The frozen app's entry point: what the `koroku` console script runs."""
+
+import sys
+
+from koroku_desktop.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
