@@ -1,0 +1,112 @@
+"""Settings, data paths and the API key resolution order."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+
+from koroku_desktop.config import (
+    KeyringUnavailable,
+    Settings,
+    SettingsError,
+    default_paths,
+    load_settings,
+    read_stored_settings,
+    resolve_api_key,
+    save_settings,
+    store_api_key,
+)
+
+
+class MemoryKeyring(KeyringBackend):
+    """A real keyring backend that keeps passwords in a dict."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.store.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.store[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_data_dir_is_private_and_complete(koroku_home: Path) -> None:
+    paths = default_paths()
+    assert paths.home == koroku_home
+    assert stat.S_IMODE(os.stat(koroku_home).st_mode) == 0o700
+    assert paths.memory.is_dir() and paths.tools.is_dir()
+
+
+def test_settings_round_trip_and_env_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = default_paths()
+    save_settings(paths, Settings(model="gemini-x", max_tool_calls=7))
+    assert stat.S_IMODE(os.stat(paths.settings_file).st_mode) == 0o600
+    assert load_settings(paths).max_tool_calls == 7
+    monkeypatch.setenv("KOROKU_MAX_TOOL_CALLS", "3")
+    monkeypatch.setenv("KOROKU_MODEL", "gemini-from-env")
+    effective = load_settings(paths)
+    assert (effective.max_tool_calls, effective.model) == (3, "gemini-from-env")
+    assert read_stored_settings(paths).model == "gemini-x"  # env is never written back
+
+
+def test_a_bad_environment_value_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KOROKU_MAX_TOOL_CALLS", "lots")
+    with pytest.raises(SettingsError, match="KOROKU_MAX_TOOL_CALLS"):
+        load_settings(default_paths())
+
+
+def test_a_corrupt_settings_file_is_kept_aside_and_defaults_used() -> None:
+    paths = default_paths()
+    paths.settings_file.write_text("{ not json")
+    assert load_settings(paths) == Settings()
+    assert paths.settings_file.with_suffix(".json.bad").read_text() == "{ not json"
+
+
+def test_keyring_wins_over_the_environment(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "env-key")
+    assert resolve_api_key() is not None and resolve_api_key().source == "GEMINI_API_KEY"  # type: ignore[union-attr]
+    store_api_key("ring-key")
+    key = resolve_api_key()
+    assert key is not None and (key.value, key.source) == ("ring-key", "keyring")
+    assert "ring-key" not in repr(key)
+
+
+def test_without_a_keyring_storing_fails_loudly_and_writes_no_file() -> None:
+    with pytest.raises(KeyringUnavailable, match="GEMINI_API_KEY"):
+        store_api_key("secret-key")
+    home = default_paths().home
+    assert not any(
+        "secret-key" in p.read_text(errors="ignore") for p in home.rglob("*") if p.is_file()
+    )
+
+
+def test_settings_file_never_holds_the_key(memory_keyring: MemoryKeyring) -> None:
+    paths = default_paths()
+    store_api_key("k-123")
+    save_settings(paths, load_settings(paths))
+    assert "k-123" not in json.dumps(json.loads(paths.settings_file.read_text()))
