@@ -160,6 +160,8 @@ class SettingsDialog(QDialog):
         note.setObjectName("Muted")
         note.setWordWrap(True)
         col.addWidget(note)
+        self.no_grants = QLabel("None: Koroku asks before every tool call that needs approval.")
+        col.addWidget(self.no_grants)
         row = QHBoxLayout()
         self.grants = QListWidget()
         self.grants.setMaximumHeight(110)
@@ -220,7 +222,13 @@ class SettingsDialog(QDialog):
             self.grants.addItem(tool)
         for tool in sorted(policy.session_granted() - policy.always_granted()):
             self.grants.addItem(tool + SESSION_MARK)
-        self.revoke_button.setEnabled(self.grants.count() > 0)
+        self._grants_shown()
+
+    def _grants_shown(self) -> None:
+        has = self.grants.count() > 0
+        self.grants.setVisible(has)
+        self.revoke_button.setVisible(has)
+        self.no_grants.setVisible(not has)
 
     def grant_names(self) -> list[str]:
         """The grants still listed (session ones marked)."""
@@ -232,7 +240,7 @@ class SettingsDialog(QDialog):
         item = self.grants.takeItem(row if row >= 0 else 0)
         if item is not None and item.text().endswith(SESSION_MARK):
             self._revoked_session.add(item.text().removesuffix(SESSION_MARK))
-        self.revoke_button.setEnabled(self.grants.count() > 0)
+        self._grants_shown()
 
     def _choose_workspace(self) -> None:
         start = self.workspace.text().strip() or os.path.expanduser("~")
@@ -320,4 +328,4 @@ class SettingsDialog(QDialog):
 
 def _without_env(values: dict[str, Any]) -> dict[str, Any]:
     """The edited values minus those the environment decides."""
-    return {k: v for k, v in values.items() if ENV_OVERRIDES.get(k) not in os.environ}
+    return {k: v for k, v in values.items() if ENV_OVERRIDES.get(k, "") not in os.environ}

@@ -29,6 +29,7 @@ from koroku_desktop.config import (
 )
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.runtime import Runtime
+from koroku_desktop.ui import theme
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -90,6 +91,11 @@ class ApiKeySection(QGroupBox):
         self.keyring_note = QLabel(NO_KEYRING_HELP)
         self.keyring_note.setWordWrap(True)
         self.keyring_note.setObjectName("FieldError")
+        t = theme.current()
+        self.keyring_note.setStyleSheet(
+            f"background: {t.warn_soft}; border: 1px solid {t.warn}; border-radius: 8px;"
+            " padding: 6px;"
+        )
         col.addWidget(self.keyring_note)
         row = QHBoxLayout()
         self.field = QLineEdit()

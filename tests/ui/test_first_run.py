@@ -1,0 +1,173 @@
+"""The first run: the setup card without a key (a real in-memory keyring), and the welcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+import qasync
+from keyring.backend import KeyringBackend
+from keyring.backends import fail
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.config import default_paths
+from koroku_desktop.ui import theme
+from koroku_desktop.ui.app import Desktop
+from tests.fakes.gemini_server import FakeGemini
+from tests.ui.conftest import run
+from tests.ui.helpers import texts, type_and_send
+from tests.ui.test_settings import visible_texts
+
+SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+SECRET = "AIzaSy-first-run-secret-0123456789"
+
+
+class MemoryKeyring(KeyringBackend):
+    """A real keyring backend that keeps passwords in a dict."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.passwords.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
+
+
+@pytest.fixture
+def keyless(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Desktop]:
+    """The app on a fresh data dir with no API key anywhere (the fake server still running)."""
+    monkeypatch.delenv("GEMINI_API_KEY")
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    desk = Desktop(app, default_paths(), use_tray=True)
+    run(qtbot, desk.start())
+    qtbot.waitExposed(desk.window)
+    try:
+        yield desk
+    finally:
+        if desk.warm_up is not None:
+            qtbot.waitUntil(desk.warm_up.done, timeout=15000)
+        run(qtbot, desk.quit())
+        desk.popup.close()
+        desk.popup.deleteLater()
+
+
+def test_setup_card_without_a_key_goes_once_one_is_stored(
+    memory_keyring: MemoryKeyring, keyless: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    card = keyless.setup_card
+    assert card is not None and card.isVisible()
+    assert "aistudio.google.com/apikey" in " ".join(visible_texts(card))
+    assert not card.keyring_note.isVisibleTo(card) and card.field.isEnabled()
+    # Everything that needs no key works: history and settings open.
+    assert keyless.show_history().isVisible()
+    assert "No API key is set" in keyless.show_settings().key.source.text()
+    keyless.settings_dialog.close()  # type: ignore[union-attr]
+    SHOTS.mkdir(exist_ok=True)
+    theme.apply(keyless.app, "light")
+    if keyless.welcome is not None:
+        keyless.welcome.hide()
+    qtbot.wait(50)
+    keyless.window.grab().save(str(SHOTS / "setup-card.png"))
+    qtbot.keyClicks(card.field, SECRET)  # type: ignore[no-untyped-call]
+    assert run(qtbot, card.store())
+    assert memory_keyring.passwords[("koroku", "api_key")] == SECRET
+    qtbot.waitUntil(lambda: keyless.setup_card is None)
+    qtbot.waitUntil(lambda: not card.isVisible() if not _deleted(card) else True)
+    assert keyless.runtime.model.has_key and keyless.runtime.api_key is not None
+    assert keyless.runtime.api_key.source == "keyring"
+    # It takes effect without a restart: the next message reaches Gemini.
+    fake_gemini.reply_text("hello from Gemini")
+    type_and_send(qtbot, keyless.window.input, "hi")
+    qtbot.waitUntil(
+        lambda: "hello from Gemini" in texts(keyless.window.model, "model"), timeout=15000
+    )
+    dialog = keyless.show_settings()
+    assert "OS keyring" in dialog.key.source.text()
+    for window in (keyless.window, dialog, keyless.show_history()):
+        assert all(SECRET not in t for t in visible_texts(window))
+    keyless.settings_dialog.close()  # type: ignore[union-attr]
+
+
+def _deleted(widget: object) -> bool:
+    import shiboken6
+
+    return not shiboken6.isValid(widget)
+
+
+def test_setup_card_says_so_when_there_is_no_keyring(keyless: Desktop, qtbot: QtBot) -> None:
+    card = keyless.setup_card
+    assert card is not None
+    assert card.keyring_note.isVisibleTo(card) and "GEMINI_API_KEY" in card.keyring_note.text()
+    assert not card.field.isEnabled() and not card.save_button.isEnabled()
+    card.field.setText("typed anyway")
+    assert run(qtbot, card._store("typed anyway")) is False
+    assert "not stored" in card.problem.text() and "GEMINI_API_KEY" in card.problem.text()
+    assert not list(keyless.runtime.paths.home.rglob("*typed*"))
+
+
+def test_the_settings_dialog_stores_a_key_in_the_keyring(
+    memory_keyring: MemoryKeyring, keyless: Desktop, qtbot: QtBot
+) -> None:
+    dialog = keyless.show_settings()
+    dialog.key.field.setText(SECRET)
+    assert run(qtbot, dialog.key.store())
+    assert dialog.key.field.text() == ""
+    assert "OS keyring (MemoryKeyring)" in dialog.key.source.text()
+    qtbot.waitUntil(lambda: keyless.setup_card is None)
+    assert all(SECRET not in t for t in visible_texts(dialog))
+    dialog.close()
+
+
+def test_welcome_on_the_very_first_start_only(
+    keyless: Desktop, qtbot: QtBot, qapp: QApplication
+) -> None:
+    welcome = keyless.welcome
+    assert welcome is not None and welcome.isVisible()
+    text = welcome.text()
+    assert "tray" in text and "koroku quick-ask" in text and "Ctrl+Alt+Space" in text
+    assert str(keyless.runtime.paths.home) in text
+    assert keyless.runtime.settings.welcomed
+    assert '"welcomed": true' in keyless.runtime.paths.settings_file.read_text()
+    theme.apply(qapp, "light")
+    if keyless.setup_card is not None:
+        keyless.setup_card.hide()
+    qtbot.wait(50)
+    SHOTS.mkdir(exist_ok=True)
+    keyless.window.grab().save(str(SHOTS / "welcome-card.png"))
+    welcome.ok_button.click()
+    assert not welcome.isVisible()
+    second = Desktop(qapp, keyless.paths, use_tray=False)
+    try:
+        assert second.welcome is None
+    finally:
+        second.runtime.close()
+        second.window.deleteLater()
+        second.popup.deleteLater()
