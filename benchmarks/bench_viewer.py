@@ -26,18 +26,17 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import qasync  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import qasync
+from PySide6.QtWidgets import QApplication
 
-from koroku_desktop.store.event_log import SqliteEventLog  # noqa: E402
-from koroku_desktop.ui import theme  # noqa: E402
-from koroku_desktop.ui.viewer.dialog import HistoryDialog  # noqa: E402
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.ui import theme
+from koroku_desktop.ui.viewer.dialog import HistoryDialog
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BATCH = 50_000
@@ -88,58 +87,56 @@ def build_log(path: Path, events: int) -> None:
         conn.commit()
 
 
-async def _timed(step: Callable[[], Awaitable[Any]], app: QApplication) -> float:
+async def measure_once(app: QApplication, log: SqliteEventLog, home: Path) -> dict[str, float]:
+    """Seconds of each viewer step, once, on a fresh dialog."""
+    took: dict[str, float] = {}
     t0 = time.perf_counter()
-    await step()
+    dialog = HistoryDialog(log, home, home / "memory", "default")
+    dialog.show()
+    model = dialog.timeline.model
+    await model.first_page()
+    dialog.timeline.table.viewport().repaint()
     app.processEvents()
-    return time.perf_counter() - t0
+    took["open"] = time.perf_counter() - t0
+
+    loaded = asyncio.Event()
+    model.page_loaded.connect(lambda _n: loaded.set())
+    t0 = time.perf_counter()
+    model.fetchMore()
+    await loaded.wait()
+    app.processEvents()
+    took["next page"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    await dialog.jump_to(1)
+    app.processEvents()
+    took["jump"] = time.perf_counter() - t0
+    assert model.entry_at(model.row_of_seq(1)) is not None
+
+    t0 = time.perf_counter()
+    for kind, box in dialog.timeline.kind_boxes.items():
+        box.blockSignals(True)
+        box.setChecked(kind == "cleared")
+        box.blockSignals(False)
+    await dialog.timeline.apply_filters()
+    app.processEvents()
+    took["filter"] = time.perf_counter() - t0
+
+    dialog.close()
+    dialog.deleteLater()
+    app.processEvents()
+    return took
 
 
 async def measure(app: QApplication, home: Path, repeat: int) -> dict[str, float]:
     """Median seconds of each viewer step on the log in `home`."""
     log = SqliteEventLog(home / "koroku.db")
     (home / "memory").mkdir(exist_ok=True)
-    times: dict[str, list[float]] = {"open": [], "next page": [], "jump": [], "filter": []}
     try:
-        for _ in range(repeat):
-            dialog: HistoryDialog | None = None
-
-            async def open_dialog() -> None:
-                nonlocal dialog
-                dialog = HistoryDialog(log, home, home / "memory", "default")
-                dialog.show()
-                await dialog.timeline.model.first_page()
-                dialog.timeline.table.viewport().repaint()
-
-            times["open"].append(await _timed(open_dialog, app))
-            assert dialog is not None
-            d: HistoryDialog = dialog
-            model = d.timeline.model
-
-            async def next_page() -> None:
-                rows = model.rowCount()
-                model.fetchMore()
-                while model.rowCount() == rows and not model.exhausted:
-                    await asyncio.sleep(0)
-
-            times["next page"].append(await _timed(next_page, app))
-            times["jump"].append(await _timed(lambda: d.jump_to(1), app))
-            assert model.entry_at(model.row_of_seq(1)) is not None
-
-            async def only_clears() -> None:
-                for kind, box in d.timeline.kind_boxes.items():
-                    box.blockSignals(True)
-                    box.setChecked(kind == "cleared")
-                    box.blockSignals(False)
-                await d.timeline.apply_filters()
-
-            times["filter"].append(await _timed(only_clears, app))
-            d.close()
-            d.deleteLater()
-            app.processEvents()
+        runs = [await measure_once(app, log, home) for _ in range(repeat)]
     finally:
         log.close()
-    return {name: statistics.median(values) for name, values in times.items()}
+    return {step: statistics.median(r[step] for r in runs) for step in runs[0]}
 
 
 def main() -> int:
