@@ -16,6 +16,16 @@ import pytest
 
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.domain.context import SUMMARY_PREFIX
+from koroku_desktop.domain.events import CompactionEvent, MessageEvent
+from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.portable import (
+    ExportFormatError,
+    exported_entries,
+    import_export,
+    is_koroku_export,
+    write_export,
+)
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply
 from tests.fakes.gemini_server import FakeGemini
@@ -206,3 +216,39 @@ def test_live_export_and_markdown(koroku: Koroku, tmp_path: Path) -> None:
     assert "exported" in done.stderr
     text = out.read_text(encoding="utf-8")
     assert "> **Summary**" in text and "one more" in text and "read the notes" not in text
+
+
+def test_portable_round_trip_keeps_damaged_rows_and_the_search_index(tmp_path: Path) -> None:
+    """In process, on the store: every row comes back as written, damaged ones included."""
+    source = SqliteEventLog(tmp_path / "a.db")
+    source.append("default", [MessageEvent(role="user", parts=[TextPart(text="hello otter")])])
+    with sqlite3.connect(tmp_path / "a.db") as conn:
+        conn.execute(
+            "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+            " VALUES ('default', 'message', 1, '{not json', 1.5)"
+        )
+    source.append(
+        "other", [CompactionEvent(summary="otter facts", covers_up_to_seq=1, kept_from_seq=2)]
+    )
+    path = tmp_path / "export.json"
+    with path.open("w", encoding="utf-8") as out:
+        assert write_export(out, exported_entries(source), scope="all", exported_at=2.0) == 3
+    assert is_koroku_export(path) and not is_koroku_export(tmp_path / "a.db")
+
+    target = SqliteEventLog(tmp_path / "b.db")
+    report = import_export(target, path)
+    assert (report.imported, report.first_seq, report.last_seq) == (3, 1, 3)
+    with sqlite3.connect(tmp_path / "a.db") as a, sqlite3.connect(tmp_path / "b.db") as b:
+        query = "SELECT seq, conversation_id, kind, payload, created_at FROM events ORDER BY seq"
+        assert a.execute(query).fetchall() == b.execute(query).fetchall()
+    assert [h.seq for h in target.search("otter")] == [h.seq for h in source.search("otter")]
+    assert [h.seq for h in target.search("otter")] == [3, 1]
+    (appended,) = target.append("default", [MessageEvent(role="user", parts=[TextPart(text="x")])])
+    assert appended.seq == 4
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "koroku-export", "version": 1, "events": [{"seq": 0}]}')
+    with SqliteEventLog(tmp_path / "c.db") as empty, pytest.raises(ExportFormatError):
+        import_export(empty, bad)
+    source.close()
+    target.close()
