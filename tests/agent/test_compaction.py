@@ -233,3 +233,22 @@ def test_memory_entries_are_appended_never_rewritten(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == (
         "[09:05]: first summary\n\n[17:05]: second\n\nsummary\n\n"
     )
+
+
+async def test_count_tokens_is_asked_only_when_an_inexact_estimate_is_near_the_threshold(
+    harness_factory: Factory,
+) -> None:
+    h: Harness = harness_factory(compact_at=100_000)
+    h.brain.read_files = False
+    assert (await h.agent.run_turn(f"first: {LONG}")).ok
+    used = h.agent.estimate_context_tokens()  # exact: the reply's reported usage
+    h.agent.options.compact_at_tokens = int(used / 0.9)
+    assert (await h.agent.run_turn("short")).ok  # exact again, near: no count needed
+    assert not [r for r in h.fake.requests if r.method == "countTokens"]
+
+    h.fake.fail(400, message="bad request for this test")
+    result = await h.agent.run_turn("this one fails")  # nothing reported since: estimated
+    assert result.error is not None
+    counts = [r for r in h.fake.requests if r.method == "countTokens"]
+    assert len(counts) == 1
+    assert h.summarizer_requests() == [] and compactions(h) == []  # counted below threshold
