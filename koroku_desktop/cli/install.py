@@ -31,7 +31,9 @@ def register(sub: Any) -> None:
         help="add Koroku to the application menu (XDG launcher and icons)",
     )
     parser.add_argument(
-        "--uninstall", action="store_true", help="remove the launcher and icons again"
+        "--uninstall",
+        action="store_true",
+        help="remove the launcher, the icons and the start-at-login entry",
     )
     parser.set_defaults(handler=cmd_install_desktop)
 
@@ -42,6 +44,13 @@ def xdg_data_home() -> Path:
     if value and os.path.isabs(value):
         return Path(value)
     return Path.home() / ".local" / "share"
+
+
+def autostart_entry() -> Path:
+    """The start-at-login entry the desktop app's settings write (removed on --uninstall)."""
+    value = os.environ.get("XDG_CONFIG_HOME", "")
+    base = Path(value) if value and os.path.isabs(value) else Path.home() / ".config"
+    return base / "autostart" / DESKTOP_FILE
 
 
 def koroku_command() -> list[str]:
@@ -127,9 +136,9 @@ def install(data_home: Path, command: list[str]) -> list[Path]:
 
 
 def uninstall(data_home: Path) -> list[Path]:
-    """Remove the launcher and icons under `data_home`; the files that were there."""
+    """Remove the launcher and icons under `data_home`, and the autostart entry; what was there."""
     removed = []
-    for path in DesktopFiles(data_home).all():
+    for path in [*DesktopFiles(data_home).all(), autostart_entry()]:
         if path.is_file() or path.is_symlink():
             path.unlink()
             removed.append(path)

@@ -19,9 +19,10 @@ SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
 
 @pytest.fixture
 def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A temporary XDG_DATA_HOME."""
+    """A temporary XDG_DATA_HOME (and XDG_CONFIG_HOME beside it)."""
     data = tmp_path / "xdg-data"
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     return data
 
 
@@ -72,6 +73,14 @@ def test_uninstall_removes_exactly_what_install_wrote(
     assert other.read_bytes() == b"someone else's icon"
     out = capsys.readouterr().out
     assert out.count("removed ") == 1 + len(SIZES) + 1
+
+
+def test_uninstall_also_removes_the_start_at_login_entry(xdg: Path) -> None:
+    entry = xdg.parent / "xdg-config" / "autostart" / "koroku.desktop"
+    entry.parent.mkdir(parents=True)
+    entry.write_text("[Desktop Entry]\nExec=koroku\n")
+    assert main(["install-desktop", "--uninstall"]) == 0
+    assert not entry.exists()
 
 
 def test_uninstall_with_nothing_installed_says_so(
