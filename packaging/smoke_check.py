@@ -4,7 +4,8 @@
 
 Checks, each in a fresh temporary KOROKU_HOME with QT_QPA_PLATFORM=offscreen and no keyring:
 `--version`; `--self-check` (database, every window, google.genai); `ask` answered by the fake
-Gemini server from tests/fakes (the frozen SDK's real HTTP path, client and CA setup included);
+Gemini server from tests/fakes (the frozen SDK's real HTTP path, with the certifi fallback for a
+machine without CA certificates);
 and `install-desktop` / `--uninstall` into a temporary XDG_DATA_HOME (bundled resources).
 Prints PASS/FAIL per check and the start times; exits 1 if any check fails.
 """
@@ -92,17 +93,28 @@ def check_self_check(koroku: list[str]) -> float:
 
 
 def check_ask(koroku: list[str]) -> float:
-    """`koroku ask` gets its answer from the fake Gemini server through the bundled SDK."""
+    """`koroku ask` gets its answer from the fake Gemini server through the bundled SDK.
+
+    The machine is made to look as if it had no CA certificates, so the bundled certifi
+    fallback runs too.
+    """
     from tests.fakes.fixtures import TEST_API_KEY
     from tests.fakes.gemini_server import FakeGemini
 
-    with FakeGemini() as fake:
+    with FakeGemini() as fake, tempfile.TemporaryDirectory(prefix="koroku-no-cas-") as no_cas:
         fake.reply_text("Hello from the fake Gemini.")
-        env = {"GEMINI_API_KEY": TEST_API_KEY, "GOOGLE_GEMINI_BASE_URL": fake.base_url}
-        result, seconds = run([*koroku, "ask", "--yes", "Say hello"], env)
+        env = {
+            "GEMINI_API_KEY": TEST_API_KEY,
+            "GOOGLE_GEMINI_BASE_URL": fake.base_url,
+            "SSL_CERT_FILE": str(Path(no_cas) / "missing.pem"),
+            "SSL_CERT_DIR": no_cas,
+        }
+        result, seconds = run([*koroku, "--verbose", "ask", "--yes", "Say hello"], env)
         expect(result, 0, "Hello from the fake Gemini.")
         if not fake.generate_requests():
             raise CheckFailed("the fake Gemini server got no request")
+        if "using certifi's bundle" not in result.stderr:
+            raise CheckFailed(f"the certifi fallback did not run:\n{result.stderr[-800:]}")
     return seconds
 
 
