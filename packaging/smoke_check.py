@@ -4,9 +4,9 @@
 
 Checks, each in a fresh temporary KOROKU_HOME with QT_QPA_PLATFORM=offscreen and no keyring:
 `--version`; `--self-check` (database, every window, google.genai); `ask` answered by the fake
-Gemini server from tests/fakes (the frozen SDK's real HTTP path, with the certifi fallback for a
-machine without CA certificates);
-and `install-desktop` / `--uninstall` into a temporary XDG_DATA_HOME (bundled resources).
+Gemini server from tests/fakes (the frozen SDK's real HTTP path, with the certifi fallback
+for a machine without CA certificates); and `install-desktop` / `--uninstall` into a temporary
+XDG_DATA_HOME (the bundled resources).
 Prints PASS/FAIL per check and the start times; exits 1 if any check fails.
 """
 
