@@ -188,6 +188,7 @@ class Desktop(QObject):
 
     async def quit(self) -> None:
         """Cancel turns, close the windows, the server and the database."""
+        self._quitting = True
         await self.bridge.shutdown()
         self.server.close()
         if self.tray is not None:
@@ -222,7 +223,7 @@ class Desktop(QObject):
         if self.history is None:
             self.history = HistoryDialog(
                 self.runtime.log,
-                self.runtime.paths.home,
+                self.runtime.export_to_file,
                 self.runtime.paths.memory,
                 self.runtime.agent.conversation_id,
             )

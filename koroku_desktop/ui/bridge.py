@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from qasync import asyncSlot
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
@@ -68,6 +68,11 @@ class AgentBridge(QObject):
         self._active = 0
         self._pending: list[PendingApproval] = []
         self.last_error: str | None = None
+        self._deltas: list[str] = []
+        self._delta_timer = QTimer(self)
+        self._delta_timer.setSingleShot(True)
+        self._delta_timer.setInterval(16)
+        self._delta_timer.timeout.connect(self.flush_deltas)
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -77,7 +82,7 @@ class AgentBridge(QObject):
         self._read_page = read_page
         hooks = agent.hooks
         hooks.on_event_appended.append(self._on_event)
-        hooks.on_text_delta.append(self.text_delta.emit)
+        hooks.on_text_delta.append(self._on_delta)
         hooks.on_tool_call.append(self.tool_started.emit)
         hooks.on_tool_result.append(self._on_tool_result)
         hooks.on_turn_started.append(self._on_turn_started)
@@ -106,7 +111,22 @@ class AgentBridge(QObject):
         """Approvals not answered yet."""
         return [p for p in self._pending if not p.done]
 
+    def _on_delta(self, piece: str) -> None:
+        """Coalesce streamed pieces to about one update a frame (cheap per chunk)."""
+        self._deltas.append(piece)
+        if not self._delta_timer.isActive():
+            self._delta_timer.start()
+
+    def flush_deltas(self) -> None:
+        """Emit the buffered streamed text now."""
+        self._delta_timer.stop()
+        if self._deltas:
+            text = "".join(self._deltas)
+            self._deltas.clear()
+            self.text_delta.emit(text)
+
     def _on_event(self, stored: StoredEvent) -> None:
+        self.flush_deltas()
         self.event_appended.emit(stored)
         if isinstance(stored.event, CompactionEvent):
             self.compaction_done.emit(stored.event)
@@ -122,6 +142,7 @@ class AgentBridge(QObject):
         self.turn_started.emit(text)
 
     def _on_turn_finished(self, result: TurnResult) -> None:
+        self.flush_deltas()
         if result.error is not None:
             self.last_error = result.error.message
             self.error.emit(result.error.message)

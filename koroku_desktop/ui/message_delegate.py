@@ -40,7 +40,7 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 
 from koroku_desktop.ui import theme
 from koroku_desktop.ui.chat_items import ChatItem, pretty, short_args
-from koroku_desktop.ui.message_model import ITEM_ROLE
+from koroku_desktop.ui.message_model import ITEM_ROLE, MessageModel
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -147,10 +147,13 @@ class MessageDelegate(QStyledItemDelegate):
         self._flush.setInterval(0)
         self._flush.timeout.connect(self._emit_size_changes)
         self.show_thoughts = False
+        self._metrics_key = ""
+        self._metrics_value = (7, 16)
 
     # -- geometry ----------------------------------------------------------------------
 
     def _width(self) -> int:
+        # The view keeps its scroll bar, so this width does not flip when one appears.
         return max(200, self._view.viewport().width())
 
     def _column(self, width: int) -> tuple[int, int]:
@@ -201,12 +204,22 @@ class MessageDelegate(QStyledItemDelegate):
             self._docs.popitem(last=False)
         return doc
 
+    def _metrics(self) -> tuple[int, int]:
+        """Average character width and line spacing of the view's font (cached)."""
+        font = self._view.font()
+        key = font.key()
+        if self._metrics_key != key:
+            fm = QFontMetrics(font)
+            self._metrics_key = key
+            self._metrics_value = (max(1, fm.averageCharWidth()), fm.lineSpacing())
+        return self._metrics_value
+
     def _estimate(self, item: ChatItem, width: int) -> int:
-        fm = QFontMetrics(self._view.font())
-        tw = max(50, self._text_width(item, width))
-        per_line = max(10, tw // max(1, fm.averageCharWidth()))
-        lines = sum(1 + len(par) // per_line for par in item.text.split("\n"))
-        return lines * fm.lineSpacing()
+        char_w, line_h = self._metrics()
+        per_line = max(10, max(50, self._text_width(item, width)) // char_w)
+        text = item.text
+        lines = text.count("\n") + 1 + len(text) // per_line
+        return lines * line_h
 
     def _height(self, item: ChatItem, width: int, exact: bool) -> int:
         if item.kind == "thought" and not self.show_thoughts:
@@ -229,7 +242,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
         """Cached exact height when known, else a cheap estimate."""
-        item: ChatItem = index.data(ITEM_ROLE)
+        item = self._item(index)
         width = self._width()
         key = (*item.cache_key, width, self.show_thoughts)
         height = self._heights.get(key)
@@ -237,6 +250,13 @@ class MessageDelegate(QStyledItemDelegate):
             height = self._height(item, width, exact=False)
             self._heights[key] = height
         return QSize(width, height)
+
+    def _item(self, index: AnyIndex) -> ChatItem:
+        model = index.model()
+        if isinstance(model, MessageModel):
+            return model.item(index.row())
+        item: ChatItem = index.data(ITEM_ROLE)
+        return item
 
     def invalidate(self) -> None:
         """Forget cached sizes (font, theme or thought visibility changed)."""

@@ -16,8 +16,12 @@ def test_send_shows_the_streamed_answer(
 ) -> None:
     fake_gemini.reply_text("Hello **there**, here is code:\n\n```python\nprint(1)\n```", chunks=6)
     deltas: list[str] = []
-    desktop.bridge.text_delta.connect(deltas.append)
+    desktop.runtime.agent.hooks.on_text_delta.append(deltas.append)
     window = desktop.window
+    streamed: list[bool] = []
+    window.model.rowsInserted.connect(
+        lambda _p, first, _l: streamed.append(window.model.item(first).streaming)
+    )
     type_and_send(qtbot, window.input, "hi")
     assert window.input.toPlainText() == ""
     qtbot.waitUntil(
@@ -25,6 +29,7 @@ def test_send_shows_the_streamed_answer(
     )
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
     assert len(deltas) >= 2, "the answer arrived in pieces"
+    assert True in streamed, "a streaming row showed the answer before it was complete"
     assert texts(window.model, "user") == ["hi"]
     assert not any(i.streaming for i in rows(window.model))
     assert window.input.history == ["hi"]
