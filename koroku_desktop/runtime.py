@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import tempfile
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.loop import Agent, AgentOptions
@@ -27,6 +31,7 @@ from koroku_desktop.config import (
     save_settings,
 )
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -118,6 +123,10 @@ class Runtime:
         if tool not in self.settings.always_allow:
             self.settings.always_allow = [*self.settings.always_allow, tool]
 
+    def export_to_file(self, fmt: str, live: bool, path: Path) -> int:
+        """Export this conversation's log (or live context) to `path`; see `export_file`."""
+        return export_file(self.log, self.agent.conversation_id, fmt, live, path)
+
     def close(self) -> None:
         """Close the database."""
         self.log.close()
@@ -181,3 +190,31 @@ def import_tutorial(runtime: Runtime, path: Any) -> Any:
     from koroku_desktop.store.tutorial_import import import_tutorial_db
 
     return import_tutorial_db(path, runtime.log, runtime.agent.conversation_id)
+
+
+def write_log_export(
+    event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, out: TextIO
+) -> int:
+    """The `koroku export` formats: the whole log (or the live context) as Markdown or JSON."""
+    from koroku_desktop.store.portable import exported_entries, write_export
+
+    entries = exported_entries(event_log, conversation_id if live else None, live=live)
+    if fmt == "json":
+        return write_export(out, entries, scope="live" if live else "all", exported_at=time.time())
+    return write_markdown(out, entries, live=live)
+
+
+def export_file(
+    event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
+) -> int:
+    """Write an export to `path` atomically (temp file, then rename); return how many events."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            count = write_log_export(event_log, conversation_id, fmt, live, out)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count

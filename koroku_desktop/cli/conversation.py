@@ -14,7 +14,6 @@ from koroku_desktop.cli.terminal import (
     OK_MARK,
     TerminalApprover,
     render_message,
-    response_ok,
     short_args,
 )
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
@@ -43,7 +42,7 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
         out.flush()
 
     def on_result(call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
-        mark = OK_MARK if ok and response_ok(part) else FAIL_MARK
+        mark = OK_MARK if ok and not part.failed else FAIL_MARK
         detail = ""
         if "error" in part.response:
             detail = f" {part.response['error']}"

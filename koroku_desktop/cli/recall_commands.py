@@ -10,43 +10,23 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
-import time
-from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import FAIL_MARK, OK_MARK, TerminalApprover, response_ok
-from koroku_desktop.domain.events import (
-    ClearedEvent,
-    CompactionEvent,
-    DamagedEvent,
-    LogEntry,
-    MessageEvent,
-)
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    Part,
-    TextPart,
-)
+from koroku_desktop.cli.terminal import TerminalApprover
+from koroku_desktop.domain.markdown import when
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.runtime import write_log_export
 from koroku_desktop.store.portable import (
     ExportFormatError,
     LogNotEmptyError,
-    exported_entries,
     import_export,
-    write_export,
 )
 
 MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
-MD_TOOL_CHARS = 4_000
-"""Tool results longer than this are cut in the Markdown export (the JSON keeps them whole)."""
 
 
 def register(sub: Any) -> None:
@@ -67,13 +47,6 @@ def register(sub: Any) -> None:
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     export.add_argument("--live", action="store_true", help="only what the model sees now")
     export.set_defaults(handler=cmd_export)
-
-
-def _when(ts: float, fmt: str = "%Y-%m-%d %H:%M") -> str:
-    return datetime.fromtimestamp(ts).strftime(fmt)
-
-
-# -- compact --------------------------------------------------------------------------------
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
@@ -141,8 +114,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     for hit in hits:
         print(
-            f"#{hit.seq:<6} {_when(hit.created_at)}  {_who(hit):<7}  "
-            f"{highlight(hit.snippet, color)}"
+            f"#{hit.seq:<6} {when(hit.created_at)}  {_who(hit):<7}  {highlight(hit.snippet, color)}"
         )
     return 0
 
@@ -150,94 +122,16 @@ def cmd_search(args: argparse.Namespace) -> int:
 # -- export ---------------------------------------------------------------------------------
 
 
-def _fence(text: str, lang: str = "") -> str:
-    """`text` in a code fence longer than any backtick run inside it."""
-    runs = [len(r) for r in re.findall(r"`+", text)]
-    ticks = "`" * max(3, max(runs, default=0) + 1)
-    return f"{ticks}{lang}\n{text}\n{ticks}"
-
-
-def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n… ({len(text) - limit} more characters; see the JSON export)"
-
-
-def _md_part(part: Part) -> str:
-    if isinstance(part, TextPart):
-        if part.thought:
-            return "\n".join(f"> *{line}*" if line else ">" for line in part.text.splitlines())
-        return part.text
-    if isinstance(part, FunctionCallPart):
-        args = json.dumps(part.args, ensure_ascii=False)
-        return f"→ **{part.name}** `{_clip(args, 300)}`"
-    if isinstance(part, FunctionResponsePart):
-        mark = OK_MARK if response_ok(part) else FAIL_MARK
-        body = _clip(json.dumps(part.response, ensure_ascii=False, indent=2), MD_TOOL_CHARS)
-        return f"{mark} **{part.name}**\n\n{_fence(body, 'json')}"
-    if isinstance(part, ExecutableCodePart):
-        return _fence(part.code, (part.language or "").lower())
-    if isinstance(part, CodeExecutionResultPart):
-        return _fence(part.output or "")
-    return f"*[{part.kind} part]*"
-
-
-def _md_message(seq: int, ts: float, event: MessageEvent) -> str:
-    who = "Koroku" if event.role == "model" else ("You" if event.is_user_turn else "Tool results")
-    body = "\n\n".join(t for t in (_md_part(p) for p in event.parts) if t)
-    return f"**{who}** · {_when(ts, '%H:%M')} · #{seq}\n\n{body}"
-
-
-def markdown_entry(entry: LogEntry) -> str:
-    """One log entry as Markdown."""
-    if isinstance(entry, DamagedEvent):
-        return f"*#{entry.seq} · damaged {entry.kind} event, not shown: {entry.error}*"
-    event = entry.event
-    if isinstance(event, ClearedEvent):
-        return f"---\n\n*#{entry.seq} · {_when(entry.created_at)} · cleared: a fresh start*\n\n---"
-    if isinstance(event, CompactionEvent):
-        quoted = "\n".join(f"> {line}" if line else ">" for line in event.summary.splitlines())
-        head = (
-            f"> **Summary** of #{event.covers_up_to_seq} and before "
-            f"(compacted at {_when(entry.created_at, '%H:%M')} · #{entry.seq})"
-        )
-        return f"{head}\n>\n{quoted}"
-    return _md_message(entry.seq, entry.created_at, event)
-
-
-def write_markdown(out: TextIO, entries: Iterable[LogEntry], *, live: bool) -> int:
-    """Write the entries as a Markdown document a person can read; return how many."""
-    scope = "the live context" if live else "the whole log"
-    out.write(f"# Koroku conversation\n\n*Exported {_when(time.time())}: {scope}.*\n")
-    day = ""
-    count = 0
-    for entry in entries:
-        entry_day = _when(entry.created_at, "%A %d %B %Y")
-        if entry_day != day:
-            day = entry_day
-            out.write(f"\n## {day}\n")
-        out.write(f"\n{markdown_entry(entry)}\n")
-        count += 1
-    return count
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the whole log (or the live context) as Markdown or as importable JSON."""
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
-            conversation = runtime.agent.conversation_id if args.live else None
-            entries = exported_entries(runtime.log, conversation, live=args.live)
-            out: TextIO = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
-            try:
-                if args.format == "json":
-                    count = write_export(
-                        out, entries, scope="live" if args.live else "all", exported_at=time.time()
-                    )
-                else:
-                    count = write_markdown(out, entries, live=args.live)
-            finally:
-                if args.output:
-                    out.close()
+            if args.output:
+                count = runtime.export_to_file(args.format, args.live, args.output)
+            else:
+                count = write_log_export(
+                    runtime.log, runtime.agent.conversation_id, args.format, args.live, sys.stdout
+                )
     except CliExit as exc:
         return exc.code
     except OSError as exc:

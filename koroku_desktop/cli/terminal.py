@@ -26,12 +26,6 @@ def short_args(args: dict[str, Any], limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def response_ok(part: FunctionResponsePart) -> bool:
-    """A response counts as failed when it carries an error or a non-zero exit code."""
-    resp = part.response
-    return "error" not in resp and resp.get("exit_code", 0) in (0, None)
-
-
 def render_message(event: MessageEvent, out: TextIO) -> None:
     """Print one stored message the way `koroku chat` shows history."""
     if event.role == "user" and event.is_user_turn:
@@ -43,7 +37,7 @@ def render_message(event: MessageEvent, out: TextIO) -> None:
         elif isinstance(part, FunctionCallPart):
             out.write(f"  → {part.name}({short_args(part.args)})\n")
         elif isinstance(part, FunctionResponsePart):
-            mark = OK_MARK if response_ok(part) else FAIL_MARK
+            mark = FAIL_MARK if part.failed else OK_MARK
             out.write(f"  {mark} {part.name}\n")
 
 

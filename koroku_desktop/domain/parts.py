@@ -55,6 +55,16 @@ class FunctionResponsePart(_PartBase):
     id: str | None = None
     call_args: dict[str, Any] | None = None
 
+    @property
+    def failed(self) -> bool:
+        """The tool reported an error, timed out, or its command exited non-zero."""
+        resp = self.response
+        return (
+            "error" in resp
+            or bool(resp.get("timed_out"))
+            or resp.get("exit_code", 0) not in (0, None)
+        )
+
 
 class InlineDataPart(_PartBase):
     """Inline bytes (an image, audio...), kept as standard base64."""

@@ -209,7 +209,7 @@ def test_live_export_and_markdown(koroku: Koroku, tmp_path: Path) -> None:
 
     md = koroku.ok("export", "--format", "md").stdout
     assert md.startswith("# Koroku conversation")
-    for piece in ("**You**", "**Koroku**", "→ **read_file**", "> **Summary** of #", "buy milk"):
+    for piece in ("**You**", "**Koroku**", "→ `read_file`", "> **Summary** of #", "buy milk"):
         assert piece in md, piece
     out = tmp_path / "live.md"
     done = koroku.ok("export", "--live", "-o", str(out))

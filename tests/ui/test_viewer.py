@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.config import Paths, default_paths
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.runtime import export_file
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.ui import theme
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
@@ -105,7 +106,10 @@ def event_log(paths: Paths) -> Iterator[SqliteEventLog]:
 
 
 def _open(qtbot: QtBot, log: SqliteEventLog, paths: Paths) -> HistoryDialog:
-    dialog = HistoryDialog(log, paths.home, paths.memory, "default")
+    def write(fmt: str, live: bool, path: Path) -> int:
+        return export_file(log, "default", fmt, live, path)
+
+    dialog = HistoryDialog(log, write, paths.memory, "default")
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitUntil(

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.domain.markdown import when
 from koroku_desktop.ui.viewer import event_render
 
 
@@ -62,7 +63,7 @@ class EntryDetail(QWidget):
             return
         self.title.setText(
             f"#{entry.seq} · {event_render.kind_label(entry)} · "
-            f"{event_render.when(entry.created_at)} · conversation {entry.conversation_id}"
+            f"{when(entry.created_at)} · conversation {entry.conversation_id}"
         )
         self.readable.setMarkdown(event_render.readable(entry))
         self.raw.setPlainText(event_render.raw_json(entry))

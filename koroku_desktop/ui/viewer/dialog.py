@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.ui.icons import app_icon
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
-from koroku_desktop.ui.viewer.export import Exporter
+from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from koroku_desktop.ui.viewer.search_panel import Searcher, SearchPanel
 from koroku_desktop.ui.viewer.timeline_model import EntryReader
@@ -40,7 +40,7 @@ class HistoryDialog(QDialog):
     def __init__(
         self,
         log: EventLogView,
-        home: Path,
+        export: ExportWriter,
         memory_folder: Path,
         conversation_id: str,
         parent: QWidget | None = None,
@@ -69,12 +69,12 @@ class HistoryDialog(QDialog):
             self.tabs.addTab(panel, name)
         self.tabs.currentChanged.connect(self._tab_changed)
         col.addWidget(self.tabs, 1)
-        col.addLayout(self._buttons(home))
+        col.addLayout(self._buttons(export))
         self.search.jump_requested.connect(self.jump_to)
         self.timeline.status.connect(self.show_status)
         self._loaded: set[int] = {0}
 
-    def _buttons(self, home: Path) -> QHBoxLayout:
+    def _buttons(self, export: ExportWriter) -> QHBoxLayout:
         row = QHBoxLayout()
         self.status = QLabel("")
         self.status.setObjectName("Muted")
@@ -84,7 +84,7 @@ class HistoryDialog(QDialog):
         refresh.setToolTip("Read the log and the memory folder again")
         refresh.clicked.connect(self.refresh)
         row.addWidget(refresh)
-        self.exporter = Exporter(home, self)
+        self.exporter = Exporter(export, self)
         self.exporter.finished.connect(self.show_status)
         self.export_button = self.exporter.button(self)
         row.addWidget(self.export_button)

@@ -1,16 +1,13 @@
 """Export from the viewer: the `koroku export` formats (Markdown or JSON, whole log or live).
 
-The export runs the `koroku export` command itself in a child process, so the files are the
-command's, byte for byte, and the writer never runs on the event loop. (The Markdown writer
-lives in the CLI package, which the UI may not import; see the report of issue 5.)
+The writer is the same one `koroku export` uses (`runtime.export_file`), handed in by the
+composition root; it runs in a worker thread, never on the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +16,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QPushButton, QWidget
 
 Format = Literal["md", "json"]
-TIMEOUT_S = 600
 
 
 class ExportFailed(RuntimeError):
@@ -52,35 +48,17 @@ CHOICES = (
 )
 
 
-def export_command(choice: ExportChoice, output: Path) -> list[str]:
-    """The `koroku export` command line for a choice (the frozen app is `koroku` itself)."""
-    base = (
-        [sys.executable]
-        if getattr(sys, "frozen", False)
-        else [sys.executable, "-m", "koroku_desktop"]
-    )
-    args = [*base, "export", "--format", choice.fmt, "-o", str(output)]
-    return [*args, "--live"] if choice.live else args
+ExportWriter = Callable[[Format, bool, Path], int]
+"""Writes an export (format, live only?, path) and returns how many events it wrote."""
 
 
-def run_export(home: Path, choice: ExportChoice, output: Path) -> str:
-    """Run `koroku export` on the data dir `home`; its report line (raises ExportFailed)."""
-    env = {**os.environ, "KOROKU_HOME": str(home)}
+def run_export(write: ExportWriter, choice: ExportChoice, output: Path) -> str:
+    """Write the export; the sentence to show (raises ExportFailed)."""
     try:
-        done = subprocess.run(
-            export_command(choice, output),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ExportFailed(f"the export could not run: {exc}") from exc
-    message = (done.stderr or done.stdout).strip().splitlines()
-    if done.returncode != 0:
-        raise ExportFailed(message[-1] if message else f"exit code {done.returncode}")
-    return message[-1] if message else f"exported to {output}"
+        count = write(choice.fmt, choice.live, output)
+    except (OSError, ValueError) as exc:
+        raise ExportFailed(str(exc)) from exc
+    return f"exported {count:,} event(s) to {output}"
 
 
 class Exporter(QObject):
@@ -88,9 +66,9 @@ class Exporter(QObject):
 
     finished = Signal(str)
 
-    def __init__(self, home: Path, parent: QObject | None = None) -> None:
+    def __init__(self, write: ExportWriter, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.home = home
+        self.write = write
         self._tasks: set[asyncio.Future[Any]] = set()
 
     def button(self, parent: QWidget | None = None) -> QPushButton:
@@ -124,7 +102,7 @@ class Exporter(QObject):
 
     async def _export(self, choice: ExportChoice, output: Path) -> str:
         try:
-            message = await asyncio.to_thread(run_export, self.home, choice, output)
+            message = await asyncio.to_thread(run_export, self.write, choice, output)
             message = message[:1].upper() + message[1:]
         except ExportFailed as exc:
             message = f"Export failed: {exc}"

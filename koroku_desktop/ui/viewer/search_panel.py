@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.domain.markdown import when
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.ui import theme
-from koroku_desktop.ui.viewer.event_render import when
 
 log = logging.getLogger(__name__)
 

@@ -31,6 +31,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
+from koroku_desktop.domain.markdown import when
 from koroku_desktop.ui import theme
 from koroku_desktop.ui.viewer import event_render
 
@@ -325,7 +326,7 @@ class TimelineModel(QAbstractTableModel):
         if col == 0:
             return str(entry.seq)
         if col == 1:
-            return event_render.when(entry.created_at, "%Y-%m-%d %H:%M")
+            return when(entry.created_at, "%Y-%m-%d %H:%M")
         if col == 2:
             return event_render.kind_label(entry)
         if col == 3:
