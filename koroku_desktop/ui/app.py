@@ -153,7 +153,7 @@ class Desktop(QObject):
         self.server.listen()
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
-        self.bridge.emit_meter()
+        await self.bridge.load_live()
         self.warm_up = asyncio.ensure_future(self._warm_up())
 
     async def _warm_up(self) -> None:

@@ -154,15 +154,23 @@ class AgentBridge(QObject):
     # -- reading -----------------------------------------------------------------------
 
     async def load_history(self, before_seq: int | None = None, limit: int = 500) -> list[LogEntry]:
-        """A page of the conversation's log, read off the event loop."""
-        await self.agent.load()
+        """A page of the conversation's log, read off the event loop.
+
+        It does not wait for the agent's live context (which may be long to fold on a big
+        uncompacted log): the window fills first, `agent.load()` follows.
+        """
         if self._read_page is None:
             return []
         return await asyncio.to_thread(self._read_page, before_seq, limit)
 
     def emit_meter(self) -> None:
-        """Emit the context meter now (after the initial load)."""
+        """Emit the context meter now (after `load_live`)."""
         self._on_meter(self.agent.context_meter())
+
+    async def load_live(self) -> None:
+        """Build the agent's live context (read off the loop) and emit the meter."""
+        await self.agent.load()
+        self.emit_meter()
 
     # -- intents -----------------------------------------------------------------------
 
