@@ -72,6 +72,16 @@ class LazyGeminiModel:
         model: ChatModel = self._model
         return model
 
+    def prepare(self) -> None:
+        """Import the SDK and build its client now. Blocking: run it in a worker thread.
+
+        Without it the first request pays for the import (a second or more) on the loop.
+        """
+        if self._api_key is None:
+            return
+        real: Any = self._real()
+        real.prepare()
+
     async def generate(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
     ) -> MessageEvent:

@@ -87,6 +87,7 @@ class Agent:
         self.recall = recall
         self.hooks = AgentHooks()
         self._view: ContextView | None = None
+        self._loading: asyncio.Future[tuple[ContextView, int]] | None = None
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
         self.last_usage_tokens: int | None = None
@@ -99,15 +100,23 @@ class Agent:
     # -- the live context --------------------------------------------------------------
 
     async def load(self) -> ContextView:
-        """Build the live context from the log once (off the event loop)."""
+        """Build the live context from the log once, reading and parsing off the event loop."""
         if self._view is None:
-            live = await asyncio.to_thread(self.log.load_live, self.conversation_id)
-            if live.damaged:
-                log.warning("%d damaged events skipped in the live context", len(live.damaged))
-            self._view = ContextView.from_tail(live.boundary, live.events)
-            self.boundary_seq = live.boundary.seq if live.boundary is not None else 0
-            self._seed_usage()
+            if self._loading is None:
+                self._loading = asyncio.ensure_future(asyncio.to_thread(self._read_live))
+            view, boundary_seq = await asyncio.shield(self._loading)
+            if self._view is None:
+                self._view = view
+                self.boundary_seq = boundary_seq
+                self._seed_usage()
         return self._view
+
+    def _read_live(self) -> tuple[ContextView, int]:
+        live = self.log.load_live(self.conversation_id)
+        if live.damaged:
+            log.warning("%d damaged events skipped in the live context", len(live.damaged))
+        view = ContextView.from_tail(live.boundary, live.events)
+        return view, live.boundary.seq if live.boundary is not None else 0
 
     @property
     def view(self) -> ContextView:

@@ -8,11 +8,13 @@ Retries with backoff and a timeout are set on the client, since the SDK has neit
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
 
+import pydantic
 from google import genai
 from google.genai import types
 
@@ -106,6 +108,9 @@ class GeminiChatModel:
                     if text and on_text_delta is not None:
                         on_text_delta(text)
                     append_part(parts, part)
+                # Chunks that arrive in a burst are all ready at once; yield between them so
+                # the caller's event loop (the UI) keeps painting while a long answer streams.
+                await asyncio.sleep(0)
         finally:
             await _close(stream)
         if not parts:
@@ -150,6 +155,22 @@ class GeminiChatModel:
             await self._client.aio.aclose()
 
     # -- helpers --------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Build the client and the SDK's lazily built validators now (blocking: call off the loop).
+
+        Done on the first request instead, this would stall the caller's event loop.
+        """
+        self._require_client()
+        for value in list(vars(types).values()):
+            validator = getattr(value, "__pydantic_validator__", None)
+            if (
+                isinstance(value, type)
+                and issubclass(value, pydantic.BaseModel)
+                and type(validator).__name__ == "MockValSer"
+            ):
+                with contextlib.suppress(Exception):
+                    value.model_rebuild()
 
     def _require_client(self) -> genai.Client:
         if not self._api_key:

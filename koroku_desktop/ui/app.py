@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 import os
@@ -49,27 +50,6 @@ def first_line(text: str, limit: int = 120) -> str:
         if line:
             return line if len(line) <= limit else line[: limit - 1] + "…"
     return "Koroku answered."
-
-
-def _prepare_model(model: Any) -> None:
-    """Import google.genai and build the SDK client (in a worker thread).
-
-    Done lazily on the first request, the import (~1.5 s) and the client's TLS setup
-    (~0.2 s) would run on the event loop and freeze the UI. TODO(runtime): a public
-    `LazyGeminiModel.warm_up()` would replace these private calls.
-    """
-    real = model._real()
-    prepare = getattr(real, "_require_client", None)
-    if callable(prepare):
-        prepare()
-    # The SDK's pydantic types defer building their validators to first use (~0.2 s on
-    # the loop during the first request); build them here.
-    sdk_types = sys.modules.get("google.genai.types")
-    for value in list(vars(sdk_types).values()) if sdk_types else []:
-        validator = getattr(value, "__pydantic_validator__", None)
-        if isinstance(value, type) and type(validator).__name__ == "MockValSer":
-            with contextlib.suppress(Exception):
-                getattr(value, "model_rebuild")()  # noqa: B009
 
 
 class Desktop(QObject):
@@ -160,13 +140,20 @@ class Desktop(QObject):
         """Import the Gemini SDK in a worker thread once the window is up.
 
         The runtime imports it lazily on the first request; done there, on the event loop,
-        the import would freeze the UI for a second or two.
+        the import would freeze the UI for a second or two. The cyclic garbage collector is
+        paused meanwhile: a collection on the Qt thread while the worker builds the SDK's
+        objects crashed the interpreter (PySide6 6.12, reproduced in the UI tests).
         """
         if self.runtime.model.has_key:
+            was_enabled = gc.isenabled()
+            gc.disable()
             try:
-                await asyncio.to_thread(_prepare_model, self.runtime.model)
+                await asyncio.to_thread(self.runtime.model.prepare)
             except Exception:
                 log.warning("warming up the Gemini client failed", exc_info=True)
+            finally:
+                if was_enabled:
+                    gc.enable()
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -190,6 +177,11 @@ class Desktop(QObject):
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
         await self.bridge.shutdown()
+        if self.warm_up is not None:
+            # The import runs in a worker thread that cannot be cancelled; let it finish
+            # before Qt and the database go away (tearing down under it crashed Python).
+            with contextlib.suppress(Exception):
+                await self.warm_up
         self.server.close()
         if self.tray is not None:
             self.tray.hide()
