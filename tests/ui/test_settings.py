@@ -188,7 +188,7 @@ def test_screenshot_of_the_settings_dialog(desktop: Desktop, qtbot: QtBot) -> No
     theme.apply(desktop.app, "light")
     dialog = SettingsDialog(desktop.runtime)
     qtbot.addWidget(dialog)
-    dialog.resize(640, 1180)
+    dialog.resize(640, 800)
     dialog.show()
     dialog.budget.setText("0")
     dialog.save()
