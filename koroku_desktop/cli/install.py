@@ -11,17 +11,21 @@ import argparse
 import importlib.resources
 import os
 import shlex
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DESKTOP_FILE = "koroku.desktop"
+from koroku_desktop.xdg import (
+    DESKTOP_FILE,
+    autostart_file,
+    exec_line,
+    koroku_command,
+    xdg_data_home,
+)
+
 ICON_NAME = "koroku"
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
-# Characters the Desktop Entry spec reserves in an Exec argument (quote the argument then).
-_EXEC_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 
 
 def register(sub: Any) -> None:
@@ -36,44 +40,6 @@ def register(sub: Any) -> None:
         help="remove the launcher, the icons and the start-at-login entry",
     )
     parser.set_defaults(handler=cmd_install_desktop)
-
-
-def xdg_data_home() -> Path:
-    """`$XDG_DATA_HOME`, or ~/.local/share when unset, empty or relative (as the spec says)."""
-    value = os.environ.get("XDG_DATA_HOME", "")
-    if value and os.path.isabs(value):
-        return Path(value)
-    return Path.home() / ".local" / "share"
-
-
-def autostart_entry() -> Path:
-    """The start-at-login entry the desktop app's settings write (removed on --uninstall)."""
-    value = os.environ.get("XDG_CONFIG_HOME", "")
-    base = Path(value) if value and os.path.isabs(value) else Path.home() / ".config"
-    return base / "autostart" / DESKTOP_FILE
-
-
-def koroku_command() -> list[str]:
-    """The command that starts this Koroku: the frozen binary, the `koroku` script, or -m."""
-    if getattr(sys, "frozen", False):
-        return [str(Path(sys.executable).resolve())]
-    script = shutil.which("koroku")
-    if script:
-        return [str(Path(script).absolute())]
-    return [str(Path(sys.executable).absolute()), "-m", "koroku_desktop"]
-
-
-def exec_line(argv: list[str]) -> str:
-    """`argv` as a Desktop Entry `Exec` value (quoted and escaped as the spec requires)."""
-    words = []
-    for arg in argv:
-        arg = arg.replace("%", "%%")
-        if any(ch in _EXEC_RESERVED for ch in arg):
-            inner = "".join("\\" + ch if ch in '"`$\\' else ch for ch in arg)
-            arg = f'"{inner}"'
-        # The value is a desktop-file string too, where a backslash is itself escaped.
-        words.append(arg.replace("\\", "\\\\"))
-    return " ".join(words)
 
 
 def desktop_entry(command: list[str]) -> str:
@@ -138,7 +104,7 @@ def install(data_home: Path, command: list[str]) -> list[Path]:
 def uninstall(data_home: Path) -> list[Path]:
     """Remove the launcher and icons under `data_home`, and the autostart entry; what was there."""
     removed = []
-    for path in [*DesktopFiles(data_home).all(), autostart_entry()]:
+    for path in [*DesktopFiles(data_home).all(), autostart_file()]:
         if path.is_file() or path.is_symlink():
             path.unlink()
             removed.append(path)

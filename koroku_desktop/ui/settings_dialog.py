@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop import xdg
 from koroku_desktop.config import (
     ENV_OVERRIDES,
     Settings,
@@ -40,7 +41,7 @@ from koroku_desktop.config import (
     save_settings,
 )
 from koroku_desktop.runtime import Runtime
-from koroku_desktop.ui import autostart, theme
+from koroku_desktop.ui import theme
 from koroku_desktop.ui.icons import app_icon
 from koroku_desktop.ui.settings_key import ApiKeySection
 from koroku_desktop.ui.tray import SHORTCUT_HELP
@@ -214,7 +215,7 @@ class SettingsDialog(QDialog):
         self.threshold.setText(f"{s.compact_at_tokens:,}")
         self.workspace.setText(s.workspace)
         self.shortcut.setKeySequence(QKeySequence(s.quick_ask_shortcut))
-        self.login.setChecked(autostart.is_enabled() or s.start_at_login)
+        self.login.setChecked(xdg.autostart_enabled() or s.start_at_login)
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
         self.grants.clear()
         policy = self.runtime.policy
@@ -298,9 +299,9 @@ class SettingsDialog(QDialog):
         self.show_problems(problems)
         if problems:
             return False
-        if effective.start_at_login != autostart.is_enabled():
+        if effective.start_at_login != xdg.autostart_enabled():
             try:
-                autostart.set_enabled(effective.start_at_login)
+                xdg.set_autostart(effective.start_at_login)
             except OSError as exc:
                 self.show_problems(
                     {"start_at_login": f"Could not change the autostart entry: {exc}"}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.cli import install, main
+from koroku_desktop import xdg as desktop_xdg
+from koroku_desktop.cli import main
 from tests.packaging.conftest import ROOT, run_python
 
 SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
@@ -48,7 +49,7 @@ def test_install_writes_the_launcher_and_every_icon(
     assert main(["install-desktop"]) == 0
     launcher = xdg / "applications" / "koroku.desktop"
     entry = read_desktop(launcher)
-    command = install.exec_line(install.koroku_command())
+    command = desktop_xdg.exec_line(desktop_xdg.koroku_command())
     assert entry["Desktop Entry"]["Exec"] == command
     assert entry["Desktop Entry"]["Icon"] == "koroku"
     assert entry["Desktop Action quick-ask"]["Exec"] == f"{command} quick-ask"
@@ -107,7 +108,7 @@ def test_xdg_data_home_defaults_to_local_share(
             monkeypatch.delenv("XDG_DATA_HOME", raising=False)
         else:
             monkeypatch.setenv("XDG_DATA_HOME", value)
-        assert install.xdg_data_home() == tmp_path / ".local" / "share"
+        assert desktop_xdg.xdg_data_home() == tmp_path / ".local" / "share"
 
 
 def test_the_command_is_the_frozen_binary_when_frozen(
@@ -116,7 +117,7 @@ def test_the_command_is_the_frozen_binary_when_frozen(
     binary = tmp_path / "dist" / "koroku" / "koroku"
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "executable", str(binary))
-    assert install.koroku_command() == [str(binary)]
+    assert desktop_xdg.koroku_command() == [str(binary)]
 
 
 def test_the_command_is_the_script_on_path_else_python_m(
@@ -127,9 +128,9 @@ def test_the_command_is_the_script_on_path_else_python_m(
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", str(script.parent))
-    assert install.koroku_command() == [str(script)]
+    assert desktop_xdg.koroku_command() == [str(script)]
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    assert install.koroku_command() == [sys.executable, "-m", "koroku_desktop"]
+    assert desktop_xdg.koroku_command() == [sys.executable, "-m", "koroku_desktop"]
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,7 @@ def test_the_command_is_the_script_on_path_else_python_m(
     ],
 )
 def test_exec_lines_are_quoted_as_the_spec_says(argv: list[str], line: str) -> None:
-    assert install.exec_line(argv) == line
+    assert desktop_xdg.exec_line(argv) == line
 
 
 def test_the_desktop_file_is_valid(xdg: Path) -> None:
