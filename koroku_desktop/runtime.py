@@ -73,7 +73,7 @@ class LazyGeminiModel:
         return model
 
     def prepare(self) -> None:
-        """Import the SDK and build its client now. Blocking: run it in a worker thread.
+        """Import the SDK and build its validators now. Blocking: run it in a worker thread.
 
         Without it the first request pays for the import (a second or more) on the loop.
         """
@@ -81,6 +81,17 @@ class LazyGeminiModel:
             return
         real: Any = self._real()
         real.prepare()
+
+    def connect(self) -> None:
+        """Build the SDK client now (~0.2 s). Call it on the loop's thread, after `prepare`.
+
+        Built in a worker thread instead, the client's construction raced the Qt thread's
+        garbage collector and crashed the interpreter now and then (seen in the UI tests).
+        """
+        if self._api_key is None:
+            return
+        real: Any = self._real()
+        real.connect()
 
     async def generate(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None

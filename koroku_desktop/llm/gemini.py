@@ -157,11 +157,10 @@ class GeminiChatModel:
     # -- helpers --------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        """Build the client and the SDK's lazily built validators now (blocking: call off the loop).
+        """Build the SDK's lazily built validators now (blocking: call it off the loop).
 
         Done on the first request instead, this would stall the caller's event loop.
         """
-        self._require_client()
         for value in list(vars(types).values()):
             validator = getattr(value, "__pydantic_validator__", None)
             if (
@@ -171,6 +170,10 @@ class GeminiChatModel:
             ):
                 with contextlib.suppress(Exception):
                     value.model_rebuild()
+
+    def connect(self) -> None:
+        """Build the SDK client (TLS contexts, HTTP clients) now rather than on first use."""
+        self._require_client()
 
     def _require_client(self) -> genai.Client:
         if not self._api_key:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import logging
 import os
@@ -140,20 +139,14 @@ class Desktop(QObject):
         """Import the Gemini SDK in a worker thread once the window is up.
 
         The runtime imports it lazily on the first request; done there, on the event loop,
-        the import would freeze the UI for a second or two. The cyclic garbage collector is
-        paused meanwhile: a collection on the Qt thread while the worker builds the SDK's
-        objects crashed the interpreter (PySide6 6.12, reproduced in the UI tests).
+        the import would freeze the UI for a second or two.
         """
         if self.runtime.model.has_key:
-            was_enabled = gc.isenabled()
-            gc.disable()
             try:
                 await asyncio.to_thread(self.runtime.model.prepare)
+                self.runtime.model.connect()
             except Exception:
                 log.warning("warming up the Gemini client failed", exc_info=True)
-            finally:
-                if was_enabled:
-                    gc.enable()
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -179,7 +172,7 @@ class Desktop(QObject):
         await self.bridge.shutdown()
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish
-            # before Qt and the database go away (tearing down under it crashed Python).
+            # before Qt and the database go away.
             with contextlib.suppress(Exception):
                 await self.warm_up
         self.server.close()
