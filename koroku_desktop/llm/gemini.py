@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -44,6 +45,16 @@ def append_part(parts: list[Part], part: Part) -> None:
             parts[-1] = last.model_copy(update={"text": last.text + part.text})
             return
     parts.append(part)
+
+
+_FIRST_REQUEST_IMPORTS = (
+    "anyio._backends._asyncio",
+    "anyio._core._sockets",
+    "anyio.streams.memory",
+    "anyio.streams.stapled",
+    "pydantic._internal._dataclasses",
+)
+"""Modules the SDK's async transport imports on its first request (~35 ms on the loop)."""
 
 
 class GeminiChatModel:
@@ -161,6 +172,9 @@ class GeminiChatModel:
 
         Done on the first request instead, this would stall the caller's event loop.
         """
+        for name in _FIRST_REQUEST_IMPORTS:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
         for value in list(vars(types).values()):
             validator = getattr(value, "__pydantic_validator__", None)
             if (

@@ -7,6 +7,8 @@ milliseconds and only visible rows are ever typeset.
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -41,6 +43,7 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from koroku_desktop.ui import theme
 from koroku_desktop.ui.chat_items import ChatItem, pretty, short_args
 from koroku_desktop.ui.message_model import ITEM_ROLE, MessageModel
+from koroku_desktop.ui.stream_throttle import StreamThrottle
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -53,7 +56,7 @@ DOC_CACHE = 400
 STATUS_GLYPH = {"pending": "○", "running": "◌", "ok": "✓", "error": "✗"}
 
 
-def _code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
+def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
     """Rects (in document coordinates) and text of each fenced code block."""
     groups: list[tuple[QRect, str]] = []
     layout = doc.documentLayout()
@@ -75,6 +78,19 @@ def _code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
             flush()
         block = block.next()
     flush()
+    return groups
+
+
+_CODE_GROUPS: weakref.WeakKeyDictionary[QTextDocument, list[tuple[QRect, str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
+    """`_find_code_groups`, once per laid-out document (paint asks for it on every frame)."""
+    groups = _CODE_GROUPS.get(doc)
+    if groups is None:
+        groups = _CODE_GROUPS[doc] = _find_code_groups(doc)
     return groups
 
 
@@ -146,6 +162,8 @@ class MessageDelegate(QStyledItemDelegate):
         self._flush.setSingleShot(True)
         self._flush.setInterval(0)
         self._flush.timeout.connect(self._emit_size_changes)
+        self._stream = StreamThrottle(self._view.viewport().update, self)
+        self._stale = False
         self.show_thoughts = False
         self._metrics_key = ""
         self._metrics_value = (7, 16)
@@ -177,6 +195,13 @@ class MessageDelegate(QStyledItemDelegate):
         if doc is not None:
             self._docs.move_to_end(key)
             return doc
+        self._stale = False
+        if item.streaming:
+            stale = self._stream.stale_layout(item.uid, width)
+            if stale is not None:
+                self._stale = True
+                return stale
+        started = time.perf_counter()
         th = theme.current()
         doc = QTextDocument()
         doc.setDocumentMargin(0)
@@ -199,6 +224,9 @@ class MessageDelegate(QStyledItemDelegate):
             doc.setMarkdown(item.text + (" ▍" if item.streaming else ""))
             style_code(doc, th)
         doc.setTextWidth(self._text_width(item, width))
+        if item.streaming:
+            doc.size()  # typeset now, so the cost is measured
+            self._stream.built(item.uid, width, doc, started)
         self._docs[key] = doc
         while len(self._docs) > DOC_CACHE:
             self._docs.popitem(last=False)
@@ -270,7 +298,8 @@ class MessageDelegate(QStyledItemDelegate):
         if key in self._exact:
             return
         height = self._height(item, width, exact=True)
-        self._exact.add(key)
+        if not self._stale:  # a streaming answer's previous layout: measure again later
+            self._exact.add(key)
         if self._heights.get(key) != height:
             self._heights[key] = height
             self._pending.add(index.row())
