@@ -2,13 +2,13 @@
 
 Heights are estimated from font metrics until a row is first painted, then measured exactly
 and cached by (item, version, width), so that a 10,000-row conversation lays out in
-milliseconds and only visible rows are ever typeset.
+milliseconds and only visible rows are ever typeset. (Longer than our ~400-line aim: it paints
+every row kind — messages, thoughts, tool cards, compactions, dividers — with one geometry.)
 """
 
 from __future__ import annotations
 
 import time
-import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -32,16 +32,13 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPalette,
-    QTextBlockFormat,
-    QTextCharFormat,
-    QTextCursor,
     QTextDocument,
-    QTextFormat,
 )
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from koroku_desktop.ui import theme
 from koroku_desktop.ui.chat_items import ChatItem, pretty, short_args
+from koroku_desktop.ui.markdown_doc import code_groups, style_code
 from koroku_desktop.ui.message_model import ITEM_ROLE, MessageModel
 from koroku_desktop.ui.stream_throttle import StreamThrottle
 
@@ -54,94 +51,6 @@ PAD_X, PAD_Y = 14, 10
 CARD_H = 34
 DOC_CACHE = 400
 STATUS_GLYPH = {"pending": "○", "running": "◌", "ok": "✓", "error": "✗"}
-
-
-def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
-    """Rects (in document coordinates) and text of each fenced code block."""
-    groups: list[tuple[QRect, str]] = []
-    layout = doc.documentLayout()
-    block = doc.begin()
-    current: list[Any] = []
-
-    def flush() -> None:
-        if current:
-            top = layout.blockBoundingRect(current[0])
-            bottom = layout.blockBoundingRect(current[-1])
-            rect = top.united(bottom).toRect()
-            groups.append((rect, "\n".join(b.text() for b in current)))
-            current.clear()
-
-    while block.isValid():
-        if block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence):
-            current.append(block)
-        else:
-            flush()
-        block = block.next()
-    flush()
-    return groups
-
-
-_CODE_GROUPS: weakref.WeakKeyDictionary[QTextDocument, list[tuple[QRect, str]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
-    """`_find_code_groups`, once per laid-out document (paint asks for it on every frame)."""
-    groups = _CODE_GROUPS.get(doc)
-    if groups is None:
-        groups = _CODE_GROUPS[doc] = _find_code_groups(doc)
-    return groups
-
-
-def style_code(doc: QTextDocument, th: theme.Theme) -> None:
-    """Give fenced code blocks a monospace font and a tinted background, inline code too."""
-    cursor = QTextCursor(doc)
-    mono = QFont(th.mono)
-    mono.setStyleHint(QFont.StyleHint.Monospace)
-    block = doc.begin()
-    previous_code = False
-    while block.isValid():
-        is_code = block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)
-        nxt = block.next()
-        next_code = nxt.isValid() and nxt.blockFormat().hasProperty(
-            QTextFormat.Property.BlockCodeFence
-        )
-        spacing = QTextBlockFormat()
-        if is_code:
-            spacing.setTopMargin(0 if previous_code else 8)
-            spacing.setBottomMargin(0 if next_code else 8)
-        elif block.textList() is None:
-            spacing.setBottomMargin(6)
-        cursor.setPosition(block.position())
-        cursor.mergeBlockFormat(spacing)
-        previous_code = is_code
-        if is_code:
-            cursor.setPosition(block.position())
-            fmt = QTextBlockFormat()
-            fmt.setBackground(th.color("code_bg"))
-            fmt.setLeftMargin(8)
-            fmt.setRightMargin(8)
-            cursor.mergeBlockFormat(fmt)
-            cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
-            ch = QTextCharFormat()
-            ch.setFontFamilies([th.mono])
-            cursor.mergeCharFormat(ch)
-        else:
-            it = block.begin()
-            while not it.atEnd():
-                frag = it.fragment()
-                if frag.isValid() and frag.charFormat().fontFixedPitch():
-                    cursor.setPosition(frag.position())
-                    cursor.setPosition(
-                        frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor
-                    )
-                    ch = QTextCharFormat()
-                    ch.setBackground(th.color("code_bg"))
-                    ch.setFontFamilies([th.mono])
-                    cursor.mergeCharFormat(ch)
-                it += 1
-        block = block.next()
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -369,7 +278,7 @@ class MessageDelegate(QStyledItemDelegate):
         th: theme.Theme,
         hits: list[tuple[QRect, str]],
     ) -> None:
-        for rect, code in _code_groups(doc):
+        for rect, code in code_groups(doc):
             chip = QRect(at.x() + rect.right() - 58, at.y() + rect.top() + 4, 54, 20)
             self._chip(painter, chip, "Copy", th)
             hits.append((chip, "copy:" + code))

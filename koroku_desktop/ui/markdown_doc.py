@@ -1,0 +1,106 @@
+"""Markdown documents of chat messages: code blocks styled, their Copy-button geometry cached."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from PySide6.QtCore import QRect
+from PySide6.QtGui import (
+    QFont,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
+from koroku_desktop.ui import theme
+
+
+def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
+    """Rects (in document coordinates) and text of each fenced code block."""
+    groups: list[tuple[QRect, str]] = []
+    layout = doc.documentLayout()
+    block = doc.begin()
+    current: list[Any] = []
+
+    def flush() -> None:
+        if current:
+            top = layout.blockBoundingRect(current[0])
+            bottom = layout.blockBoundingRect(current[-1])
+            rect = top.united(bottom).toRect()
+            groups.append((rect, "\n".join(b.text() for b in current)))
+            current.clear()
+
+    while block.isValid():
+        if block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence):
+            current.append(block)
+        else:
+            flush()
+        block = block.next()
+    flush()
+    return groups
+
+
+_CODE_GROUPS: weakref.WeakKeyDictionary[QTextDocument, list[tuple[QRect, str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
+    """`_find_code_groups`, once per laid-out document (paint asks for it on every frame)."""
+    groups = _CODE_GROUPS.get(doc)
+    if groups is None:
+        groups = _CODE_GROUPS[doc] = _find_code_groups(doc)
+    return groups
+
+
+def style_code(doc: QTextDocument, th: theme.Theme) -> None:
+    """Give fenced code blocks a monospace font and a tinted background, inline code too."""
+    cursor = QTextCursor(doc)
+    mono = QFont(th.mono)
+    mono.setStyleHint(QFont.StyleHint.Monospace)
+    block = doc.begin()
+    previous_code = False
+    while block.isValid():
+        is_code = block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)
+        nxt = block.next()
+        next_code = nxt.isValid() and nxt.blockFormat().hasProperty(
+            QTextFormat.Property.BlockCodeFence
+        )
+        spacing = QTextBlockFormat()
+        if is_code:
+            spacing.setTopMargin(0 if previous_code else 8)
+            spacing.setBottomMargin(0 if next_code else 8)
+        elif block.textList() is None:
+            spacing.setBottomMargin(6)
+        cursor.setPosition(block.position())
+        cursor.mergeBlockFormat(spacing)
+        previous_code = is_code
+        if is_code:
+            cursor.setPosition(block.position())
+            fmt = QTextBlockFormat()
+            fmt.setBackground(th.color("code_bg"))
+            fmt.setLeftMargin(8)
+            fmt.setRightMargin(8)
+            cursor.mergeBlockFormat(fmt)
+            cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
+            ch = QTextCharFormat()
+            ch.setFontFamilies([th.mono])
+            cursor.mergeCharFormat(ch)
+        else:
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                if frag.isValid() and frag.charFormat().fontFixedPitch():
+                    cursor.setPosition(frag.position())
+                    cursor.setPosition(
+                        frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor
+                    )
+                    ch = QTextCharFormat()
+                    ch.setBackground(th.color("code_bg"))
+                    ch.setFontFamilies([th.mono])
+                    cursor.mergeCharFormat(ch)
+                it += 1
+        block = block.next()
