@@ -43,8 +43,15 @@ def koroku_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     """Every test gets its own data dir and no API key or endpoint from the developer's shell."""
     home = tmp_path / "koroku-home"
     monkeypatch.setenv("KOROKU_HOME", str(home))
-    for var in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "KOROKU_MODEL",
-                "KOROKU_MAX_TOOL_CALLS", "KOROKU_WORKSPACE", "KOROKU_COMPACT_AT_TOKENS"):
+    for var in (
+        "GOOGLE_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "KOROKU_MODEL",
+        "KOROKU_MAX_TOOL_CALLS",
+        "KOROKU_WORKSPACE",
+        "KOROKU_COMPACT_AT_TOKENS",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     yield home
