@@ -117,7 +117,7 @@ class Compactor:
         event = last.event
         return (
             isinstance(event, MessageEvent)
-            and last.seq > agent.boundary_seq
+            and last.seq > agent.view.boundary_seq
             and event.usage is not None
             and event.usage.prompt_tokens is not None
         )

@@ -14,7 +14,6 @@ from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, Eve
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
     ClearedEvent,
     Event,
     MessageEvent,
@@ -87,15 +86,11 @@ class Agent:
         self.recall = recall
         self.hooks = AgentHooks()
         self._view: ContextView | None = None
-        self._loading: asyncio.Future[tuple[ContextView, int]] | None = None
+        self._loading: asyncio.Future[ContextView] | None = None
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
-        self.last_usage_tokens: int | None = None
-        """Prompt + output tokens of the last model response (for the context meter)."""
         self.after_turn: list[Any] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
-        self.boundary_seq = 0
-        """Seq of the latest compaction/clear in the live context (0: none)."""
 
     # -- the live context --------------------------------------------------------------
 
@@ -104,19 +99,16 @@ class Agent:
         if self._view is None:
             if self._loading is None:
                 self._loading = asyncio.ensure_future(asyncio.to_thread(self._read_live))
-            view, boundary_seq = await asyncio.shield(self._loading)
+            view = await asyncio.shield(self._loading)
             if self._view is None:
                 self._view = view
-                self.boundary_seq = boundary_seq
-                self._seed_usage()
         return self._view
 
-    def _read_live(self) -> tuple[ContextView, int]:
+    def _read_live(self) -> ContextView:
         live = self.log.load_live(self.conversation_id)
         if live.damaged:
             log.warning("%d damaged events skipped in the live context", len(live.damaged))
-        view = ContextView.from_tail(live.boundary, live.events)
-        return view, live.boundary.seq if live.boundary is not None else 0
+        return ContextView.from_tail(live.boundary, live.events)
 
     @property
     def view(self) -> ContextView:
@@ -125,20 +117,10 @@ class Agent:
             raise RuntimeError("Agent.load() has not run yet")
         return self._view
 
-    def _seed_usage(self) -> None:
-        for event in reversed(self.view.message_events()):
-            if event.usage and event.usage.prompt_tokens is not None:
-                self.last_usage_tokens = event.usage.prompt_tokens + (
-                    event.usage.output_tokens or 0
-                )
-                return
-
     def append(self, events: Sequence[Event]) -> list[StoredEvent]:
         """Append to the log, fold into the live context, tell subscribers."""
         stored = self.log.append(self.conversation_id, events)
         for item in stored:
-            if item.event.kind in BOUNDARY_KINDS:
-                self.boundary_seq = item.seq
             if self._view is not None:
                 self._view.apply(item)
             self.hooks.on_event_appended(item)
@@ -185,7 +167,6 @@ class Agent:
         async with self._lock:
             await self.load()
             self.append([ClearedEvent()])
-            self.last_usage_tokens = 0
             self.hooks.on_context_meter(self.context_meter())
 
     def context_meter(self) -> ContextMeter:
@@ -207,7 +188,7 @@ class Agent:
             event = stored.event
             if not isinstance(event, MessageEvent):
                 continue
-            fresh = stored.seq > self.boundary_seq
+            fresh = stored.seq > self._view.boundary_seq
             if fresh and event.usage and event.usage.prompt_tokens is not None:
                 base = event.usage.prompt_tokens + (event.usage.output_tokens or 0)
                 break
@@ -279,10 +260,6 @@ class Agent:
                 )
             state.partial_text = []
             self.append([reply])
-            if reply.usage and reply.usage.prompt_tokens is not None:
-                self.last_usage_tokens = reply.usage.prompt_tokens + (
-                    reply.usage.output_tokens or 0
-                )
             self.hooks.on_model_response(reply)
             calls = reply.function_calls
             if not calls:

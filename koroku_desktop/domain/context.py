@@ -32,6 +32,8 @@ class ContextView:
     summary: CompactionEvent | None = None
     messages: list[StoredEvent] = field(default_factory=list)
     last_seq: int = 0
+    boundary_seq: int = 0
+    """Seq of the latest compaction or clear folded in (0: none)."""
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
     _summary_content: MessageEvent | None = field(default=None, repr=False)
 
@@ -50,11 +52,13 @@ class ContextView:
         event = stored.event
         self.last_seq = max(self.last_seq, stored.seq)
         if isinstance(event, ClearedEvent):
+            self.boundary_seq = stored.seq
             self.summary = None
             self._summary_content = None
             self.messages = []
             self._events = []
         elif isinstance(event, CompactionEvent):
+            self.boundary_seq = stored.seq
             self.summary = event
             self._summary_content = MessageEvent(
                 role="user", parts=[TextPart(text=SUMMARY_PREFIX + event.summary)]

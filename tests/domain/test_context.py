@@ -79,6 +79,7 @@ def test_compaction_keeps_the_tail_from_kept_from_seq_and_puts_the_summary_first
     assert [c.parts[0].text for c in contents[1:]] == ["c", "d"]  # type: ignore[union-attr]
     view.apply(_stored(6, user("e")))
     assert len(view.contents()) == 4
+    assert view.boundary_seq == 5
 
 
 def test_from_tail_matches_incremental_application() -> None:
@@ -88,4 +89,5 @@ def test_from_tail_matches_incremental_application() -> None:
         incremental.apply(_stored(seq, ev))
     rebuilt = ContextView.from_tail(_stored(3, events[2]), [_stored(4, events[3])])
     assert incremental.contents() == rebuilt.contents()
+    assert incremental.boundary_seq == rebuilt.boundary_seq == 3
     assert [m.parts[0].text for m in rebuilt.contents()] == ["c"]  # type: ignore[union-attr]
