@@ -57,6 +57,11 @@ class LazyGeminiModel:
         """True when a key is configured."""
         return self._api_key is not None
 
+    @property
+    def api_key(self) -> ApiKey | None:
+        """The key in use and where it came from (None: no key configured)."""
+        return self._api_key
+
     def set_api_key(self, api_key: ApiKey | None) -> None:
         """Use another key from the next request on."""
         self._api_key = api_key
@@ -121,8 +126,12 @@ class Runtime:
     policy: ApprovalPolicy
     model: LazyGeminiModel
     agent: Agent
-    api_key: ApiKey | None = field(default=None)
     compactor: Compactor = field(default_factory=Compactor)
+
+    @property
+    def api_key(self) -> ApiKey | None:
+        """The key the model uses (see `LazyGeminiModel.api_key`)."""
+        return self.model.api_key
 
     def apply_settings(self, settings: Settings) -> None:
         """Take new settings into use now (the next turn sees them) and save them."""
@@ -178,8 +187,7 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     settings = load_settings(paths)
     event_log = SqliteEventLog(paths.db)
     tools = ToolRegistry(paths.tools)
-    api_key = resolve_api_key()
-    model = LazyGeminiModel(api_key)
+    model = LazyGeminiModel(resolve_api_key())
     policy = ApprovalPolicy(always=settings.always_allow)
     options = AgentOptions(
         model=settings.model,
@@ -201,7 +209,7 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, api_key, compactor)
+    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, compactor)
     policy.on_always_granted = runtime.persist_always_grant
     return runtime
 

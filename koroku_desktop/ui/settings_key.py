@@ -60,7 +60,6 @@ async def store_key(runtime: Runtime, value: str) -> ApiKey | None:
     await asyncio.to_thread(store_api_key, value)
     key = await asyncio.to_thread(resolve_api_key)
     runtime.model.set_api_key(key)
-    runtime.api_key = key
     return key
 
 
