@@ -48,23 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.INFO if args.verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if args.command is None:
-        return _start_desktop(args.self_check)
+        return desktop.start_desktop(self_check=args.self_check)
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
     return code
-
-
-def _start_desktop(self_check: bool) -> int:
-    try:
-        from koroku_desktop.ui.app import run_app
-    except ImportError:
-        print("The desktop app is not available in this build; use `koroku chat`.", file=sys.stderr)
-        return EXIT_USAGE
-    result: int = run_app(self_check=self_check)
-    return result
 
 
 if __name__ == "__main__":  # pragma: no cover

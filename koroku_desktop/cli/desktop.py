@@ -1,14 +1,13 @@
 """`koroku quick-ask`: open the quick-ask popup in the running app, starting it if needed.
 
 This is the command to bind to a desktop keyboard shortcut where Qt has no global-hotkey API
-(X11 and Wayland). The desktop front end is loaded by name, so the terminal front end never
-imports Qt (the layer contracts keep `cli` and `ui` independent).
+(X11 and Wayland). The desktop front end is imported only inside `start_desktop`, so no
+other command loads Qt: the one exception to the layer contracts, named in pyproject.toml.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import Any
 
@@ -27,11 +26,11 @@ def register(sub: Any) -> None:
 def start_desktop(*, self_check: bool = False, quick_ask: bool = False) -> int:
     """Run the desktop app (or hand over to the running one); its exit code."""
     try:
-        app = importlib.import_module("koroku_desktop.ui.app")
+        from koroku_desktop.ui.app import run_app
     except ImportError as exc:
         print(f"The desktop app is not available ({exc}); use `koroku chat`.", file=sys.stderr)
         return EXIT_USAGE
-    result: int = app.run_app(self_check=self_check, quick_ask=quick_ask)
+    result: int = run_app(self_check=self_check, quick_ask=quick_ask)
     return result
 
 
