@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,9 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture
-def desktop(
-    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
-) -> Iterator[Desktop]:
-    """The whole app wired to the fake Gemini server and a real log; window shown."""
+@contextmanager
+def running_desktop(qtbot: QtBot) -> Iterator[Desktop]:
+    """The whole app on this test's data dir, window shown; quit and deleted afterwards."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     desk = Desktop(app, default_paths(), use_tray=True)
@@ -77,13 +76,22 @@ def desktop(
     try:
         yield desk
     finally:
-        run(qtbot, desk.quit())
+        run(qtbot, desk.quit())  # waits for the SDK warm-up too
         # Delete the Qt objects on this (the GUI) thread, never from a GC run elsewhere.
         for widget in (desk.popup, desk.window):
             widget.close()
             widget.deleteLater()
         desk.deleteLater()
         qtbot.wait(10)
+
+
+@pytest.fixture
+def desktop(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> Iterator[Desktop]:
+    """The whole app wired to the fake Gemini server and a real log; window shown."""
+    with running_desktop(qtbot) as desk:
+        yield desk
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

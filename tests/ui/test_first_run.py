@@ -13,11 +13,10 @@ from keyring.backends import fail
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.config import default_paths
 from koroku_desktop.ui import theme
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import run
+from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import texts, type_and_send
 from tests.ui.test_settings import visible_texts
 
@@ -64,19 +63,8 @@ def keyless(
 ) -> Iterator[Desktop]:
     """The app on a fresh data dir with no API key anywhere (the fake server still running)."""
     monkeypatch.delenv("GEMINI_API_KEY")
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    desk = Desktop(app, default_paths(), use_tray=True)
-    run(qtbot, desk.start())
-    qtbot.waitExposed(desk.window)
-    try:
+    with running_desktop(qtbot) as desk:
         yield desk
-    finally:
-        if desk.warm_up is not None:
-            qtbot.waitUntil(desk.warm_up.done, timeout=15000)
-        run(qtbot, desk.quit())
-        desk.popup.close()
-        desk.popup.deleteLater()
 
 
 def test_setup_card_without_a_key_goes_once_one_is_stored(

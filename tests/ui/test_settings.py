@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,6 @@ from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
-
-
-@pytest.fixture(autouse=True)
-def _settled(desktop: Desktop, qtbot: QtBot) -> Iterator[None]:
-    """Let the app's SDK warm-up thread finish before the test ends.
-
-    Quitting while that thread still imports google.genai, then starting the next test's
-    Desktop, crashes the interpreter (see the report of issue 5).
-    """
-    yield
-    if desktop.warm_up is not None:
-        qtbot.waitUntil(desktop.warm_up.done, timeout=15000)
 
 
 def _stored(desktop: Desktop) -> dict[str, object]:
