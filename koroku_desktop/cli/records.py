@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,9 @@ from koroku_desktop.domain.events import (
     StoredEvent,
     dump_event,
 )
-from koroku_desktop.runtime import Runtime
-
-PAGE = 2000
+from koroku_desktop.domain.markdown import when
+from koroku_desktop.runtime import import_tutorial
+from koroku_desktop.store.portable import exported_entries, is_koroku_export
 
 
 def register(sub: Any) -> None:
@@ -40,17 +39,6 @@ def register(sub: Any) -> None:
     imp.set_defaults(handler=cmd_import)
 
 
-def iter_log(runtime: Runtime) -> Any:
-    """Every entry of the conversation, oldest first, page by page."""
-    after = 0
-    while True:
-        page = runtime.log.entries(runtime.agent.conversation_id, after_seq=after, limit=PAGE)
-        if not page:
-            return
-        yield from page
-        after = page[-1].seq
-
-
 def entry_json(entry: LogEntry) -> dict[str, Any]:
     """A log entry as a JSON-ready dict (damaged rows marked)."""
     if isinstance(entry, DamagedEvent):
@@ -65,27 +53,21 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
     return {"seq": entry.seq, "created_at": entry.created_at, **dump_event(entry.event)}
 
 
-def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
-
-
 def render_entry(entry: LogEntry, out: Any) -> None:
     """Print one log entry for `history --all`."""
     if isinstance(entry, DamagedEvent):
-        out.write(
-            f"\n#{entry.seq} {_when(entry.created_at)} [damaged {entry.kind}] {entry.error}\n"
-        )
+        out.write(f"\n#{entry.seq} {when(entry.created_at)} [damaged {entry.kind}] {entry.error}\n")
         return
     event = entry.event
     if isinstance(event, ClearedEvent):
-        out.write(f"\n#{entry.seq} {_when(entry.created_at)} ── cleared ──\n")
+        out.write(f"\n#{entry.seq} {when(entry.created_at)} ── cleared ──\n")
     elif isinstance(event, CompactionEvent):
         out.write(
-            f"\n#{entry.seq} {_when(entry.created_at)} ── compacted up to "
+            f"\n#{entry.seq} {when(entry.created_at)} ── compacted up to "
             f"#{event.covers_up_to_seq} ──\n{event.summary}\n"
         )
     elif isinstance(event, MessageEvent):
-        out.write(f"#{entry.seq} {_when(entry.created_at)} ")
+        out.write(f"#{entry.seq} {when(entry.created_at)} ")
         render_message(event, out)
 
 
@@ -94,7 +76,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
             if args.all:
-                for entry in iter_log(runtime):
+                for entry in exported_entries(runtime.log, runtime.agent.conversation_id):
                     if args.json:
                         print(json.dumps(entry_json(entry), ensure_ascii=False))
                     else:
@@ -119,9 +101,6 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import a database written by the tutorial's SessionManager."""
-    from koroku_desktop.runtime import import_tutorial
-    from koroku_desktop.store.portable import is_koroku_export
-
     if not args.path.is_file():
         print(f"koroku import: no such file: {args.path}", file=sys.stderr)
         return 2
