@@ -75,7 +75,7 @@ def test_every_part_kind_survives_a_new_process_with_byte_identical_signatures(
     assert _decode(models[1]["parts"][0]["thoughtSignature"]) == sigs[3][0]
     responses = [p["functionResponse"] for c in sent for p in c["parts"] if "functionResponse" in p]
     assert responses[0]["id"] == "call-1"
-    assert responses[0]["response"]["content"] == "alpha" or "alpha" in str(responses[0])
+    assert responses[0]["response"]["content"] == "alpha"
 
 
 def test_a_second_process_continues_a_conversation_with_parallel_tool_calls(
