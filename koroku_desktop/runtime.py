@@ -34,7 +34,9 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
+from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -162,7 +164,7 @@ class Runtime:
         self.log.close()
 
 
-def recall_search(event_log: SqliteEventLog) -> Any:
+def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     """The `recall` tool's search over the whole log, run off the event loop."""
 
     async def search(query: str, limit: int) -> list[dict[str, Any]]:
@@ -214,10 +216,8 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     return runtime
 
 
-def import_tutorial(runtime: Runtime, path: Any) -> Any:
+def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:
     """Import a tutorial SessionManager database into this conversation."""
-    from koroku_desktop.store.tutorial_import import import_tutorial_db
-
     return import_tutorial_db(path, runtime.log, runtime.agent.conversation_id)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,10 @@ OVER_BUDGET = {"error": "not run: the tool-call budget for this turn is spent"}
 # After the budget is spent no tools are offered; if the model still calls, how often we
 # answer with errors before ending the turn ourselves.
 MAX_CALLS_WITHOUT_TOOLS = 2
+
+
+AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
+"""A step run after every turn, inside the turn lock (compaction is one)."""
 
 
 @dataclass
@@ -89,7 +93,7 @@ class Agent:
         self._loading: asyncio.Future[ContextView] | None = None
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
-        self.after_turn: list[Any] = []
+        self.after_turn: list[AfterTurn] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
 
     # -- the live context --------------------------------------------------------------
