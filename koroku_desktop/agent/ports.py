@@ -11,16 +11,8 @@ from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 
 
-class EventLog(Protocol):
-    """The append-only event log."""
-
-    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
-        """Write events atomically; return them with their seqs."""
-        ...
-
-    def load_live(self, conversation_id: str) -> LiveLoad:
-        """The latest boundary (compaction/cleared) and the events the live context needs."""
-        ...
+class LogReader(Protocol):
+    """Reading the whole log: paging and full-text search (what the history viewer needs)."""
 
     def entries(
         self,
@@ -37,6 +29,18 @@ class EventLog(Protocol):
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Full-text search over every event ever written, newest first."""
+        ...
+
+
+class EventLog(LogReader, Protocol):
+    """The append-only event log."""
+
+    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+        """Write events atomically; return them with their seqs."""
+        ...
+
+    def load_live(self, conversation_id: str) -> LiveLoad:
+        """The latest boundary (compaction/cleared) and the events the live context needs."""
         ...
 
 

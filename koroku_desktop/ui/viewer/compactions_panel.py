@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import (
     BOUNDARY_KINDS,
     ClearedEvent,
@@ -30,7 +31,6 @@ from koroku_desktop.domain.markdown import when
 from koroku_desktop.ui.viewer.event_render import token_change
 from koroku_desktop.ui.viewer.timeline_model import (
     BOUNDARY_LIMIT,
-    EntryReader,
     TimelineModel,
     TimelineQuery,
 )
@@ -50,7 +50,7 @@ class CompactionInfo:
     last_seq: int
 
 
-def read_compactions(reader: EntryReader, conversation_id: str) -> list[CompactionInfo]:
+def read_compactions(reader: LogReader, conversation_id: str) -> list[CompactionInfo]:
     """Every compaction of a conversation, newest first, with the range it replaced.
 
     A summary replaces the events after the previous compaction's range (or after the last
@@ -76,7 +76,7 @@ class CompactionsPanel(QWidget):
     """The list of compactions; selecting one shows its summary and the events it replaced."""
 
     def __init__(
-        self, reader: EntryReader, conversation_id: str, parent: QWidget | None = None
+        self, reader: LogReader, conversation_id: str, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self._reader = reader

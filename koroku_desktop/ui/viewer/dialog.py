@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -18,18 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.ui.icons import app_icon
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
 from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
-from koroku_desktop.ui.viewer.search_panel import Searcher, SearchPanel
-from koroku_desktop.ui.viewer.timeline_model import EntryReader
+from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
-
-
-class EventLogView(EntryReader, Searcher, Protocol):
-    """What the viewer needs of the event log: paging and search (SqliteEventLog fits)."""
-
 
 TABS = ("Timeline", "Search", "Compactions", "Memory")
 
@@ -39,7 +33,7 @@ class HistoryDialog(QDialog):
 
     def __init__(
         self,
-        log: EventLogView,
+        log: LogReader,
         export: ExportWriter,
         memory_folder: Path,
         conversation_id: str,

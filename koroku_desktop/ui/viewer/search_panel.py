@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.markdown import when
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.ui import theme
@@ -31,14 +32,6 @@ log = logging.getLogger(__name__)
 
 HIT_LIMIT = 200
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-class Searcher(Protocol):
-    """The log's full-text search (SqliteEventLog fits)."""
-
-    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
-        """Hits newest first, snippets marked with [[ and ]]."""
-        ...
 
 
 def snippet_html(snippet: str) -> str:
@@ -62,7 +55,7 @@ class SearchPanel(QWidget):
 
     jump_requested = Signal(int)
 
-    def __init__(self, searcher: Searcher, parent: QWidget | None = None) -> None:
+    def __init__(self, searcher: LogReader, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._searcher = searcher
         self._tasks: set[asyncio.Future[Any]] = set()

@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 import bisect
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -23,6 +22,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
+from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import (
     BOUNDARY_KINDS,
     ClearedEvent,
@@ -43,23 +43,6 @@ COLUMNS = ("#", "When", "Kind", "Who", "Context", "Content")
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 
 AnyIndex = QModelIndex | QPersistentModelIndex
-
-
-class EntryReader(Protocol):
-    """The part of the event log the viewer reads (SqliteEventLog fits)."""
-
-    def entries(
-        self,
-        conversation_id: str | None = None,
-        *,
-        before_seq: int | None = None,
-        after_seq: int | None = None,
-        limit: int = 500,
-        newest_first: bool = False,
-        kinds: Sequence[str] | None = None,
-    ) -> list[LogEntry]:
-        """A page of the log, keyset on seq."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -85,7 +68,7 @@ class Boundary:
     """For a compaction: the last seq its summary covers; None for a clear."""
 
 
-def first_seq_at(reader: EntryReader, ts: float, last_seq: int) -> int:
+def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
     """The first seq whose time is at or after `ts` (last_seq + 1 if none).
 
     A binary search over seq with one-row keyset reads, since times grow with seq. Runs in a
@@ -115,7 +98,7 @@ def context_status(entry: LogEntry, boundaries: list[Boundary]) -> str:
     return "live"
 
 
-def read_boundaries(reader: EntryReader, conversation_id: str) -> list[Boundary]:
+def read_boundaries(reader: LogReader, conversation_id: str) -> list[Boundary]:
     """Every compaction and clear of a conversation, oldest first (through the index)."""
     found: list[Boundary] = []
     for entry in reader.entries(conversation_id, kinds=BOUNDARY_KINDS, limit=BOUNDARY_LIMIT):
@@ -136,7 +119,7 @@ class TimelineModel(QAbstractTableModel):
     failed = Signal(str)
 
     def __init__(
-        self, reader: EntryReader, conversation_id: str, parent: QObject | None = None
+        self, reader: LogReader, conversation_id: str, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self._reader = reader

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import EVENT_KINDS
 from koroku_desktop.ui.viewer.detail_view import EntryDetail
 from koroku_desktop.ui.viewer.timeline_model import (
-    EntryReader,
     TimelineModel,
     TimelineQuery,
     first_seq_at,
@@ -67,7 +67,7 @@ class TimelinePanel(QWidget):
     status = Signal(str)
 
     def __init__(
-        self, reader: EntryReader, conversation_id: str, parent: QWidget | None = None
+        self, reader: LogReader, conversation_id: str, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self._reader = reader
