@@ -21,11 +21,10 @@ from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_token
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memory import append_memory
-from koroku_desktop.agent.prompts import system_instruction
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
-from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import TextPart
 
 log = logging.getLogger(__name__)
@@ -103,7 +102,7 @@ class Compactor:
             if self._estimate_is_exact(agent) or not near:
                 return estimate
         try:
-            return await agent.model.count_tokens(self.live_request(agent))
+            return await agent.model.count_tokens(agent.request())
         except ModelError as exc:
             log.warning("count_tokens failed (%s); using the estimate", exc)
             return estimate
@@ -120,17 +119,6 @@ class Compactor:
             and last.seq > agent.view.boundary_seq
             and event.usage is not None
             and event.usage.prompt_tokens is not None
-        )
-
-    @staticmethod
-    def live_request(agent: Agent, contents: list[MessageEvent] | None = None) -> ModelRequest:
-        """The request the next turn would send (system instruction and tools included)."""
-        opts = agent.options
-        return ModelRequest(
-            model=opts.model,
-            system_instruction=system_instruction(opts.data_dir, opts.workspace),
-            contents=agent.view.contents() if contents is None else contents,
-            tools=agent.tools.specs(),
         )
 
     # -- how -------------------------------------------------------------------------------
@@ -179,7 +167,7 @@ class Compactor:
         """The prompt size once compacted: counted by the model, or estimated if that fails."""
         contents = [MessageEvent(role="user", parts=[TextPart(text=SUMMARY_PREFIX + summary)])]
         contents.extend(m.event for m in kept if isinstance(m.event, MessageEvent))
-        request = self.live_request(agent, contents)
+        request = agent.request(contents=contents)
         try:
             return await agent.model.count_tokens(request)
         except ModelError as exc:

@@ -208,7 +208,14 @@ class Agent:
                 tail_chars += len(summary.summary)
         return base + tail_chars // 4
 
-    def _request(self, tools_offered: bool) -> ModelRequest:
+    def request(
+        self, tools_offered: bool = True, contents: list[MessageEvent] | None = None
+    ) -> ModelRequest:
+        """The request the next step sends: system instruction, live contents, tools.
+
+        Without tools it carries the budget guardrail. `contents` replaces the live ones
+        (compaction sizes the context it would leave).
+        """
         opts = self.options
         instruction = system_instruction(opts.data_dir, opts.workspace)
         if not tools_offered:
@@ -216,7 +223,7 @@ class Agent:
         return ModelRequest(
             model=opts.model,
             system_instruction=instruction,
-            contents=self.view.contents(),
+            contents=self.view.contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
         )
 
@@ -256,7 +263,7 @@ class Agent:
                 self.hooks.on_text_delta(piece)
 
             try:
-                reply = await self.model.generate(self._request(tools_offered), on_delta)
+                reply = await self.model.generate(self.request(tools_offered), on_delta)
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
                 return TurnResult(
