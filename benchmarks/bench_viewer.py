@@ -35,8 +35,8 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
+from koroku_desktop.ui.widgets import theme
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BATCH = 50_000

@@ -23,17 +23,17 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.config import Paths, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.runtime import Runtime, build_runtime
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
-from koroku_desktop.ui.chat_window import ChatWindow
-from koroku_desktop.ui.icons import TrayState, app_icon
-from koroku_desktop.ui.quick_ask import QuickAskPopup
-from koroku_desktop.ui.settings_dialog import SettingsDialog
-from koroku_desktop.ui.setup_card import SetupCard, show_setup_if_needed
+from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
+from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
+from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
+from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
 from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
-from koroku_desktop.ui.welcome import WelcomeCard, welcome_if_first_start
+from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.icons import TrayState, app_icon
 
 log = logging.getLogger(__name__)
 

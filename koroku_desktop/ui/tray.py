@@ -6,7 +6,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from koroku_desktop.ui.icons import TrayState, tray_icon
+from koroku_desktop.ui.widgets.icons import TrayState, tray_icon
 
 SHORTCUT_HELP = (
     "Qt offers no global keyboard shortcut on Linux (X11 or Wayland). To open the quick-ask "

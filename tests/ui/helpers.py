@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.ui.chat_input import ChatInput
-from koroku_desktop.ui.chat_items import ChatItem
-from koroku_desktop.ui.message_model import MessageModel
+from koroku_desktop.ui.chat.items import ChatItem
+from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.widgets.chat_input import ChatInput
 
 
 def type_and_send(qtbot: QtBot, box: ChatInput, text: str) -> None:

@@ -13,8 +13,8 @@ from keyring.backends import fail
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import texts, type_and_send

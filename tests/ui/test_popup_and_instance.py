@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QRect, QSize
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
-from koroku_desktop.ui.quick_ask import SIZE_KEY, place_near
+from koroku_desktop.ui.quick_ask.popup import SIZE_KEY, place_near
 from koroku_desktop.ui.single_instance import send_command
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import texts, type_and_send

@@ -7,8 +7,8 @@ import sys
 from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.ui import theme
-from koroku_desktop.ui.markdown_doc import style_code
+from koroku_desktop.ui.chat.markdown_doc import style_code
+from koroku_desktop.ui.widgets import theme
 
 MARKDOWN = "Some **text**.\n\n- a list item\n- another\n\n```python\nprint(1)\n```\n\nThe end."
 

@@ -11,9 +11,9 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.app import Desktop
-from koroku_desktop.ui.approval_card import ApprovalCard
+from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import rows, type_and_send
 

@@ -10,9 +10,9 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.app import Desktop
-from koroku_desktop.ui.settings_dialog import SettingsDialog, parse_count
+from koroku_desktop.ui.settings.dialog import SettingsDialog, parse_count
+from koroku_desktop.ui.widgets import theme
 from tests.fakes.fixtures import TEST_API_KEY
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run

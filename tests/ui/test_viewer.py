@@ -19,10 +19,10 @@ from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageE
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.runtime import export_file
 from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
+from koroku_desktop.ui.widgets import theme
 from tests.ui.conftest import run
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots"

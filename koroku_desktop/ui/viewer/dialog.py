@@ -18,12 +18,12 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.ports import LogReader
-from koroku_desktop.ui.icons import app_icon
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
 from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
+from koroku_desktop.ui.widgets.icons import app_icon
 
 TABS = ("Timeline", "Search", "Compactions", "Memory")
 

@@ -32,8 +32,8 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.markdown import when
-from koroku_desktop.ui import theme
 from koroku_desktop.ui.viewer import event_render
+from koroku_desktop.ui.widgets import theme
 
 log = logging.getLogger(__name__)
 

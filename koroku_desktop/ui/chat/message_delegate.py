@@ -36,11 +36,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from koroku_desktop.ui import theme
-from koroku_desktop.ui.chat_items import ChatItem, pretty, short_args
-from koroku_desktop.ui.markdown_doc import code_groups, style_code
-from koroku_desktop.ui.message_model import ITEM_ROLE, MessageModel
-from koroku_desktop.ui.stream_throttle import StreamThrottle
+from koroku_desktop.ui.chat.items import ChatItem, pretty, short_args
+from koroku_desktop.ui.chat.markdown_doc import code_groups, style_code
+from koroku_desktop.ui.chat.message_model import ITEM_ROLE, MessageModel
+from koroku_desktop.ui.chat.stream_throttle import StreamThrottle
+from koroku_desktop.ui.widgets import theme
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import (
 
 from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
-from koroku_desktop.ui.chat_items import (
+from koroku_desktop.ui.chat.items import (
     ChatItem,
     ToolCardIndex,
     build_items,

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.config import keyring_backend_name
 from koroku_desktop.runtime import Runtime
-from koroku_desktop.ui import theme
-from koroku_desktop.ui.settings_key import KEY_URL, NO_KEYRING_HELP, key_problem, store_key
+from koroku_desktop.ui.settings.key import KEY_URL, NO_KEYRING_HELP, key_problem, store_key
+from koroku_desktop.ui.widgets import theme
 
 
 class CardHost(Protocol):

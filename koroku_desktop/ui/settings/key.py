@@ -29,7 +29,7 @@ from koroku_desktop.config import (
 )
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.runtime import Runtime
-from koroku_desktop.ui import theme
+from koroku_desktop.ui.widgets import theme
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

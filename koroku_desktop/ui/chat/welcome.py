@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from koroku_desktop.config import Paths, read_stored_settings, save_settings
 from koroku_desktop.runtime import Runtime
-from koroku_desktop.ui.setup_card import CardHost, ThemedCard, card_label
+from koroku_desktop.ui.chat.setup_card import CardHost, ThemedCard, card_label
 
 
 def welcome_html(shortcut: str, paths: Paths) -> list[str]:

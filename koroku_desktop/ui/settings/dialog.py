@@ -41,10 +41,10 @@ from koroku_desktop.config import (
     save_settings,
 )
 from koroku_desktop.runtime import Runtime
-from koroku_desktop.ui import theme
-from koroku_desktop.ui.icons import app_icon
-from koroku_desktop.ui.settings_key import ApiKeySection
+from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.tray import SHORTCUT_HELP
+from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.icons import app_icon
 
 log = logging.getLogger(__name__)
 

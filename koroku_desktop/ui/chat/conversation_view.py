@@ -6,8 +6,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signa
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QWidget
 
-from koroku_desktop.ui.message_delegate import MessageDelegate
-from koroku_desktop.ui.message_model import MessageModel
+from koroku_desktop.ui.chat.message_delegate import MessageDelegate
+from koroku_desktop.ui.chat.message_model import MessageModel
 
 
 class ConversationView(QListView):

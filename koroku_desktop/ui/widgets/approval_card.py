@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, ApprovalScope
-from koroku_desktop.ui import theme
-from koroku_desktop.ui.diff_preview import diff_html, file_diff
+from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
 
 TITLES = {
     "bash": "Koroku wants to run a shell command",

@@ -15,7 +15,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from koroku_desktop.ui import theme
+from koroku_desktop.ui.widgets import theme
 
 
 def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:

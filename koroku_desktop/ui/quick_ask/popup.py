@@ -22,10 +22,10 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
 from koroku_desktop.ui.bridge import AgentBridge
-from koroku_desktop.ui.chat_input import ChatInput
-from koroku_desktop.ui.chat_items import response_failed, short_args
-from koroku_desktop.ui.chat_window import ApprovalStack
-from koroku_desktop.ui.icons import app_icon
+from koroku_desktop.ui.chat.items import response_failed, short_args
+from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
+from koroku_desktop.ui.widgets.chat_input import ChatInput
+from koroku_desktop.ui.widgets.icons import app_icon
 
 DEFAULT_SIZE = QSize(520, 360)
 SIZE_KEY = "quick_ask/size"

@@ -1,0 +1,1 @@
+"""The chat window: conversation view, message rows, composer, first-start cards."""

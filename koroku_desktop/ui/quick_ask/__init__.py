@@ -1,0 +1,1 @@
+"""The tray quick-ask popup."""

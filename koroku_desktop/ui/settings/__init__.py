@@ -1,0 +1,1 @@
+"""The settings dialog and the API-key widgets."""

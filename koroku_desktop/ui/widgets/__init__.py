@@ -1,0 +1,1 @@
+"""Widgets shared by several windows: theme, icons, input, approval cards."""
