@@ -36,7 +36,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from koroku_desktop.ui.chat.items import ChatItem, pretty, short_args
+from koroku_desktop.render.text import pretty, short_args
+from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.markdown_doc import code_groups, style_code
 from koroku_desktop.ui.chat.message_model import ITEM_ROLE, MessageModel
 from koroku_desktop.ui.chat.stream_throttle import StreamThrottle
