@@ -1,7 +1,7 @@
 """The searchable text of an event: what the full-text index holds for it.
 
-Message text (thoughts included), function calls (name + args), function responses (name +
-response JSON), code the model ran and its output, and compaction summaries. Binary parts
+Message text (thoughts included), function calls (name + args), function responses (name,
+the word `failed` when the call failed, response JSON), code the model ran and its output, and compaction summaries. Binary parts
 (inline data, file references) have no text. One event's text is capped so that a huge tool
 result cannot make an append slow.
 """
@@ -25,8 +25,8 @@ def block_text(block: b.Block) -> str:
             return text
         case b.ToolCallBlock(name=name, args=args):
             return f"{name} {compact_json(args)}"
-        case b.ToolResultBlock(name=name, response=response):
-            return f"{name} {compact_json(response)}"
+        case b.ToolResultBlock(name=name, response=response, failed=failed):
+            return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
         case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
