@@ -10,6 +10,7 @@ import base64
 import binascii
 from typing import assert_never
 
+from koroku_desktop.domain import parts as p
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
@@ -18,17 +19,6 @@ from koroku_desktop.domain.events import (
     LogEntry,
     MessageEvent,
     StoredEvent,
-)
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FileDataPart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    InlineDataPart,
-    Part,
-    TextPart,
-    UnknownPart,
 )
 from koroku_desktop.render.blocks import (
     AttachmentBlock,
@@ -48,15 +38,9 @@ from koroku_desktop.render.blocks import (
 )
 
 
-def tool_result(part: FunctionResponsePart) -> ToolResultBlock:
+def tool_result(part: p.FunctionResponsePart) -> ToolResultBlock:
     """A function response as a block; `failed` is `FunctionResponsePart.failed`, the one rule."""
-    return ToolResultBlock(
-        name=part.name,
-        response=part.response,
-        failed=part.failed,
-        call_id=part.id,
-        call_args=part.call_args,
-    )
+    return ToolResultBlock(part.name, part.response, part.failed, part.id, part.call_args)
 
 
 def _decoded_size(data: str) -> int:
@@ -66,34 +50,34 @@ def _decoded_size(data: str) -> int:
         return len(data) * 3 // 4
 
 
-def part_block(part: Part) -> Block | None:
+def part_block(part: p.Part) -> Block | None:
     """One part as a block (None for an empty text part, which shows nothing)."""
     match part:
-        case TextPart(text=text, thought=thought):
+        case p.TextPart(text=text, thought=thought):
             if not text:
                 return None
             return ThoughtBlock(text) if thought else TextBlock(text)
-        case FunctionCallPart():
+        case p.FunctionCallPart():
             return ToolCallBlock(name=part.name, args=part.args, call_id=part.id)
-        case FunctionResponsePart():
+        case p.FunctionResponsePart():
             return tool_result(part)
-        case ExecutableCodePart():
+        case p.ExecutableCodePart():
             return CodeBlock(part.code, language=(part.language or "").lower())
-        case CodeExecutionResultPart():
+        case p.CodeExecutionResultPart():
             return CodeBlock(part.output or "", output=True, outcome=part.outcome)
-        case InlineDataPart():
+        case p.InlineDataPart():
             return AttachmentBlock(part.mime_type, size=_decoded_size(part.data))
-        case FileDataPart():
+        case p.FileDataPart():
             return AttachmentBlock(part.mime_type, uri=part.file_uri)
-        case UnknownPart():
+        case p.UnknownPart():
             return UnknownBlock(part.raw)
         case _:
             assert_never(part)
 
 
-def part_blocks(parts: list[Part]) -> tuple[Block, ...]:
+def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
     """The blocks of a list of parts, in order, empty text left out."""
-    return tuple(b for b in (part_block(p) for p in parts) if b is not None)
+    return tuple(b for b in (part_block(x) for x in parts) if b is not None)
 
 
 def event_marker(event: Event) -> MarkerBlock | None:
@@ -102,12 +86,9 @@ def event_marker(event: Event) -> MarkerBlock | None:
         case MessageEvent():
             return None
         case CompactionEvent():
+            e = event
             return CompactionBlock(
-                summary=event.summary,
-                covers_up_to_seq=event.covers_up_to_seq,
-                kept_from_seq=event.kept_from_seq,
-                tokens_before=event.tokens_before,
-                tokens_after=event.tokens_after,
+                e.summary, e.covers_up_to_seq, e.kept_from_seq, e.tokens_before, e.tokens_after
             )
         case ClearedEvent():
             return ClearedBlock()
