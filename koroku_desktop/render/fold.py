@@ -77,7 +77,12 @@ def part_block(part: p.Part) -> Block | None:
 
 def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
     """The blocks of a list of parts, in order, empty text left out."""
-    return tuple(b for b in (part_block(x) for x in parts) if b is not None)
+    blocks = []
+    for part in parts:
+        block = part_block(part)
+        if block is not None:
+            blocks.append(block)
+    return tuple(blocks)
 
 
 def event_marker(event: Event) -> MarkerBlock | None:
@@ -121,10 +126,12 @@ def entry_view(entry: LogEntry) -> EntryView:
         case DamagedEvent():
             damaged = DamagedBlock(kind=entry.kind, error=entry.error, raw=entry.raw)
             return EntryView(entry.seq, entry.created_at, "marker", (damaged,), damaged)
-        case StoredEvent():
-            event = entry.event
+        case StoredEvent(event=MessageEvent() as message):
+            blocks = part_blocks(message.parts)
+            return EntryView(entry.seq, entry.created_at, speaker(message), blocks)
+        case StoredEvent(event=event):
             marker = event_marker(event)
-            blocks = event_blocks(event)
-            return EntryView(entry.seq, entry.created_at, speaker(event), blocks, marker)
+            markers = () if marker is None else (marker,)
+            return EntryView(entry.seq, entry.created_at, "marker", markers, marker)
         case _:
             assert_never(entry)

@@ -116,11 +116,12 @@ def items_for_entry(
     """Rows one log entry adds. Tool results add none: they close open cards through
     `index` (the closed cards are appended to `resolved` when given)."""
     view = entry_view(entry)
+    seq, at = view.seq, view.created_at
     items: list[ChatItem] = []
     role_kind: ItemKind = "model" if view.speaker == "model" else "user"
 
     def add(kind: ItemKind, text: str = "", tool: str = "") -> ChatItem:
-        item = ChatItem(kind=kind, text=text, tool=tool, seq=view.seq, created_at=view.created_at)
+        item = ChatItem(kind=kind, text=text, tool=tool, seq=seq, created_at=at)
         items.append(item)
         return item
 
