@@ -1,9 +1,9 @@
 """The searchable text of an event: what the full-text index holds for it.
 
 Message text (thoughts included), function calls (name + args), function responses (name,
-the word `failed` when the call failed, response JSON), code the model ran and its output, and compaction summaries. Binary parts
-(inline data, file references) have no text. One event's text is capped so that a huge tool
-result cannot make an append slow.
+the word `failed` when the call failed, response JSON), code the model ran and its output,
+and compaction summaries. Binary parts (inline data, file references) have no text. One
+event's text is capped so that a huge tool result cannot make an append slow.
 """
 
 from __future__ import annotations
