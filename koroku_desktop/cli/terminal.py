@@ -14,11 +14,11 @@ from koroku_desktop.render.fold import entry_view, part_blocks, speaker
 from koroku_desktop.render.text import mark, short_args, when
 
 
-def block_line(block: b.Block, speaker: b.Speaker) -> str:
+def block_line(block: b.Block, who: b.Speaker) -> str:
     """One block as a terminal line ('' for blocks the terminal does not show)."""
     match block:
         case b.TextBlock(text=text):
-            return f"\nyou> {text}" if speaker == "user" else f"koroku> {text}"
+            return f"\nyou> {text}" if who == "user" else f"koroku> {text}"
         case b.ToolCallBlock(name=name, args=args):
             return f"  → {name}({short_args(args)})"
         case b.ToolResultBlock(name=name, failed=failed):
@@ -35,8 +35,8 @@ def block_line(block: b.Block, speaker: b.Speaker) -> str:
             assert_never(block)
 
 
-def _lines(speaker: b.Speaker, blocks: tuple[b.Block, ...]) -> str:
-    return "\n".join(line for line in (block_line(x, speaker) for x in blocks) if line)
+def _lines(who: b.Speaker, blocks: tuple[b.Block, ...]) -> str:
+    return "\n".join(line for line in (block_line(x, who) for x in blocks) if line)
 
 
 def render_message(event: MessageEvent, out: TextIO) -> None:
