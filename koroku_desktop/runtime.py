@@ -31,8 +31,8 @@ from koroku_desktop.config import (
     save_settings,
 )
 from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy

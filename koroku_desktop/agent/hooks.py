@@ -82,7 +82,7 @@ class AgentHooks:
         default_factory=lambda: Hook("on_model_response")
     )
     on_tool_call: Hook[[FunctionCallPart]] = field(default_factory=lambda: Hook("on_tool_call"))
-    on_tool_result: Hook[[FunctionCallPart, FunctionResponsePart, bool]] = field(
+    on_tool_result: Hook[[FunctionCallPart, FunctionResponsePart]] = field(
         default_factory=lambda: Hook("on_tool_result")
     )
     on_turn_started: Hook[[str | None]] = field(default_factory=lambda: Hook("on_turn_started"))

@@ -318,7 +318,6 @@ class Agent:
     async def _run_call(self, call: FunctionCallPart, state: _TurnState) -> FunctionResponsePart:
         self.hooks.on_tool_call(call)
         args: dict[str, Any] = dict(call.args)
-        ok = False
         if state.calls_made >= self.options.max_tool_calls:
             response: dict[str, Any] = dict(OVER_BUDGET)
         else:
@@ -334,11 +333,11 @@ class Agent:
             if allowed:
                 state.executed += 1
                 ctx = ToolContext(self.options.workspace, self.options.data_dir, self.recall)
-                response, ok = await self.tools.run(call.name, args, ctx)
+                response, _ran = await self.tools.run(call.name, args, ctx)
             else:
                 response = dict(DENIED)
         part = FunctionResponsePart(name=call.name, id=call.id, response=response, call_args=args)
-        self.hooks.on_tool_result(call, part, ok)
+        self.hooks.on_tool_result(call, part)  # failed or not: `part.failed`, the one rule
         return part
 
     def _after_cancel(self, state: _TurnState) -> None:

@@ -7,25 +7,17 @@ summarised chunk by chunk, each chunk folded into the summary of the ones before
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import assert_never
 
 from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.model_io import ModelRequest
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FileDataPart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    InlineDataPart,
-    Part,
-    TextPart,
-    visible_text,
-)
+from koroku_desktop.domain.parts import TextPart, visible_text
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import event_blocks, speaker
+from koroku_desktop.render.text import clip, compact_json
 
 SUMMARIZER_INSTRUCTION = (
     "You write the running summary of a conversation between a user and Koroku, a desktop "
@@ -54,41 +46,32 @@ _RESERVED_CHARS = 12_000
 """Room kept in each request for the instruction, the framing and the summary so far."""
 
 
-def clip(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]} … [{len(text) - limit} more characters cut]"
+SPEAKERS = {"user": "User", "model": "Koroku", "tools": "Tool results", "repair": "Tool results"}
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def render_part(part: Part, tool_chars: int = TOOL_TEXT_CHARS) -> str:
-    """One part as transcript text ('' for parts that carry nothing worth summarising)."""
-    if isinstance(part, TextPart):
-        return "" if part.thought else part.text
-    if isinstance(part, FunctionCallPart):
-        return f"[called {part.name} with {clip(_json(part.args), tool_chars)}]"
-    if isinstance(part, FunctionResponsePart):
-        return f"[{part.name} returned {clip(_json(part.response), tool_chars)}]"
-    if isinstance(part, ExecutableCodePart):
-        return f"[ran code: {clip(part.code, tool_chars)}]"
-    if isinstance(part, CodeExecutionResultPart):
-        return f"[code output: {clip(part.output or '', tool_chars)}]"
-    if isinstance(part, InlineDataPart):
-        return f"[attached {part.mime_type or 'data'}, {len(part.data) * 3 // 4} bytes]"
-    if isinstance(part, FileDataPart):
-        return f"[file {part.file_uri}]"
-    return "[a part of an unknown kind]"
-
-
-def speaker(event: MessageEvent) -> str:
-    """Who said it, for the transcript: User, Koroku or Tool results."""
-    if event.role == "model":
-        return "Koroku"
-    return "Tool results" if event.function_responses else "User"
+def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
+    """One block as transcript text ('' for blocks that carry nothing worth summarising)."""
+    match block:
+        case b.TextBlock(text=text):
+            return text
+        case b.ToolCallBlock(name=name, args=args):
+            return f"[called {name} with {clip(compact_json(args), tool_chars)}]"
+        case b.ToolResultBlock(name=name, response=response):
+            return f"[{name} returned {clip(compact_json(response), tool_chars)}]"
+        case b.CodeBlock(text=text, output=False):
+            return f"[ran code: {clip(text, tool_chars)}]"
+        case b.CodeBlock(text=text):
+            return f"[code output: {clip(text, tool_chars)}]"
+        case b.AttachmentBlock(mime_type=mime, uri=None, size=size):
+            return f"[attached {mime or 'data'}, {size} bytes]"
+        case b.AttachmentBlock(uri=uri):
+            return f"[file {uri}]"
+        case b.UnknownBlock():
+            return "[a part of an unknown kind]"
+        case b.ThoughtBlock() | b.CompactionBlock() | b.ClearedBlock() | b.DamagedBlock():
+            return ""
+        case _:
+            assert_never(block)
 
 
 def transcript_entries(
@@ -100,9 +83,11 @@ def transcript_entries(
         event = stored.event
         if not isinstance(event, MessageEvent):
             continue
-        body = "\n".join(t for t in (render_part(p, tool_chars) for p in event.parts) if t)
+        blocks = event_blocks(event)
+        body = "\n".join(t for t in (block_transcript(x, tool_chars) for x in blocks) if t)
         if body:
-            entries.append(clip(f"#{stored.seq} {speaker(event)}: {body}", max_chars))
+            head = f"#{stored.seq} {SPEAKERS[speaker(event)]}"
+            entries.append(clip(f"{head}: {body}", max_chars))
     return entries
 
 

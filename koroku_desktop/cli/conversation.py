@@ -9,14 +9,9 @@ from typing import Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import (
-    FAIL_MARK,
-    OK_MARK,
-    TerminalApprover,
-    render_message,
-    short_args,
-)
+from koroku_desktop.cli.terminal import TerminalApprover, render_message
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.runtime import Runtime
 
 EXIT_WORDS = {"exit", "quit", ":q"}
@@ -41,12 +36,9 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
         out.write(f"  → {call.name}({short_args(call.args)})\n")
         out.flush()
 
-    def on_result(call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
-        mark = OK_MARK if ok and not part.failed else FAIL_MARK
-        detail = ""
-        if "error" in part.response:
-            detail = f" {part.response['error']}"
-        out.write(f"  {mark} {call.name}{detail}\n")
+    def on_result(call: FunctionCallPart, part: FunctionResponsePart) -> None:
+        detail = f" {part.response['error']}" if "error" in part.response else ""
+        out.write(f"  {mark(part.failed)} {call.name}{detail}\n")
         out.flush()
 
     runtime.agent.hooks.on_tool_call.append(on_call)

@@ -17,8 +17,8 @@ from typing import Any
 
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
-from koroku_desktop.domain.markdown import when
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.render.text import when
 from koroku_desktop.runtime import write_log_export
 from koroku_desktop.store.portable import (
     ExportFormatError,

@@ -10,17 +10,8 @@ from typing import Any
 
 from koroku_desktop.cli.recall_commands import import_koroku_export
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import TerminalApprover, render_message
-from koroku_desktop.domain.events import (
-    ClearedEvent,
-    CompactionEvent,
-    DamagedEvent,
-    LogEntry,
-    MessageEvent,
-    StoredEvent,
-    dump_event,
-)
-from koroku_desktop.domain.markdown import when
+from koroku_desktop.cli.terminal import TerminalApprover, render_entry
+from koroku_desktop.domain.events import DamagedEvent, LogEntry, StoredEvent, dump_event
 from koroku_desktop.runtime import import_tutorial
 from koroku_desktop.store.portable import exported_entries, is_koroku_export
 
@@ -51,24 +42,6 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
             "raw": entry.raw,
         }
     return {"seq": entry.seq, "created_at": entry.created_at, **dump_event(entry.event)}
-
-
-def render_entry(entry: LogEntry, out: Any) -> None:
-    """Print one log entry for `history --all`."""
-    if isinstance(entry, DamagedEvent):
-        out.write(f"\n#{entry.seq} {when(entry.created_at)} [damaged {entry.kind}] {entry.error}\n")
-        return
-    event = entry.event
-    if isinstance(event, ClearedEvent):
-        out.write(f"\n#{entry.seq} {when(entry.created_at)} ── cleared ──\n")
-    elif isinstance(event, CompactionEvent):
-        out.write(
-            f"\n#{entry.seq} {when(entry.created_at)} ── compacted up to "
-            f"#{event.covers_up_to_seq} ──\n{event.summary}\n"
-        )
-    elif isinstance(event, MessageEvent):
-        out.write(f"#{entry.seq} {when(entry.created_at)} ")
-        render_message(event, out)
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -5,40 +5,54 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any, TextIO
+from typing import TextIO, assert_never
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
-from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.parts import (
-    FunctionCallPart,
-    FunctionResponsePart,
-    TextPart,
-    visible_text,
-)
-
-OK_MARK = "✓"
-FAIL_MARK = "✗"
+from koroku_desktop.domain.events import LogEntry, MessageEvent
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import entry_view, part_blocks, speaker
+from koroku_desktop.render.text import mark, short_args, when
 
 
-def short_args(args: dict[str, Any], limit: int = 80) -> str:
-    """`key=value, ...` on one line, cut to `limit` characters."""
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def block_line(block: b.Block, who: b.Speaker) -> str:
+    """One block as a terminal line ('' for blocks the terminal does not show)."""
+    match block:
+        case b.TextBlock(text=text):
+            return f"\nyou> {text}" if who == "user" else f"koroku> {text}"
+        case b.ToolCallBlock(name=name, args=args):
+            return f"  → {name}({short_args(args)})"
+        case b.ToolResultBlock(name=name, failed=failed):
+            return f"  {mark(failed)} {name}"
+        case b.CompactionBlock(covers_up_to_seq=covers, summary=summary):
+            return f"── compacted up to #{covers} ──\n{summary}"
+        case b.ClearedBlock():
+            return "── cleared ──"
+        case b.DamagedBlock(kind=kind, error=error):
+            return f"[damaged {kind}] {error}"
+        case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():
+            return ""
+        case _:
+            assert_never(block)
+
+
+def _lines(who: b.Speaker, blocks: tuple[b.Block, ...]) -> str:
+    return "\n".join(line for line in (block_line(x, who) for x in blocks) if line)
 
 
 def render_message(event: MessageEvent, out: TextIO) -> None:
     """Print one stored message the way `koroku chat` shows history."""
-    if event.role == "user" and event.is_user_turn:
-        out.write(f"\nyou> {visible_text(event.parts)}\n")
-        return
-    for part in event.parts:
-        if isinstance(part, TextPart) and not part.thought and part.text:
-            out.write(f"koroku> {part.text}\n")
-        elif isinstance(part, FunctionCallPart):
-            out.write(f"  → {part.name}({short_args(part.args)})\n")
-        elif isinstance(part, FunctionResponsePart):
-            mark = FAIL_MARK if part.failed else OK_MARK
-            out.write(f"  {mark} {part.name}\n")
+    text = _lines(speaker(event), part_blocks(event.parts))
+    if text:
+        out.write(text + "\n")
+
+
+def render_entry(entry: LogEntry, out: TextIO) -> None:
+    """Print one log entry for `koroku history`: its seq and time, then its lines."""
+    view = entry_view(entry)
+    text = _lines(view.speaker, view.blocks)
+    if text:
+        lead = "\n" if view.marker is not None else ""
+        out.write(f"{lead}#{view.seq} {when(view.created_at)} {text}\n")
 
 
 class TerminalApprover:

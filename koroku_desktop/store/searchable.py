@@ -1,56 +1,43 @@
 """The searchable text of an event: what the full-text index holds for it.
 
-Message text (thoughts included), function calls (name + args), function responses (name +
-response JSON), code the model ran and its output, and compaction summaries. Binary parts
-(inline data, file references) have no text. One event's text is capped so that a huge tool
-result cannot make an append slow.
+Message text (thoughts included), function calls (name + args), function responses (name,
+the word `failed` when the call failed, response JSON), code the model ran and its output,
+and compaction summaries. Binary parts (inline data, file references) have no text. One
+event's text is capped so that a huge tool result cannot make an append slow.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import assert_never
 
-from koroku_desktop.domain.events import CompactionEvent, Event, MessageEvent
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    Part,
-    TextPart,
-)
+from koroku_desktop.domain.events import Event
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import event_blocks
+from koroku_desktop.render.text import compact_json
 
 MAX_SEARCHABLE_CHARS = 200_000
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
-
-
-def part_text(part: Part) -> str:
-    """The searchable text of one part ('' for parts without text)."""
-    if isinstance(part, TextPart):
-        return part.text
-    if isinstance(part, FunctionCallPart):
-        return f"{part.name} {_json(part.args)}"
-    if isinstance(part, FunctionResponsePart):
-        return f"{part.name} {_json(part.response)}"
-    if isinstance(part, ExecutableCodePart):
-        return part.code
-    if isinstance(part, CodeExecutionResultPart):
-        return part.output or ""
-    return ""
+def block_text(block: b.Block) -> str:
+    """The searchable text of one block ('' for blocks without text)."""
+    match block:
+        case b.TextBlock(text=text) | b.ThoughtBlock(text=text) | b.CodeBlock(text=text):
+            return text
+        case b.ToolCallBlock(name=name, args=args):
+            return f"{name} {compact_json(args)}"
+        case b.ToolResultBlock(name=name, response=response, failed=failed):
+            return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
+        case b.CompactionBlock(summary=summary):
+            return summary
+        case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
+            return ""
+        case _:
+            assert_never(block)
 
 
 def searchable_text(event: Event) -> str:
     """The text indexed for `event`, capped at MAX_SEARCHABLE_CHARS ('' means not indexed)."""
-    if isinstance(event, MessageEvent):
-        text = "\n".join(t for t in (part_text(p) for p in event.parts) if t)
-    elif isinstance(event, CompactionEvent):
-        text = event.summary
-    else:
-        text = ""
+    text = "\n".join(t for t in (block_text(x) for x in event_blocks(event)) if t)
     return text[:MAX_SEARCHABLE_CHARS]
 
 

@@ -92,7 +92,8 @@ class ToolRegistry:
     ) -> tuple[dict[str, Any], bool]:
         """Validate and run one call; return (response, ok). Never raises but for cancellation.
 
-        `ok` is False for an error response or a command that timed out.
+        `ok` is False when the tool could not run or answer (an error response, a timeout).
+        Whether a call *failed* as every surface shows it is `FunctionResponsePart.failed`.
         """
         cls = self.get(name)
         if cls is None:

@@ -47,7 +47,7 @@ class AgentBridge(QObject):
     event_appended = Signal(object)  # StoredEvent
     text_delta = Signal(str)
     tool_started = Signal(object)  # FunctionCallPart
-    tool_finished = Signal(object, object, bool)  # call, response part, ok
+    tool_finished = Signal(object, object)  # call, response part (`part.failed` says ✓ or ✗)
     approval_requested = Signal(object)  # PendingApproval
     approval_closed = Signal(object)  # PendingApproval (answered or abandoned)
     turn_started = Signal(object)  # str | None
@@ -131,8 +131,8 @@ class AgentBridge(QObject):
         if isinstance(stored.event, CompactionEvent):
             self.compaction_done.emit(stored.event)
 
-    def _on_tool_result(self, call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
-        self.tool_finished.emit(call, part, ok)
+    def _on_tool_result(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
+        self.tool_finished.emit(call, part)
 
     def _on_turn_started(self, text: str | None) -> None:
         if text is not None and text in self._queued:

@@ -6,29 +6,19 @@ Pure Python (no Qt), so building 10,000 rows is cheap and testable on its own.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
-from koroku_desktop.domain.events import (
-    ClearedEvent,
-    CompactionEvent,
-    DamagedEvent,
-    LogEntry,
-    MessageEvent,
-    StoredEvent,
-)
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FileDataPart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    InlineDataPart,
-    TextPart,
-)
+from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.domain.parts import FunctionCallPart
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import entry_view
+from koroku_desktop.render.text import fence
 
+# A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
+# attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
+# and notice (a damaged row) map one to one.
 ItemKind = Literal["user", "model", "thought", "tool", "compaction", "cleared", "notice"]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
@@ -63,98 +53,8 @@ class ChatItem:
         return (self.uid, self.version, self.expanded)
 
 
-def short_args(args: dict[str, Any], limit: int = 80) -> str:
-    """A one-line summary of tool arguments: the command or path first."""
-    for key in ("command", "path", "query"):
-        if key in args and isinstance(args[key], str):
-            value = " ".join(str(args[key]).split())
-            return value if len(value) <= limit else value[: limit - 1] + "…"
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def response_failed(response: dict[str, Any]) -> bool:
-    """Whether a tool response reports a failure."""
-    if "error" in response:
-        return True
-    code = response.get("exit_code")
-    return isinstance(code, int) and code != 0
-
-
-def pretty(value: Any, limit: int = 6000) -> str:
-    """Arguments or a result for display: `key: value` lines, multi-line strings below."""
-    if isinstance(value, dict):
-        lines = []
-        for key, item in value.items():
-            if isinstance(item, str) and "\n" in item.strip():
-                lines.append(f"{key}:\n{item.rstrip()}")
-            elif isinstance(item, str):
-                lines.append(f"{key}: {item}")
-            else:
-                lines.append(f"{key}: {json.dumps(item, ensure_ascii=False, default=str)}")
-        text = "\n".join(lines) or "(none)"
-    else:
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more chars)"
-
-
-def items_for_message(stored: StoredEvent, event: MessageEvent) -> list[ChatItem]:
-    """The rows a message event adds (function responses add none: they update cards)."""
-    items: list[ChatItem] = []
-    role_kind: ItemKind = "user" if event.role == "user" else "model"
-    at = stored.created_at
-
-    def add_text(kind: ItemKind, text: str) -> None:
-        if items and items[-1].kind == kind and kind in ("model", "thought", "user"):
-            items[-1].text += text
-        else:
-            items.append(ChatItem(kind=kind, text=text, seq=stored.seq, created_at=at))
-
-    for part in event.parts:
-        if isinstance(part, TextPart):
-            if part.text:
-                add_text("thought" if part.thought else role_kind, part.text)
-        elif isinstance(part, FunctionCallPart):
-            items.append(
-                ChatItem(
-                    kind="tool",
-                    tool=part.name,
-                    args=dict(part.args),
-                    call_id=part.id,
-                    seq=stored.seq,
-                    created_at=at,
-                )
-            )
-        elif isinstance(part, InlineDataPart):
-            add_text(role_kind, f"\n\n*[attachment: {part.mime_type or 'data'}]*\n\n")
-        elif isinstance(part, FileDataPart):
-            add_text(role_kind, f"\n\n*[file: {part.file_uri}]*\n\n")
-        elif isinstance(part, ExecutableCodePart):
-            add_text(role_kind, f"\n\n```{(part.language or '').lower()}\n{part.code}\n```\n\n")
-        elif isinstance(part, CodeExecutionResultPart):
-            add_text(role_kind, f"\n\n```\n{part.output or ''}\n```\n\n")
-    for item in items:
-        item.text = item.text.strip() if item.kind != "tool" else item.text
-    return [i for i in items if i.kind == "tool" or i.text]
-
-
-def compaction_item(stored: StoredEvent, event: CompactionEvent) -> ChatItem:
-    """A marker for a compaction; its summary expands on click."""
-    detail = ""
-    if event.tokens_before and event.tokens_after:
-        detail = f" · {event.tokens_before:,} → {event.tokens_after:,} tokens"
-    return ChatItem(
-        kind="compaction",
-        text=event.summary,
-        tool=f"Earlier conversation summarised{detail}",
-        seq=stored.seq,
-        created_at=stored.created_at,
-    )
-
-
 class ToolCardIndex:
-    """Finds the card a function response answers: by call id, else the oldest open one."""
+    """Finds the card a tool result answers: by call id, else the oldest open one."""
 
     def __init__(self) -> None:
         self._open: list[ChatItem] = []
@@ -163,23 +63,22 @@ class ToolCardIndex:
         """Remember a card that waits for its response."""
         self._open.append(item)
 
-    def resolve(self, part: FunctionResponsePart, ok: bool | None = None) -> ChatItem | None:
-        """Close the matching card with the response; return it (None when not shown)."""
+    def resolve(self, result: b.ToolResultBlock) -> ChatItem | None:
+        """Close the matching card with the result (✓ or ✗ by `result.failed`); return it."""
         match = None
         for item in self._open:
-            if part.id is not None and item.call_id == part.id:
+            if result.call_id is not None and item.call_id == result.call_id:
                 match = item
                 break
         if match is None:
-            match = next((i for i in self._open if i.tool == part.name), None)
+            match = next((i for i in self._open if i.tool == result.name), None)
         if match is None:
             return None
         self._open.remove(match)
-        failed = response_failed(part.response) if ok is None else not ok
-        match.status = "error" if failed else "ok"
-        match.result = dict(part.response)
-        if part.call_args is not None:
-            match.args = dict(part.call_args)
+        match.status = "error" if result.failed else "ok"
+        match.result = dict(result.response)
+        if result.call_args is not None:
+            match.args = dict(result.call_args)
         match.touch()
         return match
 
@@ -204,20 +103,65 @@ def build_items(entries: Iterable[LogEntry], index: ToolCardIndex | None = None)
     return out
 
 
-def items_for_entry(entry: LogEntry, index: ToolCardIndex) -> list[ChatItem]:
-    """Rows one log entry adds, updating open tool cards through `index`."""
-    if isinstance(entry, DamagedEvent):
-        return [ChatItem(kind="notice", text=f"Damaged event #{entry.seq} ({entry.error})")]
-    event = entry.event
-    if isinstance(event, ClearedEvent):
-        index.clear()
-        return [ChatItem(kind="cleared", text="Conversation cleared", seq=entry.seq)]
-    if isinstance(event, CompactionEvent):
-        return [compaction_item(entry, event)]
-    for part in event.function_responses:
-        index.resolve(part)
-    items = items_for_message(entry, event)
+def _compaction_title(block: b.CompactionBlock) -> str:
+    detail = ""
+    if block.tokens_before and block.tokens_after:
+        detail = f" · {block.tokens_before:,} → {block.tokens_after:,} tokens"
+    return f"Earlier conversation summarised{detail}"
+
+
+def items_for_entry(
+    entry: LogEntry, index: ToolCardIndex, resolved: list[ChatItem] | None = None
+) -> list[ChatItem]:
+    """Rows one log entry adds. Tool results add none: they close open cards through
+    `index` (the closed cards are appended to `resolved` when given)."""
+    view = entry_view(entry)
+    seq, at = view.seq, view.created_at
+    items: list[ChatItem] = []
+    role_kind: ItemKind = "model" if view.speaker == "model" else "user"
+
+    def add(kind: ItemKind, text: str = "", tool: str = "") -> ChatItem:
+        item = ChatItem(kind=kind, text=text, tool=tool, seq=seq, created_at=at)
+        items.append(item)
+        return item
+
+    def add_text(kind: ItemKind, text: str) -> None:
+        if items and items[-1].kind == kind and kind in ("model", "thought", "user"):
+            items[-1].text += text
+        else:
+            add(kind, text)
+
+    for block in view.blocks:
+        match block:
+            case b.TextBlock(text=text):
+                add_text(role_kind, text)
+            case b.ThoughtBlock(text=text):
+                add_text("thought", text)
+            case b.CodeBlock(text=text, output=output, language=language):
+                add_text(role_kind, f"\n\n{fence(text, '' if output else language)}\n\n")
+            case b.AttachmentBlock(mime_type=mime, uri=None):
+                add_text(role_kind, f"\n\n*[attachment: {mime or 'data'}]*\n\n")
+            case b.AttachmentBlock(uri=uri):
+                add_text(role_kind, f"\n\n*[file: {uri}]*\n\n")
+            case b.UnknownBlock():
+                pass  # kept in the log and sent back; nothing a person can read
+            case b.ToolCallBlock(name=name, args=args, call_id=call_id):
+                card = add("tool", tool=name)
+                card.args, card.call_id = dict(args), call_id
+                index.add(card)
+            case b.ToolResultBlock():
+                closed = index.resolve(block)
+                if closed is not None and resolved is not None:
+                    resolved.append(closed)
+            case b.CompactionBlock(summary=summary):
+                add("compaction", summary, tool=_compaction_title(block))
+            case b.ClearedBlock():
+                index.clear()
+                add("cleared", "Conversation cleared")
+            case b.DamagedBlock(error=error):
+                items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
+            case _:
+                assert_never(block)
     for item in items:
-        if item.kind == "tool":
-            index.add(item)
-    return items
+        item.text = item.text.strip() if item.kind != "tool" else item.text
+    return [i for i in items if i.kind == "tool" or i.text]

@@ -14,13 +14,8 @@ from PySide6.QtCore import (
 
 from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
-from koroku_desktop.ui.chat.items import (
-    ChatItem,
-    ToolCardIndex,
-    build_items,
-    items_for_entry,
-    items_for_message,
-)
+from koroku_desktop.render.fold import tool_result
+from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -148,17 +143,10 @@ class MessageModel(QAbstractListModel):
         ):
             self._remove(self._streaming)
             self._streaming = None
-        if isinstance(event, MessageEvent):
-            for part in event.function_responses:
-                card = self._cards.resolve(part)
-                if card is not None:
-                    self._changed(card)
-            items = items_for_message(stored, event)
-            for item in items:
-                if item.kind == "tool":
-                    self._cards.add(item)
-        else:
-            items = items_for_entry(stored, self._cards)
+        closed: list[ChatItem] = []
+        items = items_for_entry(stored, self._cards, closed)
+        for card in closed:
+            self._changed(card)
         self._append(items)
         return items
 
@@ -186,9 +174,9 @@ class MessageModel(QAbstractListModel):
             item.touch()
             self._changed(item)
 
-    def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
-        """Show a card's result (✓ or ✗) before the response event lands."""
-        item = self._cards.resolve(part, ok)
+    def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
+        """Show a card's result (✓ or ✗, by the same rule as a reload) before the event lands."""
+        item = self._cards.resolve(tool_result(part))
         if item is not None:
             self._changed(item)
 

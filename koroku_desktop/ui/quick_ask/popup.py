@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
+from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
-from koroku_desktop.ui.chat.items import response_failed, short_args
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -230,10 +230,10 @@ class QuickAskPopup(QWidget):
             self.tool_label.setText(f"◌  {call.name}  {short_args(call.args, 60)}")
             self.tool_label.setVisible(True)
 
-    def _on_tool_done(self, call: FunctionCallPart, part: FunctionResponsePart, ok: bool) -> None:
+    def _on_tool_done(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
         if self.active:
-            mark = "✗" if not ok or response_failed(part.response) else "✓"
-            self.tool_label.setText(f"{mark}  {call.name}  {short_args(call.args, 60)}")
+            glyph = mark(part.failed)
+            self.tool_label.setText(f"{glyph}  {call.name}  {short_args(call.args, 60)}")
 
     def _on_turn_finished(self, result: TurnResult) -> None:
         if not self.active:

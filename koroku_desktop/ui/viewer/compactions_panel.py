@@ -27,7 +27,7 @@ from koroku_desktop.domain.events import (
     CompactionEvent,
     StoredEvent,
 )
-from koroku_desktop.domain.markdown import when
+from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer.event_render import token_change
 from koroku_desktop.ui.viewer.timeline_model import (
     BOUNDARY_LIMIT,

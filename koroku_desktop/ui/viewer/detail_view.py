@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.domain.markdown import when
+from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer import event_render
 
 

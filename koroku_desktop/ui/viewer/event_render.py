@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import json
+from typing import assert_never
 
 from koroku_desktop.domain.events import (
-    ClearedEvent,
     CompactionEvent,
     DamagedEvent,
     LogEntry,
     MessageEvent,
+    StoredEvent,
     dump_event,
 )
-from koroku_desktop.domain.markdown import message_body, one_line, quote, when
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    Part,
-    TextPart,
-)
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import entry_view, event_blocks
+from koroku_desktop.render.markdown import blocks_markdown
+from koroku_desktop.render.text import compact_json, mark, one_line, quote, when
 
 SUMMARY_CHARS = 160
 TOOL_RESULT_CHARS = 6_000
+ROLES = {"user": "you", "model": "Koroku", "tools": "tools", "repair": "repair"}
 
 
 def kind_label(entry: LogEntry) -> str:
@@ -35,51 +32,60 @@ def kind_label(entry: LogEntry) -> str:
 
 def role_label(entry: LogEntry) -> str:
     """Who produced the event: you, Koroku, tools, repair, summary..."""
-    if isinstance(entry, DamagedEvent):
-        return ""
-    event = entry.event
-    if isinstance(event, CompactionEvent):
-        return "summary"
-    if isinstance(event, ClearedEvent):
-        return "you"
-    if event.role == "model":
-        return "Koroku"
-    if event.origin == "repair":
-        return "repair"
-    return "you" if event.is_user_turn else "tools"
+    view = entry_view(entry)
+    match view.marker:
+        case None:
+            return ROLES[view.speaker]
+        case b.CompactionBlock():
+            return "summary"
+        case b.ClearedBlock():
+            return "you"
+        case b.DamagedBlock():
+            return ""
+        case _:
+            assert_never(view.marker)
 
 
-def _part_summary(part: Part) -> str:
-    if isinstance(part, TextPart):
-        return f"(thought) {part.text}" if part.thought else part.text
-    if isinstance(part, FunctionCallPart):
-        return f"→ {part.name}({json.dumps(part.args, ensure_ascii=False)})"
-    if isinstance(part, FunctionResponsePart):
-        mark = "✗" if part.failed else "✓"
-        return f"{mark} {part.name}: {json.dumps(part.response, ensure_ascii=False)}"
-    if isinstance(part, ExecutableCodePart):
-        return f"[code] {part.code}"
-    if isinstance(part, CodeExecutionResultPart):
-        return f"[code result] {part.output or ''}"
-    return f"[{part.kind}]"
+def block_summary(block: b.Block) -> str:
+    """One block on (part of) one line, for the timeline's table."""
+    match block:
+        case b.TextBlock(text=text):
+            return text
+        case b.ThoughtBlock(text=text):
+            return f"(thought) {text}"
+        case b.ToolCallBlock(name=name, args=args):
+            return f"→ {name}({compact_json(args)})"
+        case b.ToolResultBlock(name=name, response=response, failed=failed):
+            return f"{mark(failed)} {name}: {compact_json(response)}"
+        case b.CodeBlock(text=text, output=False):
+            return f"[code] {text}"
+        case b.CodeBlock(text=text):
+            return f"[code result] {text}"
+        case b.AttachmentBlock(mime_type=mime, uri=uri):
+            return f"[{'file' if uri else 'inline data'}: {uri or mime or 'data'}]"
+        case b.UnknownBlock():
+            return "[unknown part]"
+        case b.CompactionBlock(summary=text, covers_up_to_seq=covers):
+            return f"Summary of #{covers} and before: {one_line(text.replace('**', ''), 600)}"
+        case b.ClearedBlock():
+            return "Conversation cleared — a fresh start (nothing was deleted)"
+        case b.DamagedBlock(kind=kind, error=error):
+            return f"⚠ damaged {kind} row, cannot be read: {one_line(error, 120)}"
+        case _:
+            assert_never(block)
 
 
 def summary(entry: LogEntry) -> str:
     """One line for the timeline's table."""
-    if isinstance(entry, DamagedEvent):
-        return f"⚠ damaged {entry.kind} row, cannot be read: {one_line(entry.error, 120)}"
-    event = entry.event
-    if isinstance(event, ClearedEvent):
-        return "Conversation cleared — a fresh start (nothing was deleted)"
-    if isinstance(event, CompactionEvent):
-        text = one_line(event.summary.replace("**", ""), 600)
-        return f"Summary of #{event.covers_up_to_seq} and before: {text}"
-    pieces = [_part_summary(p) for p in event.parts]
+    view = entry_view(entry)
+    pieces = [block_summary(x) for x in view.blocks]
+    if view.speaker == "marker":
+        return "  ".join(pieces)
     return one_line("  ".join(p for p in pieces if p), SUMMARY_CHARS) or "(empty)"
 
 
 def _message_markdown(event: MessageEvent) -> str:
-    body = message_body(event, TOOL_RESULT_CHARS, "the raw JSON")
+    body = blocks_markdown(event_blocks(event), TOOL_RESULT_CHARS, "the raw JSON")
     if event.usage is not None and event.usage.prompt_tokens is not None:
         u = event.usage
         body += (
@@ -89,33 +95,40 @@ def _message_markdown(event: MessageEvent) -> str:
     return body or "*(empty message)*"
 
 
+def _marker_readable(marker: b.MarkerBlock) -> str:
+    match marker:
+        case b.DamagedBlock(error=error):
+            return (
+                "**This row is damaged** and cannot be read by this version of Koroku. "
+                "It is kept in the log untouched and skipped by the model.\n\n"
+                f"Reason: `{error}`\n\nSee the raw JSON for what the row holds."
+            )
+        case b.ClearedBlock():
+            return (
+                "The conversation was cleared here. Koroku stopped seeing everything "
+                "before this point; nothing was deleted and it can still be recalled."
+            )
+        case b.CompactionBlock():
+            return (
+                f"**Summary of #{marker.covers_up_to_seq} and before** "
+                f"(the live context keeps #{marker.kept_from_seq} onward; "
+                f"{token_change(marker)}).\n\n{quote(marker.summary)}"
+            )
+        case _:
+            assert_never(marker)
+
+
 def readable(entry: LogEntry) -> str:
     """The entry as Markdown for the detail pane."""
     head = f"### #{entry.seq} · {kind_label(entry)} · {when(entry.created_at)}"
-    if isinstance(entry, DamagedEvent):
-        return (
-            f"{head}\n\n**This row is damaged** and cannot be read by this version of Koroku. "
-            f"It is kept in the log untouched and skipped by the model.\n\n"
-            f"Reason: `{entry.error}`\n\nSee the raw JSON for what the row holds."
-        )
-    event = entry.event
-    role = role_label(entry)
-    if isinstance(event, ClearedEvent):
-        return (
-            f"{head}\n\nThe conversation was cleared here. Koroku stopped seeing everything "
-            "before this point; nothing was deleted and it can still be recalled."
-        )
-    if isinstance(event, CompactionEvent):
-        tokens = token_change(event)
-        quoted = quote(event.summary)
-        return (
-            f"{head}\n\n**Summary of #{event.covers_up_to_seq} and before** "
-            f"(the live context keeps #{event.kept_from_seq} onward; {tokens}).\n\n{quoted}"
-        )
-    return f"{head} · {role}\n\n{_message_markdown(event)}"
+    view = entry_view(entry)
+    if view.marker is not None:
+        return f"{head}\n\n{_marker_readable(view.marker)}"
+    assert isinstance(entry, StoredEvent) and isinstance(entry.event, MessageEvent)
+    return f"{head} · {role_label(entry)}\n\n{_message_markdown(entry.event)}"
 
 
-def token_change(event: CompactionEvent) -> str:
+def token_change(event: CompactionEvent | b.CompactionBlock) -> str:
     """`120,000 → 8,000 tokens` (or what is known of it)."""
     before = f"{event.tokens_before:,}" if event.tokens_before is not None else "?"
     after = f"{event.tokens_after:,}" if event.tokens_after is not None else "?"

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.ports import LogReader
-from koroku_desktop.domain.markdown import when
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.render.text import when
 from koroku_desktop.ui.widgets import theme
 
 log = logging.getLogger(__name__)

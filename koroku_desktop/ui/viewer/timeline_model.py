@@ -31,7 +31,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
-from koroku_desktop.domain.markdown import when
+from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer import event_render
 from koroku_desktop.ui.widgets import theme
 

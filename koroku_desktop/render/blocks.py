@@ -1,0 +1,131 @@
+"""The neutral blocks every surface formats: what a log entry shows, independent of where.
+
+Blocks are small values, treated as immutable (not `frozen=True`: a frozen dataclass is about
+four times slower to build, and opening a 10,000-message conversation builds tens of
+thousands). `Block` is their closed union: renderers `match` over it and end with
+`assert_never`, so a new block kind is a type error in every renderer until handled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Speaker = Literal["user", "model", "tools", "repair", "marker"]
+"""Who an entry is from: the person, the model, Koroku's tool runner, a repair of an
+interrupted call, or nobody (a marker: compaction, clear, damaged row)."""
+
+
+@dataclass(slots=True)
+class TextBlock:
+    """Visible text of a message (Markdown for the model, plain for the person)."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ThoughtBlock:
+    """The model's visible reasoning summary."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ToolCallBlock:
+    """A tool call the model requested."""
+
+    name: str
+    args: dict[str, Any]
+    call_id: str | None = None
+
+
+@dataclass(slots=True)
+class ToolResultBlock:
+    """A tool's result; `failed` is the one rule every surface shows as ✗."""
+
+    name: str
+    response: dict[str, Any]
+    failed: bool
+    call_id: str | None = None
+    call_args: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class CodeBlock:
+    """Code the model ran with its code-execution tool (`output=False`) or what it printed."""
+
+    text: str
+    output: bool = False
+    language: str = ""
+    outcome: str | None = None
+
+
+@dataclass(slots=True)
+class AttachmentBlock:
+    """Inline bytes (`uri` None, `size` in bytes) or a reference to an uploaded file."""
+
+    mime_type: str | None
+    uri: str | None = None
+    size: int = 0
+
+
+@dataclass(slots=True)
+class UnknownBlock:
+    """A part kind this version does not know (stored and sent back verbatim)."""
+
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class CompactionBlock:
+    """Marker: the history up to `covers_up_to_seq` was folded into `summary`."""
+
+    summary: str
+    covers_up_to_seq: int
+    kept_from_seq: int
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+
+@dataclass(slots=True)
+class ClearedBlock:
+    """Marker: the person cleared the conversation (nothing was deleted)."""
+
+
+@dataclass(slots=True)
+class DamagedBlock:
+    """Marker: a row that could not be read; kept, shown, never fatal."""
+
+    kind: str
+    error: str
+    raw: str
+
+
+Block = (
+    TextBlock
+    | ThoughtBlock
+    | ToolCallBlock
+    | ToolResultBlock
+    | CodeBlock
+    | AttachmentBlock
+    | UnknownBlock
+    | CompactionBlock
+    | ClearedBlock
+    | DamagedBlock
+)
+"""Every block kind; renderers match over it exhaustively."""
+
+MarkerBlock = CompactionBlock | ClearedBlock | DamagedBlock
+"""The blocks that stand alone as an entry of their own (no speaker)."""
+
+
+@dataclass(slots=True)
+class EntryView:
+    """One log entry as blocks, with where it stands and who it is from."""
+
+    seq: int
+    created_at: float
+    speaker: Speaker
+    blocks: tuple[Block, ...]
+    marker: MarkerBlock | None = None
+    """The marker block when the entry is a marker (then also the only block), else None."""

@@ -1,0 +1,137 @@
+"""The fold: parts, events and log entries -> blocks. The only switch over domain kinds.
+
+Each `match` ends in `assert_never`: a part or event kind added to the domain is a type
+error here until it has a block, and then in every renderer until that block is formatted.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import assert_never
+
+from koroku_desktop.domain import parts as p
+from koroku_desktop.domain.events import (
+    ClearedEvent,
+    CompactionEvent,
+    DamagedEvent,
+    Event,
+    LogEntry,
+    MessageEvent,
+    StoredEvent,
+)
+from koroku_desktop.render.blocks import (
+    AttachmentBlock,
+    Block,
+    ClearedBlock,
+    CodeBlock,
+    CompactionBlock,
+    DamagedBlock,
+    EntryView,
+    MarkerBlock,
+    Speaker,
+    TextBlock,
+    ThoughtBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    UnknownBlock,
+)
+
+
+def tool_result(part: p.FunctionResponsePart) -> ToolResultBlock:
+    """A function response as a block; `failed` is `FunctionResponsePart.failed`, the one rule."""
+    return ToolResultBlock(part.name, part.response, part.failed, part.id, part.call_args)
+
+
+def _decoded_size(data: str) -> int:
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        return len(data) * 3 // 4
+
+
+def part_block(part: p.Part) -> Block | None:
+    """One part as a block (None for an empty text part, which shows nothing)."""
+    match part:
+        case p.TextPart(text=text, thought=thought):
+            if not text:
+                return None
+            return ThoughtBlock(text) if thought else TextBlock(text)
+        case p.FunctionCallPart():
+            return ToolCallBlock(name=part.name, args=part.args, call_id=part.id)
+        case p.FunctionResponsePart():
+            return tool_result(part)
+        case p.ExecutableCodePart():
+            return CodeBlock(part.code, language=(part.language or "").lower())
+        case p.CodeExecutionResultPart():
+            return CodeBlock(part.output or "", output=True, outcome=part.outcome)
+        case p.InlineDataPart():
+            return AttachmentBlock(part.mime_type, size=_decoded_size(part.data))
+        case p.FileDataPart():
+            return AttachmentBlock(part.mime_type, uri=part.file_uri)
+        case p.UnknownPart():
+            return UnknownBlock(part.raw)
+        case _:
+            assert_never(part)
+
+
+def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
+    """The blocks of a list of parts, in order, empty text left out."""
+    blocks = []
+    for part in parts:
+        block = part_block(part)
+        if block is not None:
+            blocks.append(block)
+    return tuple(blocks)
+
+
+def event_marker(event: Event) -> MarkerBlock | None:
+    """The marker a boundary event stands for (None for a message)."""
+    match event:
+        case MessageEvent():
+            return None
+        case CompactionEvent():
+            e = event
+            return CompactionBlock(
+                e.summary, e.covers_up_to_seq, e.kept_from_seq, e.tokens_before, e.tokens_after
+            )
+        case ClearedEvent():
+            return ClearedBlock()
+        case _:
+            assert_never(event)
+
+
+def event_blocks(event: Event) -> tuple[Block, ...]:
+    """The blocks of one event: a message's parts, or the marker a boundary event is."""
+    if isinstance(event, MessageEvent):
+        return part_blocks(event.parts)
+    marker = event_marker(event)
+    return () if marker is None else (marker,)
+
+
+def speaker(event: Event) -> Speaker:
+    """Who an event is from (`marker` for compactions and clears)."""
+    if not isinstance(event, MessageEvent):
+        return "marker"
+    if event.role == "model":
+        return "model"
+    if event.origin == "repair":
+        return "repair"
+    return "user" if event.is_user_turn else "tools"
+
+
+def entry_view(entry: LogEntry) -> EntryView:
+    """One log entry as blocks (a damaged row is a marker block of its own)."""
+    match entry:
+        case DamagedEvent():
+            damaged = DamagedBlock(kind=entry.kind, error=entry.error, raw=entry.raw)
+            return EntryView(entry.seq, entry.created_at, "marker", (damaged,), damaged)
+        case StoredEvent(event=MessageEvent() as message):
+            blocks = part_blocks(message.parts)
+            return EntryView(entry.seq, entry.created_at, speaker(message), blocks)
+        case StoredEvent(event=event):
+            marker = event_marker(event)
+            markers = () if marker is None else (marker,)
+            return EntryView(entry.seq, entry.created_at, "marker", markers, marker)
+        case _:
+            assert_never(entry)

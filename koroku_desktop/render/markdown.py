@@ -1,0 +1,86 @@
+"""Log entries as Markdown: one renderer for the `koroku export` file and the history viewer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import TextIO, assert_never
+
+from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import entry_view
+from koroku_desktop.render.text import clip, fence, indented_json, quote, when
+
+EXPORT_TOOL_CHARS = 4_000
+"""Tool arguments and results longer than this are cut in the Markdown export."""
+
+SPEAKERS = {"user": "You", "model": "Koroku", "tools": "Tool results", "repair": "Tool results"}
+
+
+def block_markdown(
+    block: b.Block, tool_chars: int = EXPORT_TOOL_CHARS, where: str = "the JSON export"
+) -> str:
+    """One block as Markdown: thoughts as italic quotes, tool calls and results as JSON."""
+    match block:
+        case b.TextBlock(text=text):
+            return text
+        case b.ThoughtBlock(text=text):
+            return quote(text, italic=True)
+        case b.ToolCallBlock(name=name, args=args):
+            body = clip(indented_json(args), tool_chars, where)
+            return f"**Tool call → `{name}`**\n\n{fence(body, 'json')}"
+        case b.ToolResultBlock(name=name, response=response, failed=failed):
+            body = clip(indented_json(response), tool_chars, where)
+            head = f"**Tool {'failed' if failed else 'result'} ← `{name}`**"
+            return f"{head}\n\n{fence(body, 'json')}"
+        case b.CodeBlock(text=text, output=False, language=language):
+            return fence(text, language)
+        case b.CodeBlock(text=text, outcome=outcome):
+            return f"*Code result ({outcome or 'unknown'})*\n\n{fence(text)}"
+        case b.AttachmentBlock(mime_type=mime, uri=None, size=size):
+            return f"*[inline data: {mime or 'unknown type'}, {size:,} bytes]*"
+        case b.AttachmentBlock(mime_type=mime, uri=uri):
+            return f"*[file: {uri} ({mime or 'unknown type'})]*"
+        case b.UnknownBlock():
+            return "*[a part of an unknown kind]*"
+        case b.CompactionBlock(summary=summary, covers_up_to_seq=covers):
+            return f"> **Summary** of #{covers} and before\n>\n{quote(summary)}"
+        case b.ClearedBlock():
+            return "---\n\n*cleared: a fresh start*\n\n---"
+        case b.DamagedBlock(kind=kind, error=error):
+            return f"*damaged {kind} event, not shown: {error}*"
+        case _:
+            assert_never(block)
+
+
+def blocks_markdown(
+    blocks: Iterable[b.Block], tool_chars: int = EXPORT_TOOL_CHARS, where: str = "the JSON export"
+) -> str:
+    """Blocks as Markdown, separated by blank lines."""
+    return "\n\n".join(t for t in (block_markdown(x, tool_chars, where) for x in blocks) if t)
+
+
+def markdown_entry(entry: LogEntry, tool_chars: int = EXPORT_TOOL_CHARS) -> str:
+    """One log entry as Markdown, for the export file: a headed message, or a marker."""
+    view = entry_view(entry)
+    body = blocks_markdown(view.blocks, tool_chars)
+    if view.speaker == "marker":
+        return f"{body}\n\n*#{view.seq} · {when(view.created_at)}*"
+    head = f"**{SPEAKERS[view.speaker]}** · {when(view.created_at, '%H:%M')} · #{view.seq}"
+    return f"{head}\n\n{body}"
+
+
+def write_markdown(out: TextIO, entries: Iterable[LogEntry], *, live: bool) -> int:
+    """Write the entries as a Markdown document a person can read; return how many."""
+    scope = "the live context" if live else "the whole log"
+    out.write(f"# Koroku conversation\n\n*Exported {when(time.time())}: {scope}.*\n")
+    day = ""
+    count = 0
+    for entry in entries:
+        entry_day = when(entry.created_at, "%A %d %B %Y")
+        if entry_day != day:
+            day = entry_day
+            out.write(f"\n## {day}\n")
+        out.write(f"\n{markdown_entry(entry)}\n")
+        count += 1
+    return count

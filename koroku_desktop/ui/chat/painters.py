@@ -1,0 +1,18 @@
+"""The painter of each kind of chat row: the one table `MessageDelegate` dispatches on."""
+
+from __future__ import annotations
+
+from koroku_desktop.ui.chat.card_painters import CompactionPainter, DividerPainter, ToolPainter
+from koroku_desktop.ui.chat.items import ItemKind
+from koroku_desktop.ui.chat.row_painting import RowPainter
+from koroku_desktop.ui.chat.text_painters import ModelPainter, ThoughtPainter, UserPainter
+
+PAINTERS: dict[ItemKind, RowPainter] = {
+    "user": UserPainter(),
+    "model": ModelPainter(),
+    "thought": ThoughtPainter(),
+    "tool": ToolPainter(),
+    "compaction": CompactionPainter(),
+    "cleared": DividerPainter("muted"),
+    "notice": DividerPainter("danger"),
+}

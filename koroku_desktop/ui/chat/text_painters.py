@@ -1,0 +1,90 @@
+"""Painters of text rows: the person's bubble, the model's answer, a thought."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QFont, QTextDocument
+
+from koroku_desktop.ui.chat.items import ChatItem
+from koroku_desktop.ui.chat.row_painting import GAP, PAD_X, PAD_Y, Row, RowPainter
+from koroku_desktop.ui.widgets.theme import Theme
+
+
+class UserPainter(RowPainter):
+    """The person's message: plain text in a bubble on the right."""
+
+    def text_width(self, col: int) -> int:
+        """Bubbles take at most about three quarters of the column."""
+        return int(col * 0.78) - 2 * PAD_X
+
+    def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
+        """What the person typed, as typed."""
+        doc.setPlainText(item.text)
+
+    def paint(self, row: Row) -> None:
+        """The bubble, its text, and a Copy chip on hover."""
+        doc = row.doc()
+        w = int(min(doc.idealWidth(), self.text_width(row.col))) + 2 * PAD_X + 1
+        h = int(doc.size().height()) + 2 * PAD_Y
+        bubble = QRect(row.x0 + row.col - w, row.rect.top() + GAP // 2, w, h)
+        row.painter.setPen(Qt.PenStyle.NoPen)
+        row.painter.setBrush(row.th.color("user_bubble"))
+        row.painter.drawRoundedRect(bubble, 14, 14)
+        at = QPoint(bubble.left() + PAD_X, bubble.top() + PAD_Y)
+        row.paint_doc(doc, at, row.th.color("user_text"))
+        if row.hover:
+            row.chip(QRect(bubble.left() - 62, bubble.top() + 4, 56, 20), "Copy", _copy(row.item))
+
+
+class ModelPainter(RowPainter):
+    """The model's answer: Markdown across the column, Copy chips on code and on hover."""
+
+    def height(self, item: ChatItem, body: Callable[[], int], line_h: int) -> int:
+        """No padding: the answer is not boxed."""
+        return body() + 2 * GAP
+
+    def paint(self, row: Row) -> None:
+        """The text, its code blocks' Copy chips, and `Copy message` on hover."""
+        doc = row.doc()
+        at = QPoint(row.x0, row.rect.top() + GAP)
+        row.paint_doc(doc, at, row.th.color("text"))
+        row.copy_chips(doc, at)
+        if row.hover and not row.item.streaming:
+            h = int(doc.size().height())
+            chip = QRect(at.x(), at.y() + h + 1, 90, 18)
+            if chip.bottom() > at.y() + h + GAP + 2:
+                chip.moveTop(at.y() + h - 19)
+                chip.moveLeft(at.x() + row.col - 90)
+            row.chip(chip, "Copy message", _copy(row.item))
+
+
+class ThoughtPainter(RowPainter):
+    """The model's reasoning summary: muted italics behind a bar; hidden unless asked for."""
+
+    hidden_without_thoughts = True
+    toggles_on_click = True
+
+    def text_width(self, col: int) -> int:
+        """Indented like a card's body."""
+        return col - 2 * PAD_X
+
+    def doc_font(self, font: QFont, th: Theme) -> QFont:
+        """Italics."""
+        italic = QFont(font)
+        italic.setItalic(True)
+        return italic
+
+    def paint(self, row: Row) -> None:
+        """The bar and the text."""
+        row.painter.setPen(Qt.PenStyle.NoPen)
+        row.painter.setBrush(row.th.color("border"))
+        bar = QRect(row.x0, row.rect.top() + GAP // 2, 3, row.rect.height() - GAP)
+        row.painter.drawRoundedRect(bar, 1, 1)
+        at = QPoint(row.x0 + PAD_X, row.rect.top() + PAD_Y)
+        row.paint_doc(row.doc(), at, row.th.color("muted"))
+
+
+def _copy(item: ChatItem) -> str:
+    return "copy:" + item.text
