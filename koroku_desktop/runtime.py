@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,6 +31,7 @@ from koroku_desktop.config import (
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -237,13 +236,5 @@ def export_file(
     event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
 ) -> int:
     """Write an export to `path` atomically (temp file, then rename); return how many events."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            count = write_log_export(event_log, conversation_id, fmt, live, out)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    with atomic_writer(path) as out:
+        return write_log_export(event_log, conversation_id, fmt, live, out)
