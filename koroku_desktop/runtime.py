@@ -23,15 +23,13 @@ from koroku_desktop.config import (
     Paths,
     Settings,
     default_paths,
-    load_settings,
-    read_stored_settings,
     resolve_api_key,
-    save_settings,
 )
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.fsutil import atomic_writer
+from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -121,7 +119,7 @@ class Runtime:
     """Everything a front end needs, wired."""
 
     paths: Paths
-    settings: Settings
+    settings_store: SettingsStore
     log: SqliteEventLog
     tools: ToolRegistry
     policy: ApprovalPolicy
@@ -134,10 +132,13 @@ class Runtime:
         """The key the model uses (see `LazyGeminiModel.api_key`)."""
         return self.model.api_key
 
+    @property
+    def settings(self) -> Settings:
+        """The effective settings in use (see `SettingsStore.effective`)."""
+        return self.settings_store.effective
+
     def apply_settings(self, settings: Settings) -> None:
-        """Take new settings into use now (the next turn sees them) and save them."""
-        save_settings(self.paths, settings)
-        self.settings = settings
+        """Take settings into use now (the next turn sees them); the store calls it on change."""
         opts = self.agent.options
         opts.model = settings.model
         opts.max_tool_calls = settings.max_tool_calls
@@ -146,13 +147,8 @@ class Runtime:
         self.policy.set_always(settings.always_allow)
 
     def persist_always_grant(self, tool: str) -> None:
-        """Record an 'always allow' grant in settings.json."""
-        stored = read_stored_settings(self.paths)
-        if tool not in stored.always_allow:
-            stored.always_allow = [*stored.always_allow, tool]
-            save_settings(self.paths, stored)
-        if tool not in self.settings.always_allow:
-            self.settings.always_allow = [*self.settings.always_allow, tool]
+        """Record an 'always allow' grant in settings.json (keeping others' changes)."""
+        self.settings_store.update(add_grant(tool))
 
     def export_to_file(self, fmt: str, live: bool, path: Path) -> int:
         """Export this conversation's log (or live context) to `path`; see `export_file`."""
@@ -185,7 +181,8 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
 def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
     paths = paths or default_paths()
-    settings = load_settings(paths)
+    settings_store = SettingsStore.open(paths)
+    settings = settings_store.effective
     event_log = SqliteEventLog(paths.db)
     tools = ToolRegistry(paths.tools)
     model = LazyGeminiModel(resolve_api_key())
@@ -210,8 +207,9 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, compactor)
+    runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor)
     policy.on_always_granted = runtime.persist_always_grant
+    settings_store.subscribe(runtime.apply_settings)
     return runtime
 
 

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.hooks import TurnResult
-from koroku_desktop.config import Paths, SettingsError, default_paths
+from koroku_desktop.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.runtime import Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
@@ -77,8 +77,10 @@ class Desktop(QObject):
         self.warm_up: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
-        self.welcome: WelcomeCard | None = welcome_if_first_start(self.window, self.runtime)
-        self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime)
+        self.welcome: WelcomeCard | None = welcome_if_first_start(
+            self.window, self.runtime.settings_store, paths
+        )
+        self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime.model)
         self._wire()
 
     def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
@@ -222,7 +224,8 @@ class Desktop(QObject):
     def show_settings(self) -> SettingsDialog:
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
-            self.settings_dialog = SettingsDialog(self.runtime)
+            rt = self.runtime
+            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model)
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
         self.settings_dialog.show()
@@ -230,7 +233,7 @@ class Desktop(QObject):
         self.settings_dialog.activateWindow()
         return self.settings_dialog
 
-    def _settings_applied(self, settings: Any) -> None:
+    def _settings_applied(self, settings: Settings) -> None:
         self.window.model_label.setText(settings.model)
         self.bridge.emit_meter()
 

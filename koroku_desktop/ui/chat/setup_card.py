@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.config import keyring_backend_name
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.runtime import LazyGeminiModel
 from koroku_desktop.ui.settings.key import KEY_URL, NO_KEYRING_HELP, key_problem, store_key
 from koroku_desktop.ui.widgets import theme
 
@@ -76,9 +76,9 @@ class SetupCard(ThemedCard):
 
     key_stored = Signal()
 
-    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
+    def __init__(self, model: LazyGeminiModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.runtime = runtime
+        self.model = model
         self._tasks: set[asyncio.Future[Any]] = set()
         col = QVBoxLayout(self)
         col.setContentsMargins(22, 18, 22, 18)
@@ -136,7 +136,7 @@ class SetupCard(ThemedCard):
     async def _store(self, value: str) -> bool:
         self.save_button.setEnabled(False)
         try:
-            await store_key(self.runtime, value)
+            await store_key(self.model, value)
         except Exception as exc:  # shown in words, never raised into Qt
             self.problem.setText(key_problem(exc))
             self.problem.setVisible(True)
@@ -147,11 +147,11 @@ class SetupCard(ThemedCard):
         return True
 
 
-def show_setup_if_needed(host: CardHost, runtime: Runtime) -> SetupCard | None:
+def show_setup_if_needed(host: CardHost, model: LazyGeminiModel) -> SetupCard | None:
     """Put the setup card in `host` when no key is configured; it goes once a key is stored."""
-    if runtime.model.has_key:
+    if model.has_key:
         return None
-    card = SetupCard(runtime)
+    card = SetupCard(model)
 
     def done() -> None:
         card.hide()
