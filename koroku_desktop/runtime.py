@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.loop import Agent, AgentOptions
-from koroku_desktop.agent.ports import Approver, ChatModel, TextDeltaCallback
+from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
 from koroku_desktop.config import (
     NO_KEY_HELP,
     ApiKey,
@@ -42,14 +42,14 @@ CONVERSATION_ID = "default"
 
 
 class LazyGeminiModel:
-    """A `ChatModel` that imports google.genai and builds the client on first use.
+    """A `WarmableChatModel` that imports google.genai and builds the client on first use.
 
     With no API key it fails every request with an `auth` error that says how to set one.
     """
 
     def __init__(self, api_key: ApiKey | None) -> None:
         self._api_key = api_key
-        self._model: Any = None
+        self._model: WarmableChatModel | None = None
 
     @property
     def has_key(self) -> bool:
@@ -66,25 +66,22 @@ class LazyGeminiModel:
         self._api_key = api_key
         self._model = None
 
-    def _real(self) -> ChatModel:
+    def _real(self) -> WarmableChatModel:
         if self._api_key is None:
             raise ModelError("auth", NO_KEY_HELP)
         if self._model is None:
             from koroku_desktop.llm.gemini import GeminiChatModel
 
             self._model = GeminiChatModel(self._api_key.value)
-        model: ChatModel = self._model
-        return model
+        return self._model
 
     def prepare(self) -> None:
         """Import the SDK and build its validators now. Blocking: run it in a worker thread.
 
         Without it the first request pays for the import (a second or more) on the loop.
         """
-        if self._api_key is None:
-            return
-        real: Any = self._real()
-        real.prepare()
+        if self._api_key is not None:
+            self._real().prepare()
 
     def connect(self) -> None:
         """Build the SDK client now (~0.2 s). Call it on the loop's thread, after `prepare`.
@@ -92,10 +89,8 @@ class LazyGeminiModel:
         Built in a worker thread instead, the client's construction raced the Qt thread's
         garbage collector and crashed the interpreter now and then (seen in the UI tests).
         """
-        if self._api_key is None:
-            return
-        real: Any = self._real()
-        real.connect()
+        if self._api_key is not None:
+            self._real().connect()
 
     async def generate(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
@@ -109,9 +104,7 @@ class LazyGeminiModel:
 
     async def check_connection(self, model: str) -> str:
         """One cheap request to `model`; a sentence saying it worked (raises ModelError)."""
-        real: Any = self._real()
-        result: str = await real.check_connection(model)
-        return result
+        return await self._real().check_connection(model)
 
 
 @dataclass

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
 import sys
 import tempfile
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,9 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.hooks import TurnResult
-from koroku_desktop.config import Paths, Settings, SettingsError, default_paths
+from koroku_desktop.config import ApiKey, Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import Runtime, build_runtime
+from koroku_desktop.runtime import LazyGeminiModel, Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
@@ -163,7 +163,7 @@ class Desktop(QObject):
             self._quitting = True
             self._keep(self.quit())
 
-    def _keep(self, coro: Any) -> None:
+    def _keep(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -374,9 +374,10 @@ def _self_check_in(paths: Paths) -> None:
                     raise RuntimeError(f"{type(widget).__name__} could not be drawn")
             if desktop.tray is not None:
                 desktop.tray.menu.grab()
-            # By name, as the runtime does: the SDK loads lazily and `ui` never imports `llm`.
-            gemini = importlib.import_module("koroku_desktop.llm.gemini")
-            gemini.GeminiChatModel("self-check")
+            # Through the model port's warm-up, as `_warm_up` does: `ui` never imports `llm`.
+            model = LazyGeminiModel(ApiKey("self-check", "self-check"))
+            model.prepare()
+            model.connect()
             if "google.genai" not in sys.modules:
                 raise RuntimeError("google.genai was not imported")
         finally:
