@@ -174,7 +174,7 @@ def bench_open(desk: Any, app: Any, repeat: int) -> dict[str, Any]:
 
     def once(n: int) -> float:
         entries = _conversation(n)
-        window.model.set_items([])
+        window.set_history([])
         window.view.doItemsLayout()
         t = time.perf_counter()
         window.set_history(entries)
@@ -266,7 +266,7 @@ def in_process(work: Path, repeat: int, chars: int) -> dict[str, Any]:
             await desk.warm_up
         await asyncio.sleep(0.2)
         out = bench_open(desk, app, repeat)
-        desk.window.model.set_items([])
+        desk.window.set_history([])
         out.update(await bench_stream(desk, fake, chars))
         await desk.quit()
         return out

@@ -249,7 +249,7 @@ def test_memory_edit_is_saved_atomically_and_survives_a_reopen(
     assert "SQLite" in panel.view.toPlainText() and "**" not in panel.view.toPlainText()
     panel.edit_button.click()
     panel.editor.setPlainText("[10:00]: We chose **SQLite**, for good.\n")
-    monkeypatch.setattr("koroku_desktop.ui.viewer.memory_panel.os.replace", spy)
+    monkeypatch.setattr("koroku_desktop.fsutil.os.replace", spy)
     panel.save_button.click()
     assert newest.read_text(encoding="utf-8") == "[10:00]: We chose **SQLite**, for good.\n"
     assert len(replaced) == 1 and Path(replaced[0][0]).parent == paths.memory
