@@ -18,8 +18,7 @@ from tests.fakes.fixtures import TEST_API_KEY
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
-
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+from tests.ui.screenshots import save_screenshot
 
 
 def _stored(desktop: Desktop) -> dict[str, object]:
@@ -191,8 +190,9 @@ def test_key_source_without_a_keyring_and_test_connection(
     assert all(TEST_API_KEY not in t for t in visible_texts(dialog))
 
 
-def test_screenshot_of_the_settings_dialog(desktop: Desktop, qtbot: QtBot) -> None:
-    SHOTS.mkdir(exist_ok=True)
+def test_screenshot_of_the_settings_dialog_with_a_problem_shown(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
     theme.apply(desktop.app, "light")
     rt = desktop.runtime
     dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model)
@@ -200,6 +200,7 @@ def test_screenshot_of_the_settings_dialog(desktop: Desktop, qtbot: QtBot) -> No
     dialog.resize(640, 800)
     dialog.show()
     dialog.budget.setText("0")
-    dialog.save()
+    assert not dialog.save()
     qtbot.wait(50)
-    dialog.grab().save(str(SHOTS / "settings.png"))
+    assert dialog.errors["max_tool_calls"].isVisible() and dialog.key.isVisible()
+    save_screenshot(dialog, "settings")
