@@ -1,4 +1,8 @@
-"""The layer rule of DESIGN.md holds by construction: import-linter contracts and a Qt-free core."""
+"""The layer rule holds by construction: import-linter contracts and a Qt-free core.
+
+The rule is described in the README's Architecture section (the project's design notes live
+outside this repository, in ../shared/DESIGN.md, and are not needed to run these tests).
+"""
 
 from __future__ import annotations
 
