@@ -7,12 +7,7 @@ import getpass
 import sys
 from typing import Any
 
-from koroku_desktop.config import (
-    KeyringUnavailable,
-    SettingsError,
-    default_paths,
-    store_api_key,
-)
+from koroku_desktop.config import KeyringUnavailable, SettingsError, default_paths, store_api_key
 from koroku_desktop.settings_store import SettingsStore, remove_grants
 
 

@@ -61,6 +61,8 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        # Window state (popup size, hints shown), not settings a person picks: kept apart
+        # from settings.json (see settings_store) so the core never needs to know about it.
         self.ui_settings = QSettings(str(paths.home / "ui.ini"), QSettings.Format.IniFormat)
         theme.apply(app, self.runtime.settings.theme)
         app.setWindowIcon(app_icon())

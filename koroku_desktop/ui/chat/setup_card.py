@@ -9,17 +9,20 @@ from typing import Any, Protocol
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from koroku_desktop.config import keyring_backend_name
 from koroku_desktop.runtime import LazyGeminiModel
-from koroku_desktop.ui.settings.key import KEY_URL, NO_KEYRING_HELP, key_problem, store_key
+from koroku_desktop.ui.settings.key import (
+    KEY_URL,
+    NO_KEYRING_HELP,
+    KeyEntry,
+    key_problem,
+    store_key,
+)
 from koroku_desktop.ui.widgets import theme
 
 
@@ -98,17 +101,10 @@ class SetupCard(ThemedCard):
                 "account and choose <i>Create API key</i>), then paste it here:"
             )
         )
-        row = QHBoxLayout()
-        self.field = QLineEdit()
-        self.field.setEchoMode(QLineEdit.EchoMode.Password)
-        self.field.setPlaceholderText("Paste your Gemini API key")
-        self.field.returnPressed.connect(self.store)
-        row.addWidget(self.field, 1)
-        self.save_button = QPushButton("Save key")
+        entry = KeyEntry("Paste your Gemini API key", "Save key", self.store)
+        self.field, self.save_button = entry.field, entry.button
         self.save_button.setObjectName("Primary")
-        self.save_button.clicked.connect(self.store)
-        row.addWidget(self.save_button)
-        col.addLayout(row)
+        col.addWidget(entry)
         self.problem = card_label("", "FieldError")
         self.problem.setVisible(False)
         col.addWidget(self.problem)

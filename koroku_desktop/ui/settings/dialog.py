@@ -85,13 +85,9 @@ class SettingsDialog(QDialog):
     key_changed = Signal()
 
     def __init__(
-        self,
-        settings: SettingsStore,
-        policy: ApprovalPolicy,
-        model: LazyGeminiModel,
-        parent: QWidget | None = None,
+        self, settings: SettingsStore, policy: ApprovalPolicy, model: LazyGeminiModel
     ) -> None:
-        super().__init__(parent)
+        super().__init__()
         self.settings = settings
         self.policy = policy
         self.setWindowTitle("Koroku — Settings")

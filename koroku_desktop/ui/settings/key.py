@@ -72,6 +72,23 @@ def key_problem(exc: Exception) -> str:
     return f"The key was not stored: {type(exc).__name__}."
 
 
+class KeyEntry(QWidget):
+    """A hidden-text field for a pasted key and the button that stores it (Enter does too)."""
+
+    def __init__(self, placeholder: str, button: str, store: Callable[[], object]) -> None:
+        super().__init__()
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.field = QLineEdit()
+        self.field.setEchoMode(QLineEdit.EchoMode.Password)
+        self.field.setPlaceholderText(placeholder)
+        self.field.returnPressed.connect(store)
+        row.addWidget(self.field, 1)
+        self.button = QPushButton(button)
+        self.button.clicked.connect(store)
+        row.addWidget(self.button)
+
+
 class ApiKeySection(QGroupBox):
     """Source of the key in use, a field to store a new one, and a connection test.
 
@@ -104,16 +121,9 @@ class ApiKeySection(QGroupBox):
             " padding: 6px;"
         )
         col.addWidget(self.keyring_note)
-        row = QHBoxLayout()
-        self.field = QLineEdit()
-        self.field.setEchoMode(QLineEdit.EchoMode.Password)
-        self.field.setPlaceholderText("Paste a new key to store it in the OS keyring")
-        self.field.returnPressed.connect(self.store)
-        row.addWidget(self.field, 1)
-        self.store_button = QPushButton("Store key")
-        self.store_button.clicked.connect(self.store)
-        row.addWidget(self.store_button)
-        col.addLayout(row)
+        entry = KeyEntry("Paste a new key to store it in the OS keyring", "Store key", self.store)
+        self.field, self.store_button = entry.field, entry.button
+        col.addWidget(entry)
         trow = QHBoxLayout()
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self.test)
