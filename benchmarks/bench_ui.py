@@ -9,7 +9,8 @@ Prints a table and writes benchmarks/results/bench_ui.json.
 2. Opening a 10,000-message conversation: `ChatWindow.set_history` + layout + first paint.
    Baseline: the same for 100 messages.
 3. The longest event-loop stall while the fake Gemini server streams a long answer quickly
-   (a 5 ms probe timer). Baseline: the same probe on the idle app for as long.
+   (a 5 ms probe timer), and while a 3-second shell tool call runs. Baseline: the same probe
+   on the idle app for as long.
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ def bench_open(desk: Any, app: Any, repeat: int) -> dict[str, Any]:
 
     def once(n: int) -> float:
         entries = _conversation(n)
-        window.model.set_items([])
+        window.set_history([])
         window.view.doItemsLayout()
         t = time.perf_counter()
         window.set_history(entries)
@@ -234,6 +235,43 @@ async def bench_stream(desk: Any, fake: Any, chars: int) -> dict[str, Any]:
     }
 
 
+async def bench_tool_call(desk: Any, fake: Any, seconds: float) -> dict[str, Any]:
+    """Longest loop stall while a shell tool call runs for `seconds`, vs the idle loop."""
+    from PySide6.QtCore import QTimer
+
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    desk.runtime.policy.grant("bash", "session")
+    fake.reply_calls(("bash", {"command": f"sleep {seconds}; echo slept"}))
+    fake.reply_text("Slept well.")
+    last[0] = time.perf_counter()
+    timer.start()
+    await desk.bridge.send("take a nap")
+    timer.stop()
+    tool_max = max(gaps)
+    gaps.clear()
+    last[0] = time.perf_counter()
+    timer.start()
+    await asyncio.sleep(seconds)
+    timer.stop()
+    idle_max = max(gaps)
+    return {
+        "tool_call_s": seconds,
+        "max_stall_tool_call_ms": tool_max * 1000,
+        "max_stall_idle_tool_ms": idle_max * 1000,
+        "ratio_tool_call_vs_idle": tool_max / idle_max,
+    }
+
+
 def in_process(work: Path, repeat: int, chars: int) -> dict[str, Any]:
     """Benchmarks 2 and 3 in this process, on a real app wired to the fake server."""
     home = work / "home2"
@@ -266,8 +304,9 @@ def in_process(work: Path, repeat: int, chars: int) -> dict[str, Any]:
             await desk.warm_up
         await asyncio.sleep(0.2)
         out = bench_open(desk, app, repeat)
-        desk.window.model.set_items([])
+        desk.window.set_history([])
         out.update(await bench_stream(desk, fake, chars))
+        out.update(await bench_tool_call(desk, fake, 3.0))
         await desk.quit()
         return out
 
@@ -325,6 +364,11 @@ def main() -> None:
             f"max stall, streaming {rest['answer_chars']:,} chars in {rest['stream_s']:.1f} s",
             f"{rest['max_stall_streaming_ms']:.1f} ms",
             f"x{rest['ratio_streaming_vs_idle']:.1f} of idle; target < 50 ms",
+        ),
+        (
+            f"max stall, a {rest['tool_call_s']:.0f} s shell tool call",
+            f"{rest['max_stall_tool_call_ms']:.1f} ms",
+            f"x{rest['ratio_tool_call_vs_idle']:.1f} of idle; target < 100 ms",
         ),
     ]
     width = max(len(r[0]) for r in rows)

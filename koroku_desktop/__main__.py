@@ -2,6 +2,6 @@
 
 import sys
 
-from koroku_desktop.cli import main
+from koroku_desktop.launcher import main
 
 sys.exit(main())

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +31,7 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseModel):
-    """User settings, stored in `settings.json`; each core one overridable by the environment."""
+    """User settings (settings.json, kept by `SettingsStore`); core ones env-overridable."""
 
     model_config = ConfigDict(validate_assignment=True, extra="ignore")
 
@@ -108,24 +105,6 @@ def default_paths() -> Paths:
     return Paths(data_dir()).ensure()
 
 
-def read_stored_settings(paths: Paths) -> Settings:
-    """The settings as saved in settings.json (no environment overrides).
-
-    A corrupt file is kept aside as `settings.json.bad` and defaults are used.
-    """
-    file = paths.settings_file
-    if not file.exists():
-        return Settings()
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-        return Settings.model_validate(data)
-    except (OSError, ValueError, ValidationError) as exc:
-        log.warning("settings.json is unreadable (%s); using defaults", exc)
-        with contextlib.suppress(OSError):
-            os.replace(file, file.with_suffix(".json.bad"))
-        return Settings()
-
-
 def apply_env(settings: Settings) -> Settings:
     """A copy of `settings` with the KOROKU_* environment variables applied."""
     data: dict[str, Any] = settings.model_dump()
@@ -139,26 +118,6 @@ def apply_env(settings: Settings) -> Settings:
             f"{ENV_OVERRIDES.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" for e in exc.errors()
         )
         raise SettingsError(f"invalid setting from the environment: {problems}") from exc
-
-
-def load_settings(paths: Paths) -> Settings:
-    """The effective settings: settings.json, then environment overrides."""
-    return apply_env(read_stored_settings(paths))
-
-
-def save_settings(paths: Paths, settings: Settings) -> None:
-    """Write settings.json atomically (temp file + rename), mode 0600."""
-    paths.home.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(settings.model_dump(mode="json"), indent=2, sort_keys=True)
-    fd, tmp = tempfile.mkstemp(dir=paths.home, prefix=".settings-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, paths.settings_file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # -- API key ----------------------------------------------------------------------------
@@ -236,16 +195,6 @@ def store_api_key(value: str) -> None:
         keyring.set_password(KEYRING_SERVICE, KEYRING_USER, value)
     except KeyringError as exc:
         raise KeyringUnavailable(f"the OS keyring refused the key: {type(exc).__name__}") from exc
-
-
-def delete_api_key() -> None:
-    """Remove the key from the keyring, if there."""
-    try:
-        import keyring
-
-        keyring.delete_password(KEYRING_SERVICE, KEYRING_USER)
-    except Exception:
-        log.debug("no key to delete", exc_info=True)
 
 
 NO_KEY_HELP = (

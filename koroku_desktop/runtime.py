@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,21 +16,20 @@ from typing import Any, TextIO
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.loop import Agent, AgentOptions
-from koroku_desktop.agent.ports import Approver, ChatModel, TextDeltaCallback
+from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
 from koroku_desktop.config import (
     NO_KEY_HELP,
     ApiKey,
     Paths,
     Settings,
     default_paths,
-    load_settings,
-    read_stored_settings,
     resolve_api_key,
-    save_settings,
 )
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.render.markdown import write_markdown
+from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -45,14 +42,14 @@ CONVERSATION_ID = "default"
 
 
 class LazyGeminiModel:
-    """A `ChatModel` that imports google.genai and builds the client on first use.
+    """A `WarmableChatModel` that imports google.genai and builds the client on first use.
 
     With no API key it fails every request with an `auth` error that says how to set one.
     """
 
     def __init__(self, api_key: ApiKey | None) -> None:
         self._api_key = api_key
-        self._model: Any = None
+        self._model: WarmableChatModel | None = None
 
     @property
     def has_key(self) -> bool:
@@ -69,25 +66,22 @@ class LazyGeminiModel:
         self._api_key = api_key
         self._model = None
 
-    def _real(self) -> ChatModel:
+    def _real(self) -> WarmableChatModel:
         if self._api_key is None:
             raise ModelError("auth", NO_KEY_HELP)
         if self._model is None:
             from koroku_desktop.llm.gemini import GeminiChatModel
 
             self._model = GeminiChatModel(self._api_key.value)
-        model: ChatModel = self._model
-        return model
+        return self._model
 
     def prepare(self) -> None:
         """Import the SDK and build its validators now. Blocking: run it in a worker thread.
 
         Without it the first request pays for the import (a second or more) on the loop.
         """
-        if self._api_key is None:
-            return
-        real: Any = self._real()
-        real.prepare()
+        if self._api_key is not None:
+            self._real().prepare()
 
     def connect(self) -> None:
         """Build the SDK client now (~0.2 s). Call it on the loop's thread, after `prepare`.
@@ -95,10 +89,8 @@ class LazyGeminiModel:
         Built in a worker thread instead, the client's construction raced the Qt thread's
         garbage collector and crashed the interpreter now and then (seen in the UI tests).
         """
-        if self._api_key is None:
-            return
-        real: Any = self._real()
-        real.connect()
+        if self._api_key is not None:
+            self._real().connect()
 
     async def generate(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
@@ -112,9 +104,7 @@ class LazyGeminiModel:
 
     async def check_connection(self, model: str) -> str:
         """One cheap request to `model`; a sentence saying it worked (raises ModelError)."""
-        real: Any = self._real()
-        result: str = await real.check_connection(model)
-        return result
+        return await self._real().check_connection(model)
 
 
 @dataclass
@@ -122,7 +112,7 @@ class Runtime:
     """Everything a front end needs, wired."""
 
     paths: Paths
-    settings: Settings
+    settings_store: SettingsStore
     log: SqliteEventLog
     tools: ToolRegistry
     policy: ApprovalPolicy
@@ -135,10 +125,13 @@ class Runtime:
         """The key the model uses (see `LazyGeminiModel.api_key`)."""
         return self.model.api_key
 
+    @property
+    def settings(self) -> Settings:
+        """The effective settings in use (see `SettingsStore.effective`)."""
+        return self.settings_store.effective
+
     def apply_settings(self, settings: Settings) -> None:
-        """Take new settings into use now (the next turn sees them) and save them."""
-        save_settings(self.paths, settings)
-        self.settings = settings
+        """Take settings into use now (the next turn sees them); the store calls it on change."""
         opts = self.agent.options
         opts.model = settings.model
         opts.max_tool_calls = settings.max_tool_calls
@@ -147,13 +140,8 @@ class Runtime:
         self.policy.set_always(settings.always_allow)
 
     def persist_always_grant(self, tool: str) -> None:
-        """Record an 'always allow' grant in settings.json."""
-        stored = read_stored_settings(self.paths)
-        if tool not in stored.always_allow:
-            stored.always_allow = [*stored.always_allow, tool]
-            save_settings(self.paths, stored)
-        if tool not in self.settings.always_allow:
-            self.settings.always_allow = [*self.settings.always_allow, tool]
+        """Record an 'always allow' grant in settings.json (keeping others' changes)."""
+        self.settings_store.update(add_grant(tool))
 
     def export_to_file(self, fmt: str, live: bool, path: Path) -> int:
         """Export this conversation's log (or live context) to `path`; see `export_file`."""
@@ -186,7 +174,8 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
 def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
     paths = paths or default_paths()
-    settings = load_settings(paths)
+    settings_store = SettingsStore.open(paths)
+    settings = settings_store.effective
     event_log = SqliteEventLog(paths.db)
     tools = ToolRegistry(paths.tools)
     model = LazyGeminiModel(resolve_api_key())
@@ -211,8 +200,9 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, compactor)
+    runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor)
     policy.on_always_granted = runtime.persist_always_grant
+    settings_store.subscribe(runtime.apply_settings)
     return runtime
 
 
@@ -237,13 +227,5 @@ def export_file(
     event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
 ) -> int:
     """Write an export to `path` atomically (temp file, then rename); return how many events."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            count = write_log_export(event_log, conversation_id, fmt, live, out)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    with atomic_writer(path) as out:
+        return write_log_export(event_log, conversation_id, fmt, live, out)

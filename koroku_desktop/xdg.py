@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
+
+from koroku_desktop.fsutil import atomic_write
 
 DESKTOP_FILE = "koroku.desktop"
 # Characters the Desktop Entry spec reserves in an Exec argument (quote the argument then).
@@ -79,13 +80,4 @@ def set_autostart(on: bool, command: list[str] | None = None) -> None:
     if not on:
         path.unlink(missing_ok=True)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".koroku-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(autostart_text(command or koroku_command()))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, autostart_text(command or koroku_command()), mode=0o644)

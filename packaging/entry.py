@@ -2,7 +2,7 @@
 
 import sys
 
-from koroku_desktop.cli import main
+from koroku_desktop.launcher import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,12 +17,10 @@ from koroku_desktop.config import (
     Settings,
     SettingsError,
     default_paths,
-    load_settings,
-    read_stored_settings,
     resolve_api_key,
-    save_settings,
     store_api_key,
 )
+from koroku_desktop.settings_store import SettingsStore
 
 
 class MemoryKeyring(KeyringBackend):
@@ -62,26 +60,27 @@ def test_data_dir_is_private_and_complete(koroku_home: Path) -> None:
 
 def test_settings_round_trip_and_env_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     paths = default_paths()
-    save_settings(paths, Settings(model="gemini-x", max_tool_calls=7))
+    SettingsStore.open(paths).update({"model": "gemini-x", "max_tool_calls": 7})
     assert stat.S_IMODE(os.stat(paths.settings_file).st_mode) == 0o600
-    assert load_settings(paths).max_tool_calls == 7
+    assert SettingsStore.open(paths).effective.max_tool_calls == 7
     monkeypatch.setenv("KOROKU_MAX_TOOL_CALLS", "3")
     monkeypatch.setenv("KOROKU_MODEL", "gemini-from-env")
-    effective = load_settings(paths)
+    store = SettingsStore.open(paths)
+    effective = store.effective
     assert (effective.max_tool_calls, effective.model) == (3, "gemini-from-env")
-    assert read_stored_settings(paths).model == "gemini-x"  # env is never written back
+    assert store.stored.model == "gemini-x"  # env is never written back
 
 
 def test_a_bad_environment_value_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOROKU_MAX_TOOL_CALLS", "lots")
     with pytest.raises(SettingsError, match="KOROKU_MAX_TOOL_CALLS"):
-        load_settings(default_paths())
+        SettingsStore.open(default_paths())
 
 
 def test_a_corrupt_settings_file_is_kept_aside_and_defaults_used() -> None:
     paths = default_paths()
     paths.settings_file.write_text("{ not json")
-    assert load_settings(paths) == Settings()
+    assert SettingsStore.open(paths).effective == Settings()
     assert paths.settings_file.with_suffix(".json.bad").read_text() == "{ not json"
 
 
@@ -108,5 +107,5 @@ def test_without_a_keyring_storing_fails_loudly_and_writes_no_file() -> None:
 def test_settings_file_never_holds_the_key(memory_keyring: MemoryKeyring) -> None:
     paths = default_paths()
     store_api_key("k-123")
-    save_settings(paths, load_settings(paths))
+    SettingsStore.open(paths).update({"welcomed": True})
     assert "k-123" not in json.dumps(json.loads(paths.settings_file.read_text()))

@@ -64,6 +64,34 @@ class ChatModel(Protocol):
         ...
 
 
+class Warmable(Protocol):
+    """An adapter with slow start-up work a front end may do before the first request.
+
+    Optional: the agent never calls it; without it the first request pays the cost.
+    """
+
+    def prepare(self) -> None:
+        """Blocking imports and set-up (seconds): call it in a worker thread."""
+        ...
+
+    def connect(self) -> None:
+        """Build the client (fast, not thread-safe): call it on the loop's thread after
+        `prepare`."""
+        ...
+
+
+class ConnectionCheck(Protocol):
+    """A model that can say, with one cheap request, whether the key and model work."""
+
+    async def check_connection(self, model: str) -> str:
+        """A sentence saying the connection works; raises `ModelError` when it does not."""
+        ...
+
+
+class WarmableChatModel(ChatModel, Warmable, ConnectionCheck, Protocol):
+    """A chat model with the optional warm-up and connection check (the Gemini adapter)."""
+
+
 ApprovalScope = Literal["once", "session", "always"]
 
 

@@ -21,8 +21,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"koroku: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """All sub-commands."""
+def build_parser(
+    start_desktop: desktop.DesktopStarter = desktop.no_desktop,
+) -> argparse.ArgumentParser:
+    """All sub-commands (`start_desktop` runs the desktop app, see `koroku_desktop.launcher`)."""
     parser = _Parser(prog="koroku", description="Koroku: a tray assistant with total recall.")
     parser.add_argument("--version", action="version", version=f"koroku {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
@@ -36,26 +38,25 @@ def build_parser() -> argparse.ArgumentParser:
     records.register(sub)
     recall_commands.register(sub)
     admin.register(sub)
-    desktop.register(sub)
+    desktop.register(sub, start_desktop)
     install.register(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `koroku` console script."""
-    parser = build_parser()
+def main(
+    argv: Sequence[str] | None = None,
+    start_desktop: desktop.DesktopStarter = desktop.no_desktop,
+) -> int:
+    """Run a `koroku` command; with none, `start_desktop` (the entry point is `launcher.main`)."""
+    parser = build_parser(start_desktop)
     args = parser.parse_args(argv)
     level = logging.INFO if args.verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if args.command is None:
-        return desktop.start_desktop(self_check=args.self_check)
+        return start_desktop(self_check=args.self_check)
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
     return code
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -7,13 +7,8 @@ import getpass
 import sys
 from typing import Any
 
-from koroku_desktop.config import (
-    KeyringUnavailable,
-    default_paths,
-    read_stored_settings,
-    save_settings,
-    store_api_key,
-)
+from koroku_desktop.config import KeyringUnavailable, SettingsError, default_paths, store_api_key
+from koroku_desktop.settings_store import SettingsStore, remove_grants
 
 
 def register(sub: Any) -> None:
@@ -53,15 +48,17 @@ def cmd_login(args: argparse.Namespace) -> int:
 
 def cmd_grants(args: argparse.Namespace) -> int:
     """List the 'always allow' grants, or revoke some."""
-    paths = default_paths()
-    settings = read_stored_settings(paths)
+    try:
+        store = SettingsStore.open(default_paths())
+    except SettingsError as exc:
+        print(f"koroku grants: {exc}", file=sys.stderr)
+        return 2
+    settings = store.stored
     if args.revoke:
         revoke = set(args.revoke)
         before = set(settings.always_allow)
-        keep = [] if "all" in revoke else [t for t in settings.always_allow if t not in revoke]
-        settings.always_allow = keep
-        save_settings(paths, settings)
-        for tool in sorted(before - set(keep)):
+        after = store.update(remove_grants(None if "all" in revoke else revoke))
+        for tool in sorted(before - set(after.always_allow)):
             print(f"revoked: {tool}")
         unknown = revoke - before - {"all"}
         for tool in sorted(unknown):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.fsutil import atomic_write
 from koroku_desktop.xdg import (
     DESKTOP_FILE,
     autostart_file,
@@ -92,11 +93,8 @@ def install(data_home: Path, command: list[str]) -> list[Path]:
     for target, resource in files.icons().items():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(icons.joinpath(resource).read_bytes())
-    files.launcher.parent.mkdir(parents=True, exist_ok=True)
-    tmp = files.launcher.with_suffix(".desktop.tmp")
-    tmp.write_text(desktop_entry(command), encoding="utf-8")
-    tmp.chmod(0o755)  # some desktops only trust executable launchers
-    os.replace(tmp, files.launcher)
+    # Mode 0755: some desktops only trust executable launchers.
+    atomic_write(files.launcher, desktop_entry(command), mode=0o755)
     _touch(files.icon_theme)
     return files.all()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,7 +47,6 @@ class ToolContext:
     workspace: Path
     data_dir: Path
     recall: RecallSearch | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def resolve(self, path: str) -> Path:
         """A user path: `~` expanded, relative paths against the workspace."""

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from koroku_desktop.fsutil import atomic_write
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 from koroku_desktop.tools.truncation import truncate_head
 
@@ -68,35 +67,17 @@ def _read_text(path: Path, limit_bytes: int | None) -> tuple[str, int, bool]:
     return _decode_text(data, path, partial), size, partial
 
 
-def atomic_write(path: Path, data: bytes) -> bool:
-    """Write `data` to `path` through a temp file in the same folder and `os.replace`.
+def write_file_atomically(path: Path, data: bytes) -> bool:
+    """Write `data` to `path` atomically (see `fsutil`); whether the file was created.
 
-    Creates missing parent folders and keeps an existing file's permission bits. Readers
-    see either the old content or the new one, never a half-written file. Returns whether
-    the file was created.
+    An existing file keeps its permission bits; a new one gets the umask's default, as any
+    file the user's own editor would create.
     """
     if path.is_dir():
         raise ToolFailure(f"is a directory, not a file: {path}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        old_mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        old_mode = None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if old_mode is not None:
-            os.chmod(tmp, old_mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return old_mode is None
+    created = not path.exists()
+    atomic_write(path, data, mode=None, keep_mode=True)
+    return created
 
 
 async def _guarded(path: Path, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -158,7 +139,7 @@ class WriteFile(AgentTool):
         data = self.content.encode("utf-8")
 
         def work() -> dict[str, Any]:
-            created = atomic_write(path, data)
+            created = write_file_atomically(path, data)
             return {"ok": True, "path": str(path), "bytes": len(data), "created": created}
 
         return await _guarded(path, work)
@@ -204,7 +185,7 @@ class EditFile(AgentTool):
                     "make it unique, or set replace_all to true"
                 )
             new_text = text.replace(self.old_str, self.new_str)
-            atomic_write(path, new_text.encode("utf-8"))
+            write_file_atomically(path, new_text.encode("utf-8"))
             return {"ok": True, "path": str(path), "replacements": count}
 
         return await _guarded(path, work)

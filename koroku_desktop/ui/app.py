@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
 import sys
 import tempfile
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,9 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.hooks import TurnResult
-from koroku_desktop.config import Paths, SettingsError, default_paths
+from koroku_desktop.config import ApiKey, Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import Runtime, build_runtime
+from koroku_desktop.runtime import LazyGeminiModel, Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
@@ -61,6 +61,8 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        # Window state (popup size, hints shown), not settings a person picks: kept apart
+        # from settings.json (see settings_store) so the core never needs to know about it.
         self.ui_settings = QSettings(str(paths.home / "ui.ini"), QSettings.Format.IniFormat)
         theme.apply(app, self.runtime.settings.theme)
         app.setWindowIcon(app_icon())
@@ -77,8 +79,10 @@ class Desktop(QObject):
         self.warm_up: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
-        self.welcome: WelcomeCard | None = welcome_if_first_start(self.window, self.runtime)
-        self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime)
+        self.welcome: WelcomeCard | None = welcome_if_first_start(
+            self.window, self.runtime.settings_store, paths
+        )
+        self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime.model)
         self._wire()
 
     def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
@@ -161,7 +165,7 @@ class Desktop(QObject):
             self._quitting = True
             self._keep(self.quit())
 
-    def _keep(self, coro: Any) -> None:
+    def _keep(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -222,7 +226,8 @@ class Desktop(QObject):
     def show_settings(self) -> SettingsDialog:
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
-            self.settings_dialog = SettingsDialog(self.runtime)
+            rt = self.runtime
+            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model)
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
         self.settings_dialog.show()
@@ -230,7 +235,7 @@ class Desktop(QObject):
         self.settings_dialog.activateWindow()
         return self.settings_dialog
 
-    def _settings_applied(self, settings: Any) -> None:
+    def _settings_applied(self, settings: Settings) -> None:
         self.window.model_label.setText(settings.model)
         self.bridge.emit_meter()
 
@@ -371,9 +376,10 @@ def _self_check_in(paths: Paths) -> None:
                     raise RuntimeError(f"{type(widget).__name__} could not be drawn")
             if desktop.tray is not None:
                 desktop.tray.menu.grab()
-            # By name, as the runtime does: the SDK loads lazily and `ui` never imports `llm`.
-            gemini = importlib.import_module("koroku_desktop.llm.gemini")
-            gemini.GeminiChatModel("self-check")
+            # Through the model port's warm-up, as `_warm_up` does: `ui` never imports `llm`.
+            model = LazyGeminiModel(ApiKey("self-check", "self-check"))
+            model.prepare()
+            model.connect()
             if "google.genai" not in sys.modules:
                 raise RuntimeError("google.genai was not imported")
         finally:

@@ -229,18 +229,6 @@ class AgentBridge(QObject):
             pending.future.cancel()
         self.agent.cancel()
 
-    def discard_queued(self, text: str) -> bool:
-        """Drop a queued message before its turn starts."""
-        if text not in self._queued:
-            return False
-        index = self._queued.index(text)
-        waiting = [t for t in self._tasks if not t.done()]
-        # The waiting tasks are in send order; the first runs, the rest wait in the queue.
-        offset = len(waiting) - len(self._queued)
-        if 0 <= offset + index < len(waiting):
-            waiting[offset + index].cancel()
-        return True
-
     @asyncSlot()  # type: ignore[untyped-decorator]
     async def clear(self) -> None:
         """Append a `cleared` event (after the window asked for confirmation)."""

@@ -18,9 +18,9 @@ from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import texts, type_and_send
+from tests.ui.screenshots import save_screenshot
 from tests.ui.test_settings import visible_texts
 
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 SECRET = "AIzaSy-first-run-secret-0123456789"
 
 
@@ -78,12 +78,12 @@ def test_setup_card_without_a_key_goes_once_one_is_stored(
     assert keyless.show_history().isVisible()
     assert "No API key is set" in keyless.show_settings().key.source.text()
     keyless.settings_dialog.close()  # type: ignore[union-attr]
-    SHOTS.mkdir(exist_ok=True)
     theme.apply(keyless.app, "light")
     if keyless.welcome is not None:
         keyless.welcome.hide()
     qtbot.wait(50)
-    keyless.window.grab().save(str(SHOTS / "setup-card.png"))
+    assert card.isVisible()
+    save_screenshot(keyless.window, "setup-card")
     qtbot.keyClicks(card.field, SECRET)  # type: ignore[no-untyped-call]
     assert run(qtbot, card.store())
     assert memory_keyring.passwords[("koroku", "api_key")] == SECRET
@@ -116,7 +116,7 @@ def test_setup_card_says_so_when_there_is_no_keyring(keyless: Desktop, qtbot: Qt
     assert card.keyring_note.isVisibleTo(card) and "GEMINI_API_KEY" in card.keyring_note.text()
     assert not card.field.isEnabled() and not card.save_button.isEnabled()
     card.field.setText("typed anyway")
-    assert run(qtbot, card._store("typed anyway")) is False
+    assert run(qtbot, card.store()) is False
     assert "not stored" in card.problem.text() and "GEMINI_API_KEY" in card.problem.text()
     assert not list(keyless.runtime.paths.home.rglob("*typed*"))
 
@@ -148,8 +148,8 @@ def test_welcome_on_the_very_first_start_only(
     if keyless.setup_card is not None:
         keyless.setup_card.hide()
     qtbot.wait(50)
-    SHOTS.mkdir(exist_ok=True)
-    keyless.window.grab().save(str(SHOTS / "welcome-card.png"))
+    assert welcome.isVisible()
+    save_screenshot(keyless.window, "welcome-card")
     welcome.ok_button.click()
     assert not welcome.isVisible()
     second = Desktop(qapp, keyless.paths, use_tray=False)

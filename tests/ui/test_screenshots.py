@@ -1,7 +1,10 @@
-"""Screenshots of every window (light and dark) into tests/screenshots/ for a human to look at."""
+"""Screenshots of every window (light and dark) into tests/screenshots/ for a human to look at
+(the README's picture is one of them), each checked: the rows, cards and answers the picture is
+meant to show are there and visible, and the saved file is a real picture of the window."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,12 +15,11 @@ from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.bridge import PendingApproval
 from koroku_desktop.ui.widgets import theme
-from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import rows, type_and_send
-
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+from tests.ui.screenshots import save_screenshot
 
 ANSWER = """Here is a small script that lists the largest files in a folder:
 
@@ -97,7 +99,6 @@ def test_screenshots(
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     theme.apply(app, mode)
-    SHOTS.mkdir(exist_ok=True)
     window = desktop.window
     if desktop.welcome is not None:  # the first-start card has its own screenshot
         desktop.welcome.ok_button.click()
@@ -109,23 +110,24 @@ def test_screenshots(
     window.show_meter(23_400, 100_000)
     window.show_queue(["And then compress the biggest one"])
     (workspace / "notes.md").write_text("# Notes\n\n- buy milk\n- call Ana\n")
-    card = ApprovalCard(
-        ApprovalRequest(
-            "c9",
-            "edit_file",
-            {"path": "notes.md", "old_str": "- call Ana\n", "new_str": "- call Ana at 5pm\n"},
-        ),
-        workspace,
+    request = ApprovalRequest(
+        "c9",
+        "edit_file",
+        {"path": "notes.md", "old_str": "- call Ana\n", "new_str": "- call Ana at 5pm\n"},
     )
-    window.approvals._layout.addWidget(card)
-    window.approvals.setVisible(True)
+    pending = PendingApproval(request, asyncio.get_event_loop().create_future())
+    window.approvals.add(pending)
+    card = window.approvals.cards()[0]
     qtbot.waitUntil(lambda: card.diff_view is not None and "+" in card.diff_view.toPlainText())
     qtbot.wait(200)
     window.view.scroll_to_bottom()
     qtbot.wait(200)
-    assert window.grab().save(str(SHOTS / f"chat-{mode}.png"))
-    card.deleteLater()
-    window.approvals.setVisible(False)
+    assert card.isVisible() and window.approvals.isVisible()
+    assert window.model.rowCount() >= len(sample_history())
+    save_screenshot(window, f"chat-{mode}")
+    window.approvals.remove(pending)
+    pending.future.cancel()
+    assert not window.approvals.isVisible()
     window.show_queue([])
 
     fake_gemini.reply_text(
@@ -138,7 +140,8 @@ def test_screenshots(
     qtbot.waitUntil(lambda: "Paris" in desktop.popup.answer_text(), timeout=10000)
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
     qtbot.wait(100)
-    assert desktop.popup.grab().save(str(SHOTS / f"quick-ask-{mode}.png"))
+    assert desktop.popup.isVisible() and "Paris" in desktop.popup.answer_text()
+    save_screenshot(desktop.popup, f"quick-ask-{mode}")
 
     desktop.popup.hide()
     fake_gemini.reply_calls(
@@ -148,7 +151,8 @@ def test_screenshots(
     desktop.bridge.send("clean up the ISO files")
     qtbot.waitUntil(lambda: bool(window.approvals.cards()), timeout=10000)
     qtbot.wait(150)
-    assert window.grab().save(str(SHOTS / f"chat-approval-{mode}.png"))
+    assert window.approvals.cards()[0].isVisible()
+    save_screenshot(window, f"chat-approval-{mode}")
     window.approvals.cards()[0].deny.click()
     qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=10000)
     assert rows(window.model, "tool")[-1].status == "error"

@@ -10,6 +10,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.settings.dialog import SettingsDialog, parse_count
 from koroku_desktop.ui.widgets import theme
@@ -17,8 +18,7 @@ from tests.fakes.fixtures import TEST_API_KEY
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
-
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+from tests.ui.screenshots import save_screenshot
 
 
 def _stored(desktop: Desktop) -> dict[str, object]:
@@ -117,6 +117,26 @@ def test_grants_are_listed_and_revoked(desktop: Desktop, qtbot: QtBot) -> None:
     assert _stored(desktop)["always_allow"] == []
 
 
+def test_saving_keeps_a_grant_made_by_another_process_and_writes_no_override(
+    desktop: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KOROKU_MODEL", "gemini-from-env")
+    desktop.runtime.policy.grant("write_file", "always")
+    dialog = desktop.show_settings()
+    assert not dialog.model_box.isEnabled()
+    # Another process (a `koroku chat` in a terminal) grants a tool while the dialog is open.
+    SettingsStore.open(desktop.runtime.paths).update(add_grant("edit_file"))
+    dialog.grants.setCurrentRow(0)
+    dialog.revoke_button.click()  # write_file
+    dialog.budget.setText("9")
+    assert dialog.save()
+    stored = _stored(desktop)
+    assert stored["always_allow"] == ["edit_file"] and stored["max_tool_calls"] == 9
+    assert "gemini-from-env" not in desktop.runtime.paths.settings_file.read_text("utf-8")
+    assert desktop.runtime.policy.always_granted() == {"edit_file"}
+    assert desktop.runtime.agent.options.model == "gemini-from-env"
+
+
 def test_theme_and_shortcut_apply_live(desktop: Desktop, qtbot: QtBot) -> None:
     dialog = desktop.show_settings()
     dialog.theme_box.setCurrentIndex(2)  # dark
@@ -170,14 +190,17 @@ def test_key_source_without_a_keyring_and_test_connection(
     assert all(TEST_API_KEY not in t for t in visible_texts(dialog))
 
 
-def test_screenshot_of_the_settings_dialog(desktop: Desktop, qtbot: QtBot) -> None:
-    SHOTS.mkdir(exist_ok=True)
+def test_screenshot_of_the_settings_dialog_with_a_problem_shown(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
     theme.apply(desktop.app, "light")
-    dialog = SettingsDialog(desktop.runtime)
+    rt = desktop.runtime
+    dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model)
     qtbot.addWidget(dialog)
     dialog.resize(640, 800)
     dialog.show()
     dialog.budget.setText("0")
-    dialog.save()
+    assert not dialog.save()
     qtbot.wait(50)
-    dialog.grab().save(str(SHOTS / "settings.png"))
+    assert dialog.errors["max_tool_calls"].isVisible() and dialog.key.isVisible()
+    save_screenshot(dialog, "settings")

@@ -24,8 +24,8 @@ from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from koroku_desktop.ui.widgets import theme
 from tests.ui.conftest import run
+from tests.ui.screenshots import save_screenshot
 
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 DAY = 86_400.0
 
 
@@ -249,7 +249,7 @@ def test_memory_edit_is_saved_atomically_and_survives_a_reopen(
     assert "SQLite" in panel.view.toPlainText() and "**" not in panel.view.toPlainText()
     panel.edit_button.click()
     panel.editor.setPlainText("[10:00]: We chose **SQLite**, for good.\n")
-    monkeypatch.setattr("koroku_desktop.ui.viewer.memory_panel.os.replace", spy)
+    monkeypatch.setattr("koroku_desktop.fsutil.os.replace", spy)
     panel.save_button.click()
     assert newest.read_text(encoding="utf-8") == "[10:00]: We chose **SQLite**, for good.\n"
     assert len(replaced) == 1 and Path(replaced[0][0]).parent == paths.memory
@@ -315,22 +315,23 @@ def test_screenshots_of_every_tab(
         "[11:30]: The user keeps notes in ~/Documents/notes.\n\n",
         encoding="utf-8",
     )
-    SHOTS.mkdir(exist_ok=True)
     theme.apply(qapp, "light")
     dialog = _open(qtbot, event_log, paths)
     dialog.timeline.select_row(dialog.timeline.model.row_of_seq(10))
     qtbot.wait(50)
-    dialog.grab().save(str(SHOTS / "viewer-timeline.png"))
+    assert dialog.timeline.detail.entry is not None
+    save_screenshot(dialog, "viewer-timeline")
     dialog.show_tab("Search")
     dialog.search.box.setText("zebras")
-    run(qtbot, dialog.search.search_now())
+    assert run(qtbot, dialog.search.search_now())
     qtbot.wait(50)
-    dialog.grab().save(str(SHOTS / "viewer-search.png"))
+    save_screenshot(dialog, "viewer-search")
     dialog.show_tab("Compactions")
     qtbot.waitUntil(lambda: dialog.compactions.replaced.rowCount() == 4)
     qtbot.wait(50)
-    dialog.grab().save(str(SHOTS / "viewer-compactions.png"))
+    save_screenshot(dialog, "viewer-compactions")
     dialog.show_tab("Memory")
     qtbot.waitUntil(lambda: dialog.memory.current is not None)
     qtbot.wait(50)
-    dialog.grab().save(str(SHOTS / "viewer-memory.png"))
+    assert "zebras" in dialog.memory.view.toPlainText()
+    save_screenshot(dialog, "viewer-memory")

@@ -94,13 +94,6 @@ class MessageModel(QAbstractListModel):
         self.endResetModel()
         self.oldest_seq = entries[0].seq if entries else None
 
-    def set_items(self, items: list[ChatItem]) -> None:
-        """Replace everything with ready-made rows."""
-        self.beginResetModel()
-        self._items = list(items)
-        self._streaming = None
-        self.endResetModel()
-
     def prepend_entries(self, entries: list[LogEntry]) -> int:
         """Insert rows for older entries at the top; return how many rows were added."""
         if not entries:

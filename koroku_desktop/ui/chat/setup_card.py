@@ -9,17 +9,20 @@ from typing import Any, Protocol
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from koroku_desktop.config import keyring_backend_name
-from koroku_desktop.runtime import Runtime
-from koroku_desktop.ui.settings.key import KEY_URL, NO_KEYRING_HELP, key_problem, store_key
+from koroku_desktop.runtime import LazyGeminiModel
+from koroku_desktop.ui.settings.key import (
+    KEY_URL,
+    NO_KEYRING_HELP,
+    KeyEntry,
+    key_problem,
+    store_key,
+)
 from koroku_desktop.ui.widgets import theme
 
 
@@ -76,9 +79,9 @@ class SetupCard(ThemedCard):
 
     key_stored = Signal()
 
-    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
+    def __init__(self, model: LazyGeminiModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.runtime = runtime
+        self.model = model
         self._tasks: set[asyncio.Future[Any]] = set()
         col = QVBoxLayout(self)
         col.setContentsMargins(22, 18, 22, 18)
@@ -98,17 +101,10 @@ class SetupCard(ThemedCard):
                 "account and choose <i>Create API key</i>), then paste it here:"
             )
         )
-        row = QHBoxLayout()
-        self.field = QLineEdit()
-        self.field.setEchoMode(QLineEdit.EchoMode.Password)
-        self.field.setPlaceholderText("Paste your Gemini API key")
-        self.field.returnPressed.connect(self.store)
-        row.addWidget(self.field, 1)
-        self.save_button = QPushButton("Save key")
+        entry = KeyEntry("Paste your Gemini API key", "Save key", self.store)
+        self.field, self.save_button = entry.field, entry.button
         self.save_button.setObjectName("Primary")
-        self.save_button.clicked.connect(self.store)
-        row.addWidget(self.save_button)
-        col.addLayout(row)
+        col.addWidget(entry)
         self.problem = card_label("", "FieldError")
         self.problem.setVisible(False)
         col.addWidget(self.problem)
@@ -136,7 +132,7 @@ class SetupCard(ThemedCard):
     async def _store(self, value: str) -> bool:
         self.save_button.setEnabled(False)
         try:
-            await store_key(self.runtime, value)
+            await store_key(self.model, value)
         except Exception as exc:  # shown in words, never raised into Qt
             self.problem.setText(key_problem(exc))
             self.problem.setVisible(True)
@@ -147,11 +143,11 @@ class SetupCard(ThemedCard):
         return True
 
 
-def show_setup_if_needed(host: CardHost, runtime: Runtime) -> SetupCard | None:
+def show_setup_if_needed(host: CardHost, model: LazyGeminiModel) -> SetupCard | None:
     """Put the setup card in `host` when no key is configured; it goes once a key is stored."""
-    if runtime.model.has_key:
+    if model.has_key:
         return None
-    card = SetupCard(runtime)
+    card = SetupCard(model)
 
     def done() -> None:
         card.hide()

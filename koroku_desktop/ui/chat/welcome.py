@@ -8,8 +8,8 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from koroku_desktop.config import Paths, read_stored_settings, save_settings
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.config import Paths
+from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.ui.chat.setup_card import CardHost, ThemedCard, card_label
 
 
@@ -60,20 +60,14 @@ class WelcomeCard(ThemedCard):
         self.deleteLater()
 
 
-def mark_welcomed(runtime: Runtime) -> None:
-    """Remember that the welcome was shown (settings.json and the running settings)."""
-    stored = read_stored_settings(runtime.paths)
-    if not stored.welcomed:
-        stored.welcomed = True
-        save_settings(runtime.paths, stored)
-    runtime.settings.welcomed = True
-
-
-def welcome_if_first_start(host: CardHost, runtime: Runtime) -> WelcomeCard | None:
+def welcome_if_first_start(
+    host: CardHost, settings: SettingsStore, paths: Paths
+) -> WelcomeCard | None:
     """Show the welcome card on the very first start, and remember it was shown."""
-    if runtime.settings.welcomed:
+    current = settings.effective
+    if current.welcomed:
         return None
-    card = WelcomeCard(runtime.settings.quick_ask_shortcut, runtime.paths)
+    card = WelcomeCard(current.quick_ask_shortcut, paths)
     host.insert_card(card)
-    mark_welcomed(runtime)
+    settings.update({"welcomed": True})
     return card

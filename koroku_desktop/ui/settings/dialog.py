@@ -1,8 +1,9 @@
 """SettingsDialog: every setting in one place, validated next to each field, applied at once.
 
-Saving validates first (a message beside each bad value, nothing saved), then writes
-settings.json, applies the settings to the running agent (the next turn uses them), the
-theme to the app, and the autostart entry to the desktop.
+Saving validates first (a message beside each bad value, nothing saved), then hands the
+user's values to the `SettingsStore` (which writes settings.json and applies them to the
+running agent: the next turn uses them), the theme to the app, and the autostart entry to
+the desktop. Fields the environment decides are shown disabled and never saved.
 """
 
 from __future__ import annotations
@@ -34,13 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop import xdg
-from koroku_desktop.config import (
-    ENV_OVERRIDES,
-    Settings,
-    read_stored_settings,
-    save_settings,
-)
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.config import Settings
+from koroku_desktop.runtime import LazyGeminiModel
+from koroku_desktop.settings_store import SettingsStore, overriding_variable
+from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
@@ -78,26 +76,32 @@ class FieldError(QLabel):
 
 
 class SettingsDialog(QDialog):
-    """Edits the runtime's settings; `applied` carries the settings now in use."""
+    """Edits the settings in `settings`; `applied` carries the settings now in use.
+
+    `policy` holds the tool grants (the session ones are revoked there), `model` the API key.
+    """
 
     applied = Signal(object)  # Settings
     key_changed = Signal()
 
-    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.runtime = runtime
+    def __init__(
+        self, settings: SettingsStore, policy: ApprovalPolicy, model: LazyGeminiModel
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.policy = policy
         self.setWindowTitle("Koroku — Settings")
         self.setWindowIcon(app_icon())
         self.resize(640, 760)
         self.errors: dict[str, FieldError] = {}
         self._revoked_session: set[str] = set()
+        self._revoked_always: set[str] = set()
         outer = QVBoxLayout(self)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         body = QWidget()
         col = QVBoxLayout(body)
-        self.key = ApiKeySection(runtime)
-        self.key.model_name = lambda: self.model_box.currentText().strip()
+        self.key = ApiKeySection(model, lambda: self.model_box.currentText().strip())
         self.key.key_changed.connect(self.key_changed)
         col.addWidget(self.key)
         col.addWidget(self._agent_group())
@@ -107,7 +111,7 @@ class SettingsDialog(QDialog):
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         outer.addLayout(self._buttons())
-        self.load(runtime.settings)
+        self.load(settings.reload())  # another process may have changed the file
 
     # -- building ----------------------------------------------------------------------
 
@@ -120,8 +124,8 @@ class SettingsDialog(QDialog):
         error = FieldError()
         col.addWidget(error)
         self.errors[name] = error
-        var = ENV_OVERRIDES.get(name)
-        if var and var in os.environ:
+        var = overriding_variable(name)
+        if var is not None:
             box.setEnabled(False)
             box.setToolTip(f"Set by {var} in the environment, which wins over this setting.")
             note = QLabel(f"Set by the {var} environment variable.")
@@ -218,7 +222,7 @@ class SettingsDialog(QDialog):
         self.login.setChecked(xdg.autostart_enabled() or s.start_at_login)
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
         self.grants.clear()
-        policy = self.runtime.policy
+        policy = self.policy
         for tool in sorted(set(s.always_allow) | policy.always_granted()):
             self.grants.addItem(tool)
         for tool in sorted(policy.session_granted() - policy.always_granted()):
@@ -241,6 +245,8 @@ class SettingsDialog(QDialog):
         item = self.grants.takeItem(row if row >= 0 else 0)
         if item is not None and item.text().endswith(SESSION_MARK):
             self._revoked_session.add(item.text().removesuffix(SESSION_MARK))
+        elif item is not None:
+            self._revoked_always.add(item.text())
         self._grants_shown()
 
     def _choose_workspace(self) -> None:
@@ -275,7 +281,6 @@ class SettingsDialog(QDialog):
         values["quick_ask_shortcut"] = keys.toString(QKeySequence.SequenceFormat.PortableText)
         values["start_at_login"] = self.login.isChecked()
         values["theme"] = self.theme_box.currentData()
-        values["always_allow"] = [n for n in self.grant_names() if not n.endswith(SESSION_MARK)]
         return values, problems
 
     def show_problems(self, problems: dict[str, str]) -> None:
@@ -288,32 +293,39 @@ class SettingsDialog(QDialog):
     def save(self) -> bool:
         """Validate, save and apply; False (nothing saved) when a value is bad."""
         values, problems = self._collect()
-        current = self.runtime.settings
+        current = self.settings.effective
         if not problems:
             try:
-                effective = Settings.model_validate(
-                    {**current.model_dump(), **_without_env(values)}
-                )
+                Settings.model_validate({**current.model_dump(), **values})
             except ValidationError as exc:
                 problems = {str(e["loc"][0]): str(e["msg"]) for e in exc.errors()}
         self.show_problems(problems)
         if problems:
             return False
-        if effective.start_at_login != xdg.autostart_enabled():
+        if values["start_at_login"] != xdg.autostart_enabled():
             try:
-                xdg.set_autostart(effective.start_at_login)
+                xdg.set_autostart(values["start_at_login"])
             except OSError as exc:
                 self.show_problems(
                     {"start_at_login": f"Could not change the autostart entry: {exc}"}
                 )
                 return False
-        stored = read_stored_settings(self.runtime.paths)
-        on_file = stored.model_copy(update=_without_env(values))
-        self.runtime.apply_settings(effective)
-        save_settings(self.runtime.paths, on_file)  # environment overrides stay out of the file
+        revoked = set(self._revoked_always)
+
+        def change(stored: Settings) -> dict[str, Any]:
+            # Grants are revoked by name, so one granted elsewhere meanwhile is kept.
+            kept = [t for t in stored.always_allow if t not in revoked]
+            return {**values, "always_allow": kept}
+
+        try:
+            effective = self.settings.update(change)
+        except OSError as exc:
+            self.status.setText(f"Nothing was saved: {exc}")
+            return False
         for tool in self._revoked_session:
-            self.runtime.policy.revoke(tool)
+            self.policy.revoke(tool)
         self._revoked_session.clear()
+        self._revoked_always.clear()
         if effective.theme != current.theme:
             app = QApplication.instance()
             if isinstance(app, QApplication):
@@ -325,8 +337,3 @@ class SettingsDialog(QDialog):
     def _save_and_close(self) -> None:
         if self.save():
             self.accept()
-
-
-def _without_env(values: dict[str, Any]) -> dict[str, Any]:
-    """The edited values minus those the environment decides."""
-    return {k: v for k, v in values.items() if ENV_OVERRIDES.get(k, "") not in os.environ}

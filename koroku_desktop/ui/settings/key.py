@@ -28,7 +28,7 @@ from koroku_desktop.config import (
     store_api_key,
 )
 from koroku_desktop.domain.model_io import ModelError
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.runtime import LazyGeminiModel
 from koroku_desktop.ui.widgets import theme
 
 log = logging.getLogger(__name__)
@@ -52,14 +52,14 @@ def source_text(key: ApiKey | None) -> str:
     return f"In use: the key from the <code>{key.source}</code> environment variable."
 
 
-async def store_key(runtime: Runtime, value: str) -> ApiKey | None:
+async def store_key(model: LazyGeminiModel, value: str) -> ApiKey | None:
     """Store `value` in the keyring and use it from the next request on, without a restart.
 
     Raises `KeyringUnavailable` (no keyring: nothing is stored anywhere) or `ValueError`.
     """
     await asyncio.to_thread(store_api_key, value)
     key = await asyncio.to_thread(resolve_api_key)
-    runtime.model.set_api_key(key)
+    model.set_api_key(key)
     return key
 
 
@@ -72,18 +72,43 @@ def key_problem(exc: Exception) -> str:
     return f"The key was not stored: {type(exc).__name__}."
 
 
+class KeyEntry(QWidget):
+    """A hidden-text field for a pasted key and the button that stores it (Enter does too)."""
+
+    def __init__(self, placeholder: str, button: str, store: Callable[[], object]) -> None:
+        super().__init__()
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.field = QLineEdit()
+        self.field.setEchoMode(QLineEdit.EchoMode.Password)
+        self.field.setPlaceholderText(placeholder)
+        self.field.returnPressed.connect(store)
+        row.addWidget(self.field, 1)
+        self.button = QPushButton(button)
+        self.button.clicked.connect(store)
+        row.addWidget(self.button)
+
+
 class ApiKeySection(QGroupBox):
-    """Source of the key in use, a field to store a new one, and a connection test."""
+    """Source of the key in use, a field to store a new one, and a connection test.
+
+    `model` holds the key; `model_name` says which model "Test connection" asks.
+    """
 
     key_changed = Signal()
 
-    def __init__(self, runtime: Runtime, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        model: LazyGeminiModel,
+        model_name: Callable[[], str],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__("Gemini API key", parent)
-        self.runtime = runtime
-        self.model_name: Callable[[], str] = lambda: runtime.settings.model
+        self.model = model
+        self.model_name = model_name
         self._tasks: set[asyncio.Future[Any]] = set()
         col = QVBoxLayout(self)
-        self.source = QLabel(source_text(runtime.api_key))
+        self.source = QLabel(source_text(model.api_key))
         self.source.setOpenExternalLinks(True)
         self.source.setWordWrap(True)
         col.addWidget(self.source)
@@ -96,16 +121,9 @@ class ApiKeySection(QGroupBox):
             " padding: 6px;"
         )
         col.addWidget(self.keyring_note)
-        row = QHBoxLayout()
-        self.field = QLineEdit()
-        self.field.setEchoMode(QLineEdit.EchoMode.Password)
-        self.field.setPlaceholderText("Paste a new key to store it in the OS keyring")
-        self.field.returnPressed.connect(self.store)
-        row.addWidget(self.field, 1)
-        self.store_button = QPushButton("Store key")
-        self.store_button.clicked.connect(self.store)
-        row.addWidget(self.store_button)
-        col.addLayout(row)
+        entry = KeyEntry("Paste a new key to store it in the OS keyring", "Store key", self.store)
+        self.field, self.store_button = entry.field, entry.button
+        col.addWidget(entry)
         trow = QHBoxLayout()
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self.test)
@@ -119,13 +137,13 @@ class ApiKeySection(QGroupBox):
 
     def refresh(self) -> None:
         """Show the current source and whether a keyring can be used."""
-        self.source.setText(source_text(self.runtime.api_key))
+        self.source.setText(source_text(self.model.api_key))
         has_keyring = keyring_backend_name() is not None
         self.keyring_note.setVisible(not has_keyring)
         self.field.setEnabled(has_keyring)
         self.store_button.setEnabled(has_keyring)
-        self.test_button.setEnabled(self.runtime.api_key is not None)
-        if self.runtime.api_key is None and not has_keyring:
+        self.test_button.setEnabled(self.model.api_key is not None)
+        if self.model.api_key is None and not has_keyring:
             self.source.setText(f"No API key is set ({', '.join(KEY_ENV_VARS)} are empty).")
 
     def _keep(self, coro: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
@@ -141,7 +159,7 @@ class ApiKeySection(QGroupBox):
     async def _store(self, value: str) -> bool:
         self.store_button.setEnabled(False)
         try:
-            await store_key(self.runtime, value)
+            await store_key(self.model, value)
         except Exception as exc:  # keyring failures are shown in words
             self.result.setText(key_problem(exc))
             return False
@@ -162,7 +180,7 @@ class ApiKeySection(QGroupBox):
         self.test_button.setText("Testing…")
         self.result.setText("Asking Gemini…")
         try:
-            message = await self.runtime.model.check_connection(self.model_name())
+            message = await self.model.check_connection(self.model_name())
         except ModelError as exc:
             message = f"The connection failed: {exc.message}"
         except Exception as exc:  # any other failure, in words
@@ -170,6 +188,6 @@ class ApiKeySection(QGroupBox):
             message = f"The connection failed: {type(exc).__name__}: {exc}"
         finally:
             self.test_button.setText("Test connection")
-            self.test_button.setEnabled(self.runtime.api_key is not None)
+            self.test_button.setEnabled(self.model.api_key is not None)
         self.result.setText(message)
         return message

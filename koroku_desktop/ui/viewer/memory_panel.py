@@ -1,16 +1,13 @@
 """MemoryPanel: the daily memory files, newest first, rendered as Markdown and editable.
 
-Edits are saved atomically (a temporary file in the same folder, then `os.replace`). If the
+Edits are saved atomically (`fsutil.atomic_write`: a temporary file, then a rename). If the
 file changed on disk while it was being edited (a compaction appended a summary), saving stops
 and says so, offering to keep either version.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 
@@ -29,6 +26,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from koroku_desktop.fsutil import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -61,22 +60,6 @@ def read_text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a temporary file next to `path`, flush it to disk, then rename it over."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class MemoryPanel(QWidget):
@@ -225,7 +208,7 @@ class MemoryPanel(QWidget):
             return False
         text = self.editor.toPlainText()
         try:
-            write_atomically(self.current, text)
+            atomic_write(self.current, text, keep_mode=True)
         except OSError as exc:
             self._show_note(f"Could not save {self.current.name}: {exc}", conflict=False)
             return False

@@ -53,11 +53,6 @@ class TimelineQuery:
     after_seq: int | None = None
     before_seq: int | None = None
 
-    @property
-    def bounded_above(self) -> bool:
-        """True when newer events are left out (after a jump)."""
-        return self.before_seq is not None
-
 
 @dataclass(frozen=True)
 class Boundary:

@@ -1,0 +1,82 @@
+"""Writing a file atomically: a temporary file in the same folder, flushed to disk, renamed over.
+
+Readers see the old content or the new one, never half a file, and a failed write leaves the
+old file as it was and no temporary file behind. It sits at the top of the package (like
+`xdg.py`) because every layer that writes files needs it: config, tools, runtime and ui.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TextIO
+
+PRIVATE = 0o600
+"""The default mode: only the user may read and write (settings, exports, memory files)."""
+
+
+def _temp_for(path: Path) -> tuple[Path, IO[bytes]]:
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # The kernel applies the umask to 0o666, as for any new file; `mode` is set afterwards.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    return tmp, os.fdopen(fd, "wb")
+
+
+def _existing_mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def _replacing(path: Path, mode: int | None, keep_mode: bool) -> Iterator[IO[bytes]]:
+    """A new temporary file next to `path`, synced and renamed over it when the block ends."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existing = _existing_mode(path) if keep_mode else None
+    chosen = existing if existing is not None else mode
+    tmp, out = _temp_for(path)
+    try:
+        with out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        if chosen is not None:
+            os.chmod(tmp, chosen)
+        os.replace(tmp, path)
+    except BaseException:
+        out.close()
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_writer(
+    path: Path, *, mode: int | None = PRIVATE, keep_mode: bool = False
+) -> Iterator[TextIO]:
+    """A UTF-8 text stream whose content replaces `path` when the block ends cleanly.
+
+    `mode`: the file's permission bits (default 0o600; None: 0o666 minus the umask, as for
+    any new file). `keep_mode`: an existing file keeps its own bits. Missing parent folders
+    are created. On an exception the temporary file is removed and `path` is untouched.
+    """
+    with _replacing(path, mode, keep_mode) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8")
+        try:
+            yield text
+        finally:
+            text.detach()  # flushes; `_replacing` syncs and closes the file itself
+
+
+def atomic_write(
+    path: Path, data: str | bytes, *, mode: int | None = PRIVATE, keep_mode: bool = False
+) -> None:
+    """Replace `path` with `data` (str: UTF-8) atomically; modes as in `atomic_writer`."""
+    with _replacing(path, mode, keep_mode) as out:
+        out.write(data.encode("utf-8") if isinstance(data, str) else data)

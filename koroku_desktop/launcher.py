@@ -1,0 +1,29 @@
+"""The `koroku` entry point: the terminal commands, or the desktop app when none is given.
+
+It sits above both front ends (the top layer of the layer contract), so the terminal front end
+never imports the desktop one: it is handed `start_desktop` instead. Qt is imported only once
+the desktop app starts, so every other command (and the core) runs without it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from koroku_desktop import cli
+from koroku_desktop.cli.desktop import EXIT_USAGE
+
+
+def start_desktop(*, self_check: bool = False, quick_ask: bool = False) -> int:
+    """Run the desktop app (or hand over to the running one); its exit code."""
+    try:
+        from koroku_desktop.ui.app import run_app
+    except ImportError as exc:
+        print(f"The desktop app is not available ({exc}); use `koroku chat`.", file=sys.stderr)
+        return EXIT_USAGE
+    return run_app(self_check=self_check, quick_ask=quick_ask)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `koroku` console script (and `python -m koroku_desktop`)."""
+    return cli.main(argv, start_desktop=start_desktop)

@@ -1,0 +1,37 @@
+"""Saving screenshots for people (README, reviews) in tests/screenshots/, checked as they are saved.
+
+The tests that take them assert on what the picture shows; this helper asserts that the file
+really holds the widget: a PNG of its size (times the device pixel ratio) that is not blank.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QWidget
+
+SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+"""Where screenshots go (git-ignored; README pictures are copied from here by hand)."""
+
+
+def save_screenshot(widget: QWidget, name: str) -> QImage:
+    """Grab the shown `widget` into tests/screenshots/NAME.png and check the saved file."""
+    assert widget.isVisible(), f"{name}: {type(widget).__name__} is not shown"
+    SHOTS.mkdir(exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    pixmap = widget.grab()
+    assert pixmap.save(str(path)), f"{name}: could not write {path}"
+    image = QImage(str(path))
+    assert not image.isNull(), f"{name}: {path} is not a readable PNG"
+    ratio = pixmap.devicePixelRatio()
+    expected = (round(widget.width() * ratio), round(widget.height() * ratio))
+    assert (image.width(), image.height()) == expected, f"{name}: wrong size"
+    step_x, step_y = max(1, image.width() // 24), max(1, image.height() // 24)
+    colours = {
+        image.pixel(x, y)
+        for x in range(0, image.width(), step_x)
+        for y in range(0, image.height(), step_y)
+    }
+    assert len(colours) > 3, f"{name}: the picture is (nearly) blank"
+    return image
