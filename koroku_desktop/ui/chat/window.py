@@ -24,6 +24,8 @@ from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.chat.send_guard import looks_like_api_key
+from koroku_desktop.ui.chat.setup_card import SetupCard
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -44,6 +46,7 @@ class ChatWindow(QMainWindow):
         super().__init__(parent)
         self.bridge = bridge
         self.hide_on_close = False
+        self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
         self.setWindowIcon(app_icon())
         self.resize(900, 760)
@@ -78,6 +81,11 @@ class ChatWindow(QMainWindow):
         self._queued_layout.setContentsMargins(0, 0, 0, 0)
         self.queued_strip.setVisible(False)
         col.addWidget(self.queued_strip)
+        self.notice = QLabel()
+        self.notice.setObjectName("InlineNotice")
+        self.notice.setWordWrap(True)
+        self.notice.setVisible(False)
+        col.addWidget(self.notice)
         col.addWidget(self._composer())
         outer.addWidget(bottom)
         self._status_bar(model_name)
@@ -112,16 +120,39 @@ class ChatWindow(QMainWindow):
         self.settings_button.setText("Settings")
         self.settings_button.clicked.connect(self.settings_requested)
         row.addWidget(self.settings_button)
+        for button in (
+            self.thoughts_button,
+            self.clear_button,
+            self.history_button,
+            self.settings_button,
+        ):
+            button.clicked.connect(self.refocus_input)
         return bar
+
+    def refocus_input(self) -> None:
+        """Give the keyboard back to the message box after a button took or hid the focus."""
+        QTimer.singleShot(0, self._focus_input)
+
+    def _focus_input(self) -> None:
+        self.input.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def insert_card(self, card: QWidget) -> None:
         """Show a card (first-run setup, welcome) between the header and the conversation."""
         self._cards.addWidget(card)
         self._cards_box.setVisible(True)
-        card.destroyed.connect(self._hide_empty_cards)
+        if isinstance(card, SetupCard):
+            self.setup_card = card
+            card.key_stored.connect(self._setup_done)
+            card.destroyed.connect(self._setup_done)
+        card.destroyed.connect(self._card_gone)
 
-    def _hide_empty_cards(self) -> None:
+    def _setup_done(self) -> None:
+        self.setup_card = None
+        self.hide_notice()
+
+    def _card_gone(self) -> None:
         QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
+        self.refocus_input()
 
     def _composer(self) -> QFrame:
         box = QFrame()
@@ -130,7 +161,7 @@ class ChatWindow(QMainWindow):
         row.setContentsMargins(14, 8, 8, 8)
         row.setSpacing(8)
         self.input = ChatInput("Message Koroku — Enter sends, Shift+Enter adds a line")
-        self.input.submitted.connect(self.bridge.send)
+        self.input.submitted.connect(self.submit)
         row.addWidget(self.input, 1)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("Send")
@@ -139,6 +170,7 @@ class ChatWindow(QMainWindow):
         self.stop_button.setObjectName("Stop")
         self.stop_button.setVisible(False)
         self.stop_button.clicked.connect(self.bridge.cancel)
+        self.stop_button.clicked.connect(self.refocus_input)
         for b in (self.stop_button, self.send_button):
             b.setCursor(Qt.CursorShape.PointingHandCursor)
             row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
@@ -235,6 +267,44 @@ class ChatWindow(QMainWindow):
     def _retry(self) -> None:
         self.clear_error()
         self.bridge.retry()
+        self.refocus_input()
+
+    def submit(self, text: str) -> None:
+        """Send what the user typed, unless it is a key or no key is set up yet."""
+        if looks_like_api_key(text):
+            if self.input.history and self.input.history[-1] == text:
+                self.input.history.pop()  # never recallable with Up
+            self.show_notice(
+                "That looks like an API key, so it was not sent to the conversation. "
+                + self._key_hint()
+            )
+            return
+        if self.setup_card is not None and not self.setup_card.model.has_key:
+            self.input.setPlainText(text)
+            self.show_notice(
+                "Koroku needs a Gemini API key before it can answer. " + self._key_hint()
+            )
+            return
+        self.hide_notice()
+        self.bridge.send(text)
+
+    def _key_hint(self) -> str:
+        card = self.setup_card
+        if card is not None and card.has_keyring:
+            card.focus_entry()
+            return "Paste it into the setup card above."
+        if card is not None:
+            return "Set GEMINI_API_KEY in your environment (see the setup card above)."
+        return "Store keys in Settings → Gemini API key."
+
+    def show_notice(self, text: str) -> None:
+        """A sentence above the message box about what just did not happen and why."""
+        self.notice.setText(text)
+        self.notice.setVisible(True)
+
+    def hide_notice(self) -> None:
+        """Drop the notice above the message box."""
+        self.notice.setVisible(False)
 
     def show_meter(self, used: int, threshold: int) -> None:
         """Context use against the compaction threshold."""
@@ -262,6 +332,7 @@ class ChatWindow(QMainWindow):
         clear = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.finished.connect(lambda _r: box.clickedButton() is clear and self.bridge.clear())
+        box.finished.connect(self.refocus_input)
         box.open()
 
     def show_and_raise(self) -> None:
@@ -270,7 +341,12 @@ class ChatWindow(QMainWindow):
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.raise_()
         self.activateWindow()
-        QTimer.singleShot(0, self.input.setFocus)
+        QTimer.singleShot(0, self._focus_answer_or_input)
+
+    def _focus_answer_or_input(self) -> None:
+        """A waiting approval gets the focus first, else the message box."""
+        if not self.approvals.focus_first():
+            self._focus_input()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Hide to the tray instead of quitting when a tray is available."""

@@ -105,8 +105,8 @@ class ApprovalCard(QFrame):
         for child in self.findChildren(QWidget):
             child.installEventFilter(self)
 
-    def _key(self, event: QKeyEvent) -> bool:
-        """Ctrl+Enter allows once, Esc denies (from anywhere in the card)."""
+    def handle_key(self, event: QKeyEvent) -> bool:
+        """Ctrl+Enter allows once, Esc denies; True when the key was an answer."""
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.allow_once.click()
@@ -119,12 +119,12 @@ class ApprovalCard(QFrame):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Route the card's keys from whichever child has the focus."""
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            return self._key(event)
+            return self.handle_key(event)
         return False
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The card's keys when the card itself has the focus."""
-        if not self._key(event):
+        if not self.handle_key(event):
             super().keyPressEvent(event)
 
     def _fit(self, edit: QPlainTextEdit, text: str, max_lines: int) -> None:
