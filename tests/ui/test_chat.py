@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.domain.events import ClearedEvent, MessageEvent
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import rows, texts, type_and_send
+from tests.ui.helpers import click_row_action, rows, texts, type_and_send
 
 
 def test_send_shows_the_streamed_answer(
@@ -92,13 +92,15 @@ def test_failed_turn_keeps_the_message_and_retries(
     fake_gemini.fail(400, times=1, message="bad request for the test")
     window = desktop.window
     type_and_send(qtbot, window.input, "please")
-    qtbot.waitUntil(window.retry_button.isVisible, timeout=10000)
-    assert window.error_label.isVisible()
+    qtbot.waitUntil(lambda: window.failure() is not None, timeout=10000)
+    assert "bad request for the test" in (window.failure() or "")
     assert desktop.tray is not None and desktop.tray.state == "error"
     fake_gemini.reply_text("recovered")
-    window.retry_button.click()
+    notice = rows(window.model, "turn_notice")[-1]
+    assert notice.tool == "error"
+    click_row_action(qtbot, window.view, notice, "retry")
     qtbot.waitUntil(lambda: "recovered" in texts(window.model, "model"), timeout=10000)
-    assert not window.retry_button.isVisible()
+    assert window.failure() is None
     users = [
         e
         for e in desktop.runtime.log.entries("default")

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.window import ChatWindow
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import rows, texts, type_and_send
+from tests.ui.helpers import click_row_action, rows, texts, type_and_send
 
 
 def _focus_elsewhere(window: ChatWindow) -> None:
@@ -58,10 +58,11 @@ def test_focus_returns_to_the_input_after_stop_and_retry(
     fake_gemini.reset()
     fake_gemini.fail(400, times=1, message="bad request for the test")
     type_and_send(qtbot, window.input, "again")
-    qtbot.waitUntil(window.retry_button.isVisible, timeout=10000)
+    qtbot.waitUntil(lambda: window.failure() is not None, timeout=10000)
     fake_gemini.reply_text("recovered")
-    window.retry_button.setFocus()
-    qtbot.mouseClick(window.retry_button, Qt.MouseButton.LeftButton)
+    _focus_elsewhere(window)
+    notice = rows(window.model, "turn_notice")[-1]
+    click_row_action(qtbot, window.view, notice, "retry")
     qtbot.waitUntil(lambda: _input_has_focus(window))
     qtbot.waitUntil(lambda: "recovered" in texts(window.model, "model"), timeout=10000)
 

@@ -18,8 +18,12 @@ from koroku_desktop.render.text import fence
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
-# and notice (a damaged row) map one to one.
-ItemKind = Literal["user", "model", "thought", "tool", "compaction", "cleared", "notice"]
+# and notice (a damaged row) map one to one. `status` (what the running turn does now) and
+# `turn_notice` (how a turn ended: stopped, failed, budget, cut off) come from the live turn,
+# not from the log (see ui/chat/turn_rows.py).
+ItemKind = Literal[
+    "user", "model", "thought", "tool", "compaction", "cleared", "notice", "status", "turn_notice"
+]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
 _uids = itertools.count(1)

@@ -33,6 +33,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     toggle_requested = Signal(int)
     copy_requested = Signal(str)
+    action_requested = Signal(str)  # a row's other actions: `retry`
 
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
@@ -200,8 +201,10 @@ class MessageDelegate(QStyledItemDelegate):
                     text = action[5:]
                     QGuiApplication.clipboard().setText(text)
                     self.copy_requested.emit(text)
-                else:
+                elif action == "toggle":
                     self.toggle_requested.emit(index.row())
+                else:
+                    self.action_requested.emit(action)
                 return True
         item: ChatItem = index.data(ITEM_ROLE)
         if PAINTERS[item.kind].toggles_on_click:

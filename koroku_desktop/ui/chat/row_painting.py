@@ -23,14 +23,14 @@ from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.markdown_doc import code_groups, style_code
 from koroku_desktop.ui.widgets.theme import Theme
 
-MAX_COLUMN = 860  # readable line length on wide windows
+MAX_COLUMN = 760  # a centred, readable column on wide windows
 SIDE = 20
 GAP = 8
 PAD_X, PAD_Y = 14, 10
 CARD_H = 34
 
 Hits = list[tuple[QRect, str]]
-"""Click targets of a painted row: a rect and its action (`toggle` or `copy:<text>`)."""
+"""Click targets of a painted row: a rect and its action (`toggle`, `copy:<text>`, `retry`)."""
 
 
 def column(width: int) -> tuple[int, int]:

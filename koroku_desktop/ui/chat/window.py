@@ -26,6 +26,7 @@ from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
+from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -68,6 +69,8 @@ class ChatWindow(QMainWindow):
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
+        self.view.action_requested.connect(self._row_action)
+        self.turn_status = TurnStatus(bridge, self.model, self)
         outer.addWidget(self.view, 1)
         bottom = QWidget()
         col = QVBoxLayout(bottom)
@@ -181,14 +184,6 @@ class ChatWindow(QMainWindow):
         bar.setSizeGripEnabled(False)
         self.model_label = QLabel(model_name)
         bar.addWidget(self.model_label)
-        self.error_label = QLabel()
-        self.error_label.setObjectName("ErrorLabel")
-        self.error_label.setVisible(False)
-        bar.addWidget(self.error_label, 1)
-        self.retry_button = QPushButton("Retry")
-        self.retry_button.setVisible(False)
-        self.retry_button.clicked.connect(self._retry)
-        bar.addWidget(self.retry_button)
         self.meter = QProgressBar()
         self.meter.setObjectName("Meter")
         self.meter.setTextVisible(False)
@@ -205,8 +200,6 @@ class ChatWindow(QMainWindow):
         bridge.tool_started.connect(self.model.tool_started)
         bridge.tool_finished.connect(self.model.tool_finished)
         bridge.turn_finished.connect(self.on_turn_finished)
-        bridge.turn_started.connect(lambda _t: self.clear_error())
-        bridge.error.connect(self.show_error)
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
@@ -251,21 +244,18 @@ class ChatWindow(QMainWindow):
         self._queued_layout.addStretch(1)
         self.queued_strip.setVisible(bool(texts))
 
-    def show_error(self, message: str) -> None:
-        """Show a failed turn in the status bar with Retry."""
-        first = message.strip().splitlines()[0] if message.strip() else "The request failed"
-        self.error_label.setText(f"⚠ {first}")
-        self.error_label.setToolTip(message)
-        self.error_label.setVisible(True)
-        self.retry_button.setVisible(True)
+    def failure(self) -> str | None:
+        """The full text of the failure shown under the conversation, if any."""
+        notices = [i for i in self.model.items() if i.kind == "turn_notice" and i.tool == "error"]
+        return notices[-1].text if notices else None
 
-    def clear_error(self) -> None:
-        """Hide the error and Retry."""
-        self.error_label.setVisible(False)
-        self.retry_button.setVisible(False)
+    def _row_action(self, action: str) -> None:
+        if action == "retry":
+            self.retry()
 
-    def _retry(self) -> None:
-        self.clear_error()
+    def retry(self) -> None:
+        """Run the failed turn again (its message is already in the log)."""
+        self.model.drop_turn_notices("error")
         self.bridge.retry()
         self.refocus_input()
 
