@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import ITEM_ROLE, MessageModel
 from koroku_desktop.ui.chat.painters import PAINTERS
-from koroku_desktop.ui.chat.row_painting import Hits, Row, column
+from koroku_desktop.ui.chat.row_painting import GAP, Hits, Row, column
 from koroku_desktop.ui.chat.stream_throttle import StreamThrottle
 from koroku_desktop.ui.widgets import theme
 
@@ -110,9 +110,9 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _height(self, item: ChatItem, width: int, exact: bool) -> int:
         painter = PAINTERS[item.kind]
-        if painter.hidden_without_thoughts and not self.show_thoughts:
-            return 0
         char_w, line_h = self._metrics()
+        if painter.folded_without_thoughts and not (self.show_thoughts or item.expanded):
+            return line_h + GAP + 6
 
         def body() -> int:
             if exact:
@@ -179,6 +179,7 @@ class MessageDelegate(QStyledItemDelegate):
             font=self._view.font(),
             hover=bool(option.state & QStyle.StateFlag.State_MouseOver),
             doc=lambda: self._doc(item, self._width()),
+            show_thoughts=self.show_thoughts,
         )
         PAINTERS[item.kind].paint(row)
         painter.restore()

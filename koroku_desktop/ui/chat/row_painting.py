@@ -53,6 +53,8 @@ class Row:
     doc: Callable[[], QTextDocument]
     """The row's laid-out document (built and cached by the delegate)."""
     hits: Hits = field(default_factory=list)
+    show_thoughts: bool = False
+    """Whether the window shows every thought (else each opens on its own)."""
 
     @property
     def x0(self) -> int:
@@ -96,8 +98,8 @@ class Row:
 class RowPainter:
     """How one kind of row is laid out and painted; the base lays out Markdown text."""
 
-    hidden_without_thoughts = False
-    """Zero height unless thoughts are shown."""
+    folded_without_thoughts = False
+    """One folded line unless thoughts are shown or the row is expanded."""
     toggles_on_click = False
     """A click anywhere on the row toggles it."""
 

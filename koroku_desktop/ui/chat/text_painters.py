@@ -61,9 +61,10 @@ class ModelPainter(RowPainter):
 
 
 class ThoughtPainter(RowPainter):
-    """The model's reasoning summary: muted italics behind a bar; hidden unless asked for."""
+    """The model's reasoning summary: folded to `▸ Thoughts` (a click opens this one), or
+    muted italics behind a bar when opened or when the window shows every thought."""
 
-    hidden_without_thoughts = True
+    folded_without_thoughts = True
     toggles_on_click = True
 
     def text_width(self, col: int) -> int:
@@ -77,11 +78,18 @@ class ThoughtPainter(RowPainter):
         return italic
 
     def paint(self, row: Row) -> None:
-        """The bar and the text."""
-        row.painter.setPen(Qt.PenStyle.NoPen)
-        row.painter.setBrush(row.th.color("border"))
+        """Folded: one muted line; open: the bar and the text."""
+        p = row.painter
+        if not (row.show_thoughts or row.item.expanded):
+            p.setFont(row.font)
+            p.setPen(row.th.color("accent" if row.hover else "muted"))
+            line = QRect(row.x0, row.rect.top(), row.col, row.rect.height())
+            p.drawText(line, Qt.AlignmentFlag.AlignVCenter, "▸ Thoughts")
+            return
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(row.th.color("border"))
         bar = QRect(row.x0, row.rect.top() + GAP // 2, 3, row.rect.height() - GAP)
-        row.painter.drawRoundedRect(bar, 1, 1)
+        p.drawRoundedRect(bar, 1, 1)
         at = QPoint(row.x0 + PAD_X, row.rect.top() + PAD_Y)
         row.paint_doc(row.doc(), at, row.th.color("muted"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -23,6 +22,7 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.conversation_view import ConversationView
+from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
@@ -30,6 +30,10 @@ from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
+
+NARROW = 600
+PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
+"""Below this width the status bar drops the context meter's words (kept in its tooltip)."""
 
 
 class ChatWindow(QMainWindow):
@@ -51,7 +55,7 @@ class ChatWindow(QMainWindow):
         self.setWindowTitle("Koroku")
         self.setWindowIcon(app_icon())
         self.resize(900, 760)
-        self.setMinimumSize(420, 360)
+        self.setMinimumSize(360, 360)
         self.model = MessageModel(self)
         root = QWidget()
         root.setObjectName("ChatRoot")
@@ -100,37 +104,18 @@ class ChatWindow(QMainWindow):
     # -- building ----------------------------------------------------------------------
 
     def _header(self) -> QWidget:
-        bar = QWidget()
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(20, 10, 14, 4)
-        title = QLabel("<b>Koroku</b>")
-        row.addWidget(title)
-        row.addStretch(1)
-        self.thoughts_button = QToolButton()
-        self.thoughts_button.setText("Show thoughts")
-        self.thoughts_button.setCheckable(True)
+        self.header = ChatHeader()
+        self.thoughts_button = self.header.thoughts_button
         self.thoughts_button.toggled.connect(self.model.set_show_thoughts)
-        row.addWidget(self.thoughts_button)
-        self.clear_button = QToolButton()
-        self.clear_button.setText("Clear conversation…")
+        self.clear_button = self.header.clear_button
         self.clear_button.clicked.connect(self.confirm_clear)
-        row.addWidget(self.clear_button)
-        self.history_button = QToolButton()
-        self.history_button.setText("History && memory")
+        self.history_button = self.header.history_button
         self.history_button.clicked.connect(self.history_requested)
-        row.addWidget(self.history_button)
-        self.settings_button = QToolButton()
-        self.settings_button.setText("Settings")
+        self.settings_button = self.header.settings_button
         self.settings_button.clicked.connect(self.settings_requested)
-        row.addWidget(self.settings_button)
-        for button in (
-            self.thoughts_button,
-            self.clear_button,
-            self.history_button,
-            self.settings_button,
-        ):
+        for button in self.header.buttons():
             button.clicked.connect(self.refocus_input)
-        return bar
+        return self.header
 
     def refocus_input(self) -> None:
         """Give the keyboard back to the message box after a button took or hid the focus."""
@@ -163,7 +148,7 @@ class ChatWindow(QMainWindow):
         row = QHBoxLayout(box)
         row.setContentsMargins(14, 8, 8, 8)
         row.setSpacing(8)
-        self.input = ChatInput("Message Koroku — Enter sends, Shift+Enter adds a line")
+        self.input = ChatInput(PLACEHOLDER)
         self.input.submitted.connect(self.submit)
         row.addWidget(self.input, 1)
         self.send_button = QPushButton("Send")
@@ -301,7 +286,16 @@ class ChatWindow(QMainWindow):
         fraction = used / threshold if threshold else 0.0
         self.meter.setValue(min(1000, int(fraction * 1000)))
         self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
-        self.meter.setToolTip(f"{fraction:.0%} of the context before Koroku compacts it")
+        self.meter.setToolTip(
+            f"{self.meter_label.text()}: {fraction:.0%} of the context before Koroku compacts it"
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow windows keep the model and the meter bar; the meter's words go to its tooltip."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= NARROW
+        self.meter_label.setVisible(wide)
+        self.input.setPlaceholderText(PLACEHOLDER if wide else "Message Koroku")
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""
