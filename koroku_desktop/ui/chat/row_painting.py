@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
+from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.markdown_doc import code_groups, style_code
 from koroku_desktop.ui.widgets.theme import Theme
@@ -115,6 +116,8 @@ class RowPainter:
         """Put the item's content into `doc` (Markdown, code blocks styled for `th`)."""
         doc.setMarkdown(item.text + (" ▍" if item.streaming else ""))
         style_code(doc, th)
+        if not item.streaming:  # coloured once complete: typesetting stays cheap while streaming
+            highlight_code(doc, th)
 
     def height(self, item: ChatItem, body: Callable[[], int], line_h: int) -> int:
         """The row's height, given its document's height (`body`, asked only when needed)."""

@@ -7,7 +7,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFont, QTextDocument
 
+from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
+from koroku_desktop.ui.chat.markdown_doc import style_code
 from koroku_desktop.ui.chat.row_painting import GAP, PAD_X, PAD_Y, Row, RowPainter
 from koroku_desktop.ui.widgets.theme import Theme
 
@@ -20,8 +22,10 @@ class UserPainter(RowPainter):
         return int(col * 0.78) - 2 * PAD_X
 
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
-        """What the person typed, as typed."""
-        doc.setPlainText(item.text)
+        """What the person typed, as Markdown (their line breaks kept), code coloured."""
+        doc.setMarkdown(hard_breaks(item.text))
+        style_code(doc, th)
+        highlight_code(doc, th)
 
     def paint(self, row: Row) -> None:
         """The bubble, its text, and a Copy chip on hover."""
@@ -92,6 +96,17 @@ class ThoughtPainter(RowPainter):
         p.drawRoundedRect(bar, 1, 1)
         at = QPoint(row.x0 + PAD_X, row.rect.top() + PAD_Y)
         row.paint_doc(row.doc(), at, row.th.color("muted"))
+
+
+def hard_breaks(text: str) -> str:
+    """Markdown that keeps every line break the person typed (outside code fences)."""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        out.append(line if fenced or not line.strip() else line + "  ")
+    return "\n".join(out)
 
 
 def _copy(item: ChatItem) -> str:
