@@ -42,6 +42,7 @@ class ConversationView(QListView):
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
         self.delegate.toggle_requested.connect(model.toggle_expanded)
+        self.delegate.run_toggle_requested.connect(model.toggle_run)
         self.delegate.copy_requested.connect(self.copied)
         self.delegate.action_requested.connect(self.action_requested)
         model.show_thoughts_changed.connect(self._thoughts_toggled)

@@ -43,6 +43,14 @@ class ChatItem:
     result: dict[str, Any] | None = None
     expanded: bool = False
     streaming: bool = False
+    run: int = 1
+    """On the first card of consecutive calls of one tool: how many there are."""
+    run_state: ToolStatus = "pending"
+    """On a run's first card: the run's status."""
+    run_open: bool = False
+    """On a run's first card: the individual cards are shown."""
+    folded: bool = False
+    """A later card of a closed run (not shown)."""
     created_at: float = 0.0
     uid: int = field(default_factory=lambda: next(_uids))
     version: int = 0

@@ -32,6 +32,7 @@ class MessageDelegate(QStyledItemDelegate):
     """Paints every kind of chat item; clicks toggle cards and hit copy buttons."""
 
     toggle_requested = Signal(int)
+    run_toggle_requested = Signal(int)  # open/close a run of same-tool cards
     copy_requested = Signal(str)
     action_requested = Signal(str)  # a row's other actions: `retry`
 
@@ -110,6 +111,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _height(self, item: ChatItem, width: int, exact: bool) -> int:
         painter = PAINTERS[item.kind]
+        if item.folded:
+            return 0
         char_w, line_h = self._metrics()
         if painter.folded_without_thoughts and not (self.show_thoughts or item.expanded):
             return line_h + GAP + 6
@@ -204,6 +207,8 @@ class MessageDelegate(QStyledItemDelegate):
                     self.copy_requested.emit(text)
                 elif action == "toggle":
                     self.toggle_requested.emit(index.row())
+                elif action == "run":
+                    self.run_toggle_requested.emit(index.row())
                 else:
                     self.action_requested.emit(action)
                 return True

@@ -16,6 +16,7 @@ from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
+from koroku_desktop.ui.chat.tool_runs import regroup
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -83,6 +84,23 @@ class MessageModel(QAbstractListModel):
         if row >= 0:
             idx = self.index(row)
             self.dataChanged.emit(idx, idx, [ITEM_ROLE])
+            if item.kind == "tool":
+                self._regroup(row)
+
+    def _regroup(self, start: int) -> None:
+        """Re-mark the tool runs from `start` on; repaint the cards whose marks changed."""
+        for item in regroup(self._items, start):
+            row = self.row_of(item)
+            idx = self.index(row)
+            self.dataChanged.emit(idx, idx, [ITEM_ROLE])
+
+    def toggle_run(self, row: int) -> None:
+        """Open or close the run of tool cards that starts at `row`."""
+        head = self._items[row]
+        head.run_open = not head.run_open
+        head.touch()
+        self._regroup(row)
+        self.layoutChanged.emit()
 
     # -- whole loads -------------------------------------------------------------------
 
@@ -91,6 +109,7 @@ class MessageModel(QAbstractListModel):
         self._cards.clear()
         self.beginResetModel()
         self._items = build_items(entries, self._cards)
+        regroup(self._items)
         self._streaming = None
         self._status = None
         self.endResetModel()
@@ -109,6 +128,7 @@ class MessageModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), 0, len(items) - 1)
         self._items[0:0] = items
         self.endInsertRows()
+        self._regroup(0)
         return len(items)
 
     def _append(self, items: list[ChatItem]) -> None:
@@ -118,6 +138,8 @@ class MessageModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
         self._items[first:first] = items
         self.endInsertRows()
+        if any(i.kind == "tool" for i in items):
+            self._regroup(first)
 
     def _remove(self, item: ChatItem) -> None:
         row = self.row_of(item)
