@@ -13,7 +13,7 @@ from tests.ui.helpers import click_row_action, rows, texts, type_and_send
 
 
 def _focus_elsewhere(window: ChatWindow) -> None:
-    window.view.setFocus()
+    window.settings_button.setFocus()
     assert window.focusWidget() is not window.input
 
 

@@ -22,6 +22,7 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.conversation_view import ConversationView
+from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
@@ -76,6 +77,11 @@ class ChatWindow(QMainWindow):
         self.view.action_requested.connect(self._row_action)
         self.turn_status = TurnStatus(bridge, self.model, self)
         outer.addWidget(self.view, 1)
+        self.empty = EmptyState()
+        self.empty.prompt_chosen.connect(self._use_example)
+        outer.addWidget(self.empty, 1)
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._show_empty)
         bottom = QWidget()
         col = QVBoxLayout(bottom)
         col.setContentsMargins(20, 6, 20, 14)
@@ -96,6 +102,7 @@ class ChatWindow(QMainWindow):
         col.addWidget(self._composer())
         outer.addWidget(bottom)
         self._status_bar(model_name)
+        self._show_empty()
         self._connect(bridge)
         focus = QShortcut(QKeySequence("Ctrl+L"), self)
         focus.activated.connect(self.input.setFocus)
@@ -116,6 +123,16 @@ class ChatWindow(QMainWindow):
         for button in self.header.buttons():
             button.clicked.connect(self.refocus_input)
         return self.header
+
+    def _show_empty(self, *_args: object) -> None:
+        empty = self.model.rowCount() == 0
+        self.empty.setVisible(empty)
+        self.view.setVisible(not empty)
+
+    def _use_example(self, text: str) -> None:
+        self.input.setPlainText(text)
+        self.input.moveCursor(self.input.textCursor().MoveOperation.End)
+        self.refocus_input()
 
     def refocus_input(self) -> None:
         """Give the keyboard back to the message box after a button took or hid the focus."""
