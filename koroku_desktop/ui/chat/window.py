@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.header import ChatHeader
@@ -322,16 +322,7 @@ class ChatWindow(QMainWindow):
 
     def confirm_clear(self) -> None:
         """Ask, then append a `cleared` event (the history stays in the log)."""
-        box = QMessageBox(self)
-        box.setWindowTitle("Clear conversation")
-        box.setText("Start a fresh conversation?")
-        box.setInformativeText(
-            "Koroku stops seeing the current conversation. Nothing is deleted: it stays in "
-            "the history and can still be recalled."
-        )
-        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-        clear = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box, clear = clear_question(self)
         box.finished.connect(lambda _r: box.clickedButton() is clear and self.bridge.clear())
         box.finished.connect(self.refocus_input)
         box.open()
