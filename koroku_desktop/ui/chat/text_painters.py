@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QRect, Qt
@@ -40,6 +41,7 @@ class UserPainter(RowPainter):
         row.paint_doc(doc, at, row.th.color("user_text"))
         if row.hover:
             row.chip(QRect(bubble.left() - 62, bubble.top() + 4, 56, 20), "Copy", _copy(row.item))
+            _timestamp(row, QRect(bubble.left() - 150, bubble.top() + 28, 144, 18), right=True)
 
 
 class ModelPainter(RowPainter):
@@ -62,6 +64,7 @@ class ModelPainter(RowPainter):
                 chip.moveTop(at.y() + h - 19)
                 chip.moveLeft(at.x() + row.col - 90)
             row.chip(chip, "Copy message", _copy(row.item))
+            _timestamp(row, QRect(chip.right() + 8, chip.top(), 160, chip.height()), right=False)
 
 
 class ThoughtPainter(RowPainter):
@@ -107,6 +110,29 @@ def hard_breaks(text: str) -> str:
             fenced = not fenced
         out.append(line if fenced or not line.strip() else line + "  ")
     return "\n".join(out)
+
+
+def when(created_at: float, now: float | None = None) -> str:
+    """A message's time for its hover: `14:05` today, else `3 Mar 14:05` (empty: unknown)."""
+    if created_at <= 0:
+        return ""
+    at = time.localtime(created_at)
+    today = time.localtime(now if now is not None else time.time())
+    if (at.tm_year, at.tm_yday) == (today.tm_year, today.tm_yday):
+        return time.strftime("%H:%M", at)
+    return time.strftime("%-d %b %Y %H:%M" if at.tm_year != today.tm_year else "%-d %b %H:%M", at)
+
+
+def _timestamp(row: Row, rect: QRect, *, right: bool) -> None:
+    text = when(row.item.created_at)
+    if not text:
+        return
+    small = QFont(row.font)
+    small.setPointSizeF(max(7.0, small.pointSizeF() - 1.5))
+    row.painter.setFont(small)
+    row.painter.setPen(row.th.color("muted"))
+    align = Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft
+    row.painter.drawText(rect, align | Qt.AlignmentFlag.AlignVCenter, text)
 
 
 def _copy(item: ChatItem) -> str:
