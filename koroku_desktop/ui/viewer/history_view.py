@@ -163,6 +163,8 @@ class HistoryList(QListView):
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setMouseTracking(True)
+        self.setResizeMode(QListView.ResizeMode.Adjust)  # rows follow the width
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # A heading depends on the row above: re-measure when rows arrive or go.
         model.rowsInserted.connect(self.scheduleDelayedItemsLayout)
         model.modelReset.connect(self.scheduleDelayedItemsLayout)
