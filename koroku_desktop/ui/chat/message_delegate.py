@@ -20,6 +20,7 @@ from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import ITEM_ROLE, MessageModel
 from koroku_desktop.ui.chat.painters import PAINTERS
 from koroku_desktop.ui.chat.row_painting import GAP, Hits, Row, column
+from koroku_desktop.ui.chat.stream_doc import StreamingDocs
 from koroku_desktop.ui.chat.stream_throttle import StreamThrottle
 from koroku_desktop.ui.widgets import theme
 
@@ -49,6 +50,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._flush.setInterval(0)
         self._flush.timeout.connect(self._emit_size_changes)
         self._stream = StreamThrottle(self._view.viewport().update, self)
+        self._growing = StreamingDocs()
         self._stale = False
         self.show_thoughts = False
         self._metrics_key = ""
@@ -86,6 +88,14 @@ class MessageDelegate(QStyledItemDelegate):
         started = time.perf_counter()
         th = theme.current()
         painter = PAINTERS[item.kind]
+        if item.streaming and item.kind == "model":
+            font = painter.doc_font(self._view.font(), th)
+            text_w = painter.text_width(column(width)[1])
+            doc = self._growing.document(item.uid, item.text, text_w, font, th)
+            doc.size()  # typeset now, so the cost is measured
+            self._stream.built(item.uid, width, doc, started)
+            self._docs[key] = doc
+            return doc
         doc = QTextDocument()
         doc.setDocumentMargin(0)
         doc.setDefaultFont(painter.doc_font(self._view.font(), th))
