@@ -38,3 +38,18 @@ def test_growing_document_matches_the_whole_markdown(qapp: QApplication) -> None
     assert final.blockCount() >= whole.blockCount() - 1
     # Narrower: laid out afresh.
     assert docs.document(1, ANSWER, 300, QFont(), th) is not final
+
+
+def test_the_stored_answer_adopts_the_streamed_document(qapp: QApplication) -> None:
+    th = theme.current()
+    docs = StreamingDocs()
+    streamed = docs.document(7, ANSWER[:-5], 600, QFont(), th)
+    final = docs.adopt(ANSWER, 600, th)
+    assert final is streamed, "not typeset again from scratch"
+    assert CURSOR.strip() not in final.toPlainText()
+    whole = QTextDocument()
+    whole.setMarkdown(ANSWER)
+    assert final.toPlainText().split() == whole.toPlainText().split()
+    assert docs.adopt(ANSWER, 600, th) is None, "adopted once"
+    docs.document(8, ANSWER[:20], 600, QFont(), th)
+    assert docs.adopt("something else entirely\n\n", 600, th) is None

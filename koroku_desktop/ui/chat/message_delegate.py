@@ -88,6 +88,12 @@ class MessageDelegate(QStyledItemDelegate):
         started = time.perf_counter()
         th = theme.current()
         painter = PAINTERS[item.kind]
+        if item.kind == "model" and not item.streaming:
+            text_w = painter.text_width(column(width)[1])
+            adopted = self._growing.adopt(item.text, text_w, th)
+            if adopted is not None:
+                self._docs[key] = adopted
+                return adopted
         if item.streaming and item.kind == "model":
             font = painter.doc_font(self._view.font(), th)
             text_w = painter.text_width(column(width)[1])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QFont, QTextCursor, QTextDocument
 
+from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.markdown_doc import forget_code_groups, style_code
 from koroku_desktop.ui.widgets.theme import Theme
 
@@ -88,6 +89,29 @@ class StreamingDocs:
             first = cursor.position()
         cursor.insertMarkdown(markdown)
         style_code(doc, th, from_position=first)
+
+    def adopt(self, text: str, width: int, th: Theme) -> QTextDocument | None:
+        """The streamed document finished as the stored answer `text`, when it showed the
+        same answer at the same width and theme (the cursor dropped, code coloured), so the
+        stored answer is not typeset again from scratch; None otherwise."""
+        for uid, state in list(self._streams.items()):
+            if state.width != width or state.theme is not th:
+                continue
+            if not state.committed or not text.startswith(state.committed):
+                continue
+            doc = state.doc
+            cursor = QTextCursor(doc)
+            cursor.setPosition(state.tail_at)
+            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+            tail = text[len(state.committed) :].strip("\n")
+            if tail:
+                self._append(doc, cursor, tail, th)
+            highlight_code(doc, th)
+            forget_code_groups(doc)
+            del self._streams[uid]
+            return doc
+        return None
 
     def forget(self, uid: int) -> None:
         """Drop the document of an item that stopped streaming."""
