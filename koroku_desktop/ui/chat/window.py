@@ -25,6 +25,7 @@ from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
 from koroku_desktop.ui.chat.turn_status import TurnStatus
@@ -100,7 +101,13 @@ class ChatWindow(QMainWindow):
         self.notice.setVisible(False)
         col.addWidget(self.notice)
         col.addWidget(self._composer())
-        outer.addWidget(bottom)
+        # Approvals, queue and composer line up with the conversation's centred column.
+        bottom.setMaximumWidth(MAX_COLUMN + 40)
+        centred = QHBoxLayout()
+        centred.addStretch(1)
+        centred.addWidget(bottom, 100)
+        centred.addStretch(1)
+        outer.addLayout(centred)
         self._status_bar(model_name)
         self._show_empty()
         self._connect(bridge)
