@@ -26,6 +26,7 @@ class TurnStatus(QObject):
         bridge.approval_requested.connect(self.on_approval)
         bridge.approval_closed.connect(self.on_approval_closed)
         bridge.turn_finished.connect(self.on_turn_finished)
+        bridge.error.connect(self.on_error)  # a failed request, or a bug inside a turn
         self._running = False
         self._tool: str | None = None
 
@@ -76,6 +77,12 @@ class TurnStatus(QObject):
             "Ask Koroku to continue.",
         )
 
+    def on_error(self, message: str) -> None:
+        """The turn failed: its full text, with Retry, under the failed message."""
+        self.model.set_status(None)
+        self.model.drop_turn_notices("error")
+        self.model.add_turn_notice("error", message.strip() or "The request failed.")
+
     def on_turn_finished(self, result: TurnResult) -> None:
         """Say how the turn ended when it did not simply answer."""
         self._running = False
@@ -83,8 +90,6 @@ class TurnStatus(QObject):
         self.model.set_status(None)
         if result.cancelled:
             self.model.add_turn_notice("stopped", "You stopped this turn.")
-        elif result.error is not None:
-            self.model.add_turn_notice("error", result.error.message or "The request failed.")
         if result.budget_exhausted:
             self.model.add_turn_notice(
                 "budget",
