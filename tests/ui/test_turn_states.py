@@ -89,3 +89,17 @@ def test_hitting_the_tool_budget_shows_a_notice_under_the_answer(
     qtbot.waitUntil(lambda: bool(_notices(tight_budget, "budget")), timeout=20000)
     assert "2 tool calls" in _notices(tight_budget, "budget")[0]
     assert rows(tight_budget.window.model)[-1].kind == "turn_notice"
+
+
+def test_waiting_for_another_front_ends_turn_is_a_status_row(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    window = desktop.window
+    status = window.turn_status
+    status.on_waiting_changed("waiting for the turn running in the terminal (pid 42)")
+    assert window.model.status == "Waiting for the turn running in the terminal (pid 42)…"
+    assert rows(window.model)[-1].kind == "status"
+    status.on_waiting_changed("")
+    assert window.model.status is None
+    status.on_retry(2, 4, "HTTP 503")
+    assert window.model.status == "Retrying (2 of 4, HTTP 503)…"

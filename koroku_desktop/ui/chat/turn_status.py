@@ -69,6 +69,14 @@ class TurnStatus(QObject):
         """Another front end's turn holds the conversation; this one waits for it."""
         self.model.set_status(status_text("waiting", owner))
 
+    def on_waiting_changed(self, text: str) -> None:
+        """The bridge's waiting sentence (`waiting for the turn running in …`, or "" when
+        this front end's turn starts or the wait ends)."""
+        if text:
+            self.model.set_status(text[:1].upper() + text[1:] + "…")
+        elif self.model.status is not None and self.model.status.startswith("Waiting for the"):
+            self.model.set_status(status_text("thinking") if self._running else None)
+
     def on_cut_off(self) -> None:
         """The answer hit the output limit."""
         self.model.add_turn_notice(
