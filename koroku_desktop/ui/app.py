@@ -23,11 +23,11 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.config import ApiKey, Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.runtime import LazyGeminiModel, Runtime, build_runtime
-from koroku_desktop.ui import portal_shortcuts
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
@@ -80,7 +80,7 @@ class Desktop(QObject):
         self.warm_up: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
-        self.global_shortcut: portal_shortcuts.PortalShortcut | None = None
+        self.global_shortcut = GlobalShortcut()
         self.welcome: WelcomeCard | None = welcome_if_first_start(
             self.window, self.runtime.settings_store, paths
         )
@@ -140,12 +140,8 @@ class Desktop(QObject):
         self.window.set_history(entries)
         await self.bridge.load_live()
         self.warm_up = asyncio.ensure_future(self._warm_up())
-        self._keep(self._bind_global_shortcut())
-
-    async def _bind_global_shortcut(self) -> None:
-        """The quick-ask shortcut through the desktop portal, where one offers it."""
-        trigger = self.runtime.settings.quick_ask_shortcut
-        self.global_shortcut = await portal_shortcuts.register(self.show_quick_ask, trigger)
+        shortcut = self.runtime.settings.quick_ask_shortcut
+        self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -181,8 +177,7 @@ class Desktop(QObject):
     async def quit(self) -> None:
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
-        if self.global_shortcut is not None:
-            await self.global_shortcut.close()
+        await self.global_shortcut.close()
         await self.bridge.shutdown()
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish

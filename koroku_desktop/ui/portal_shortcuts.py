@@ -148,3 +148,21 @@ async def register(
         await shortcut.close()
         return None
     return shortcut
+
+
+class GlobalShortcut:
+    """The app's quick-ask shortcut: bound through the portal when one offers it (`bound` is
+    then the live binding), else nothing, and released on quit."""
+
+    def __init__(self) -> None:
+        self.bound: PortalShortcut | None = None
+
+    async def bind(self, activated: Callable[[], None], trigger: str) -> None:
+        """Try the portal (its dialog may wait for the person); keep the binding if any."""
+        self.bound = await register(activated, trigger)
+
+    async def close(self) -> None:
+        """Release the binding."""
+        if self.bound is not None:
+            await self.bound.close()
+            self.bound = None

@@ -65,7 +65,7 @@ def fake_portal(session_bus: str, tmp_path: Path) -> Iterator[Path]:
 def test_the_app_binds_the_shortcut_and_its_activation_opens_the_popup(
     fake_portal: Path, desktop: Desktop, qtbot: QtBot
 ) -> None:
-    qtbot.waitUntil(lambda: desktop.global_shortcut is not None, timeout=10000)
+    qtbot.waitUntil(lambda: desktop.global_shortcut.bound is not None, timeout=10000)
     qtbot.waitUntil(desktop.popup.isVisible, timeout=5000)
     assert "BindShortcuts" in fake_portal.read_text()
 
