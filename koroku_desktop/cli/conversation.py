@@ -20,6 +20,8 @@ from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.runtime import Runtime
 
 EXIT_WORDS = {"exit", "quit", ":q"}
+MCP_START_WAIT_S = 15.0
+"""How long a terminal command waits for MCP servers to start before its first turn."""
 
 
 def register(sub: Any) -> None:
@@ -51,6 +53,8 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
 
     runtime.agent.hooks.on_tool_call.append(on_call)
     runtime.agent.hooks.on_tool_result.append(on_result)
+    if runtime.mcp is not None:  # a server that fails or crashes is reported on stderr
+        runtime.mcp.notices.append(lambda line: print(f"koroku: {line}", file=sys.stderr))
 
 
 def _read_question(words: list[str]) -> str:
@@ -68,7 +72,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:
         with open_runtime(TerminalApprover(args.yes), need_key=True) as runtime:
             _progress_hooks(runtime, sys.stderr)
-            result = asyncio.run(runtime.agent.run_turn(text))
+            result = asyncio.run(_ask(runtime, text))
     except CliExit as exc:
         return exc.code
     if result.error is not None:
@@ -78,6 +82,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 130
     print(result.text)
     return 0
+
+
+async def _ask(runtime: Runtime, text: str) -> TurnResult:
+    """One turn with the MCP servers up (waiting briefly for them to start) and then stopped."""
+    try:
+        await runtime.start_mcp(wait_s=MCP_START_WAIT_S)
+        return await runtime.agent.run_turn(text)
+    finally:
+        await runtime.stop_mcp()
 
 
 def _meter_text(meter: ContextMeter) -> str:
@@ -113,6 +126,15 @@ async def _chat_loop(runtime: Runtime) -> None:
     agent.hooks.on_turn_finished.append(on_finished)
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)
+    try:
+        await runtime.start_mcp(wait_s=MCP_START_WAIT_S)
+        await _repl(runtime)
+    finally:
+        await runtime.stop_mcp()
+
+
+async def _repl(runtime: Runtime) -> None:
+    agent = runtime.agent
     while True:
         try:
             line = await asyncio.to_thread(input, "\nyou> ")
