@@ -19,7 +19,10 @@ from tests.fakes.fixtures import fake_gemini
 
 __all__ = ["fake_gemini"]
 
-PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+PNG_B64 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5"
+    "ErkJggg=="
+)
 """The 1x1 PNG tool_server.py's `snapshot` returns."""
 
 SERVERS = Path(__file__).resolve().parent / "servers"

@@ -68,7 +68,7 @@ def test_a_bad_entry_is_an_error_naming_the_server(entry: object, problem: str) 
 
 @pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"mcpServers": []}'])
 def test_a_broken_file_is_a_clear_error(text: str) -> None:
-    with pytest.raises(McpConfigError, match="mcp.json"):
+    with pytest.raises(McpConfigError, match=r"mcp\.json"):
         parse_config(text)
 
 
