@@ -158,7 +158,7 @@ class McpManager:
         self._changed()
 
     def _notify(self, line: str) -> None:
-        log.warning("%s", line)
+        log.info("%s", line)
         for callback in list(self.notices):
             try:
                 callback(line)
