@@ -166,6 +166,14 @@ class Runtime:
         """Export this conversation's log (or live context) to `path`; see `export_file`."""
         return export_file(self.log, self.agent.conversation_id, fmt, live, path)
 
+    def set_mcp_trust_read_only(self, trust: bool) -> None:
+        """Let read-only MCP tools run without asking (or not), now and in settings.json."""
+        stored = read_stored_settings(self.paths)
+        stored.mcp_trust_read_only = trust
+        save_settings(self.paths, stored)
+        self.settings.mcp_trust_read_only = trust
+        self.policy.trust_read_only = trust
+
     async def start_mcp(self, wait_s: float = 0.0) -> None:
         """Start the MCP servers in the background; wait up to `wait_s` for them (the CLI does).
 

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.domain.model_io import ToolSpec
 from koroku_desktop.domain.parts import InlineDataPart
-from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig, read_config
+from koroku_desktop.mcp.config import (
+    McpConfig,
+    McpConfigError,
+    ServerConfig,
+    parse_server,
+    read_config,
+    remove_server,
+    save_server,
+)
 from koroku_desktop.mcp.naming import assign_names
 from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
 
@@ -73,8 +81,7 @@ class McpManager:
     async def stop(self) -> None:
         """Stop every server (stdio processes are terminated and reaped)."""
         self._started = False
-        for task in list(self._pending):
-            task.cancel()
+        # Let edits being applied finish: they may be stopping a server (bounded waits).
         await asyncio.gather(*self._pending, return_exceptions=True)
         connections = list(self._connections.values())
         self._connections.clear()
@@ -172,6 +179,33 @@ class McpManager:
             except Exception:
                 log.exception("MCP status callback failed")
 
+    # -- editing mcp.json (the settings page) ---------------------------------------------
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        """A configured server's entry as mcp.json holds it (None if unknown or invalid)."""
+        cfg = self._config.servers.get(name)
+        return None if cfg is None else cfg.to_json()
+
+    def save_entry(self, name: str, entry: dict[str, Any], replaces: str | None = None) -> None:
+        """Write one server to mcp.json (raises ValueError naming what is wrong), then apply."""
+        server = parse_server(name.strip(), entry)
+        if replaces != server.name and server.name in self._config.servers:
+            raise ValueError(f"there is already a server called {server.name!r}")
+        save_server(self.config_path, server, replaces)
+        self.reload_if_changed()
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn one server on or off in mcp.json, then apply."""
+        cfg = self._config.servers.get(name)
+        if cfg is not None and cfg.enabled != enabled:
+            save_server(self.config_path, ServerConfig(**{**cfg.__dict__, "enabled": enabled}))
+            self.reload_if_changed()
+
+    def remove_entry(self, name: str) -> None:
+        """Delete one server from mcp.json (stopping it), then apply."""
+        remove_server(self.config_path, name)
+        self.reload_if_changed()
+
     # -- status ------------------------------------------------------------------------
 
     @property
@@ -209,7 +243,14 @@ class McpManager:
     # -- the tool source ---------------------------------------------------------------
 
     def _ready_tools(self) -> list[McpToolInfo]:
-        return [t for c in self._connections.values() if c.state == "ready" for t in c.tools]
+        """Tools of connected servers still configured as they run (an edit may be pending)."""
+        current = self._config.servers
+        return [
+            t
+            for c in self._connections.values()
+            if c.state == "ready" and current.get(c.name) == c.config
+            for t in c.tools
+        ]
 
     def specs(self, reserved: Collection[str] = ()) -> list[ToolSpec]:
         """Declarations of the tools of every ready server (names avoid `reserved`)."""

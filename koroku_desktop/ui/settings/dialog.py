@@ -42,6 +42,7 @@ from koroku_desktop.config import (
 )
 from koroku_desktop.runtime import Runtime
 from koroku_desktop.ui.settings.key import ApiKeySection
+from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -103,6 +104,7 @@ class SettingsDialog(QDialog):
         col.addWidget(self._agent_group())
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
+        col.addWidget(McpSection(runtime))
         col.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)

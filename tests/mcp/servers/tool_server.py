@@ -88,6 +88,9 @@ def weird(count: int = 1, tags: list[str] | None = None) -> str:
 
 
 if __name__ == "__main__":
+    if os.environ.get("MCP_PID_FILE"):
+        with open(os.environ["MCP_PID_FILE"], "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
     if os.environ.get("MCP_START_DELAY"):
         time.sleep(float(os.environ["MCP_START_DELAY"]))
     if sys.argv[1:2] == ["http"]:
