@@ -17,11 +17,8 @@ import pytest
 from koroku_desktop.mcp import McpManager, McpTiming
 from tests.e2e.conftest import koroku
 from tests.fakes.fixtures import fake_gemini
-from tests.ui.conftest import pytest_sessionfinish
 
-# pytest_sessionfinish stops the qasync loop's worker threads after test_ui_mcp.py when
-# tests/mcp runs on its own (tests/ui/conftest.py is not a conftest of this folder).
-__all__ = ["fake_gemini", "koroku", "pytest_sessionfinish"]
+__all__ = ["fake_gemini", "koroku"]
 
 PNG_B64 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5"

@@ -1,5 +1,7 @@
 """MCP in the desktop app: servers start after the window, notices, the approval card, the
-settings section (list, status, tools, add/edit/enable/remove, read-only switch), and quit."""
+settings section (list, status, tools, add/edit/enable/remove, read-only switch), and quit.
+
+The servers are the real ones of tests/mcp/servers/."""
 
 from __future__ import annotations
 
@@ -17,10 +19,14 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import pid_alive, recorded_calls, stdio_entry, write_config
-from tests.ui.conftest import qloop, running_desktop, workspace
+from tests.ui.conftest import running_desktop
 from tests.ui.helpers import texts, type_and_send
 
-__all__ = ["qloop", "workspace"]
+
+@pytest.fixture
+def calls_file(tmp_path: Path) -> Path:
+    """Where the test server records its calls."""
+    return tmp_path / "calls.jsonl"
 
 
 def _state(desktop: Desktop, name: str) -> str | None:
