@@ -5,13 +5,13 @@ Prints a table and writes benchmarks/results/bench_mcp.json.
 
 1. Cold start: a fresh subprocess starts the desktop app (`Desktop.start`) until the chat
    window is shown and its history is in, with no mcp.json and with three stdio servers
-   (tests/mcp/servers/tool_server.py, 8 tools each) configured; runs alternate. The servers
+   (tests/mcp/servers/tool_server.py, 9 tools each) configured; runs alternate. The servers
    start after the window is up, so the ratio should stay within 1.10. Also reported: the
    time until all three servers are ready, and whether the `mcp` SDK was imported before
    the window was shown (it must not be).
 2. Turn latency: in one process, the real agent, SQLite log and Gemini adapter against the
    fake Gemini server answering with text; turns offering the built-in tools only against
-   turns also offering the 24 MCP tools (names, specs, a bigger request). Median of `--turns`.
+   turns also offering the 27 MCP tools (names, specs, a bigger request). Median of `--turns`.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ async def _turns(agent: Any, n: int) -> list[float]:
 
 
 async def bench_turns(turns: int, work: Path) -> dict[str, Any]:
-    """Median turn time with and without 24 MCP tools on offer (fake Gemini, text answers)."""
+    """Median turn time with and without 27 MCP tools on offer (fake Gemini, text answers)."""
     from koroku_desktop.agent.loop import Agent, AgentOptions
     from koroku_desktop.llm.gemini import GeminiChatModel
     from koroku_desktop.mcp import McpManager
@@ -156,7 +156,7 @@ async def bench_turns(turns: int, work: Path) -> dict[str, Any]:
             out[f"turn_{label}_s"] = statistics.median(times)
             out[f"tools_{label}"] = len(registry.specs())
             log.close()
-        # The request the fake received last: how much the 24 declarations add.
+        # The request the fake received last: how big it is with the 27 MCP declarations.
         last = fake.generate_requests()[-1]
         out["request_bytes_mcp"] = len(json.dumps(last.body))
     finally:
@@ -201,7 +201,7 @@ def main() -> None:
             "median, fake Gemini",
         ),
         (
-            f"turn, {turns['tools_mcp']} tools (24 from MCP)",
+            f"turn, {turns['tools_mcp']} tools (27 from MCP)",
             f"{turns['turn_mcp_s'] * 1000:.1f} ms",
             f"+{turns['added_ms']:.1f} ms, x{turns['ratio_mcp_vs_builtin']:.2f}",
         ),

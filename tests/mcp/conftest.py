@@ -77,6 +77,22 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
+def my_children() -> list[tuple[int, str]]:
+    """(pid, state) of every process whose parent is this test process (zombies included)."""
+    me = str(os.getpid())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(") ", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:
+            found.append((int(entry.name), fields[0]))
+    return found
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

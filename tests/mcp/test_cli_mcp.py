@@ -34,7 +34,7 @@ def test_mcp_list_shows_servers_state_tools_and_errors(koroku: Koroku) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SERVER", "TRANSPORT", "ENABLED", "STATUS", "TOOLS"]
     rows = {line.split()[0]: line.split() for line in lines if not line.startswith(" ")}
-    assert rows["local"][1:] == ["stdio", "yes", "ready", "8"]
+    assert rows["local"][1:] == ["stdio", "yes", "ready", "9"]
     assert rows["off"][1:4] == ["stdio", "no", "disabled"]
     assert rows["dies"][3] == "failed"
     assert rows["typo"][3] == "invalid"

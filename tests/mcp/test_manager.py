@@ -12,6 +12,7 @@ from tests.mcp.conftest import (
     FAST,
     PNG_B64,
     hang_entry,
+    my_children,
     pid_alive,
     recorded_calls,
     stdio_entry,
@@ -182,16 +183,48 @@ async def test_mcp_json_edits_apply_without_a_restart(
     assert {s.name for s in manager.specs()} == names  # b keeps running
 
 
-async def test_stop_terminates_stdio_servers(
+async def test_stop_terminates_stdio_servers_and_leaves_no_zombies(
     manager_factory: Factory, koroku_home: Path, calls_file: Path
 ) -> None:
+    before = set(my_children())
     write_config(koroku_home / "mcp.json", {"a": stdio_entry(calls_file), "h": hang_entry()})
     manager = manager_factory()
     await manager.start()
     await until(lambda: state(manager, "a") == "ready")
+    assert len(set(my_children()) - before) == 2  # both servers run as our children
     manager.specs()
     await manager.call("a_echo", {"text": "x"})
     pid = recorded_calls(calls_file)[-1]["pid"]
     await manager.stop()
     assert not pid_alive(pid)
+    assert set(my_children()) - before == set()  # none left running, none left unreaped
     assert manager.specs() == []
+
+
+async def test_a_server_that_dies_on_its_own_is_noticed_and_restarted(
+    manager_factory: Factory, koroku_home: Path, calls_file: Path
+) -> None:
+    pids = koroku_home / "pids.txt"
+    env = {"MCP_EXIT_AFTER": "1.5", "MCP_PID_FILE": str(pids)}
+    write_config(koroku_home / "mcp.json", {"s": stdio_entry(calls_file, env=env)})
+    manager = manager_factory(McpTiming(**{**FAST.__dict__, "health_interval": 0.3}))
+    notices: list[str] = []
+    manager.notices.append(notices.append)
+    await manager.start()
+    await until(lambda: state(manager, "s") == "ready")
+    await until(lambda: any("'s' stopped" in n for n in notices))
+    await until(lambda: state(manager, "s") == "ready" and len(pids.read_text().split()) >= 2)
+    assert manager.statuses()[0].restarts >= 1
+
+
+async def test_http_headers_from_mcp_json_are_sent(
+    manager_factory: Factory, koroku_home: Path, http_server: str
+) -> None:
+    entry = {"url": http_server, "headers": {"X-Koroku-Token": "sekret"}}
+    write_config(koroku_home / "mcp.json", {"web": entry})
+    manager = manager_factory()
+    await manager.start()
+    await manager.wait_settled(30)
+    manager.specs()
+    response, _ = await manager.call("web_headers", {})
+    assert response["structured"]["x-koroku-token"] == "sekret"

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import EmbeddedResource, TextResourceContents, ToolAnnotations
 
@@ -87,12 +87,24 @@ def weird(count: int = 1, tags: list[str] | None = None) -> str:
     return f"weird {count} {tags}"
 
 
+@server.tool(description="The HTTP headers of this call (streamable HTTP only).")
+def headers(ctx: Context) -> dict[str, str]:
+    request = ctx.request_context.request
+    seen = dict(request.headers) if request is not None else {}
+    _record("headers", {})
+    return {k: v for k, v in seen.items() if k.lower().startswith("x-")}
+
+
 if __name__ == "__main__":
     if os.environ.get("MCP_PID_FILE"):
         with open(os.environ["MCP_PID_FILE"], "a", encoding="utf-8") as fh:
             fh.write(f"{os.getpid()}\n")
     if os.environ.get("MCP_START_DELAY"):
         time.sleep(float(os.environ["MCP_START_DELAY"]))
+    if os.environ.get("MCP_EXIT_AFTER"):  # a server that dies on its own after a while
+        import threading
+
+        threading.Timer(float(os.environ["MCP_EXIT_AFTER"]), os._exit, (7,)).start()
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
