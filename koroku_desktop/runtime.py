@@ -11,6 +11,7 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -174,15 +175,24 @@ class Runtime:
         self.settings.mcp_trust_read_only = trust
         self.policy.trust_read_only = trust
 
-    async def start_mcp(self, wait_s: float = 0.0) -> None:
+    async def start_mcp(
+        self, wait_s: float = 0.0, notice: Callable[[str], object] | None = None
+    ) -> None:
         """Start the MCP servers in the background; wait up to `wait_s` for them (the CLI does).
 
-        The desktop app calls it once the window is up, never waiting.
+        `notice` gets one line whenever a server fails or mcp.json is bad. The desktop app
+        calls this once the window is up, never waiting. It never raises.
         """
-        if self.mcp is not None:
+        if self.mcp is None:
+            return
+        if notice is not None:
+            self.mcp.notices.append(notice)
+        try:
             await self.mcp.start()
             if wait_s > 0:
                 await self.mcp.wait_settled(wait_s)
+        except Exception:
+            log.warning("the MCP servers could not be started", exc_info=True)
 
     async def stop_mcp(self) -> None:
         """Stop every MCP server (stdio processes terminated and reaped)."""

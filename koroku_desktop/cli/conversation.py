@@ -53,8 +53,6 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
 
     runtime.agent.hooks.on_tool_call.append(on_call)
     runtime.agent.hooks.on_tool_result.append(on_result)
-    if runtime.mcp is not None:  # a server that fails or crashes is reported on stderr
-        runtime.mcp.notices.append(lambda line: print(f"koroku: {line}", file=sys.stderr))
 
 
 def _read_question(words: list[str]) -> str:
@@ -84,10 +82,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp_notice(line: str) -> None:
+    """A server that fails or crashes is reported on stderr."""
+    print(f"koroku: {line}", file=sys.stderr)
+
+
 async def _ask(runtime: Runtime, text: str) -> TurnResult:
     """One turn with the MCP servers up (waiting briefly for them to start) and then stopped."""
     try:
-        await runtime.start_mcp(wait_s=MCP_START_WAIT_S)
+        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
         return await runtime.agent.run_turn(text)
     finally:
         await runtime.stop_mcp()
@@ -127,7 +130,7 @@ async def _chat_loop(runtime: Runtime) -> None:
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)
     try:
-        await runtime.start_mcp(wait_s=MCP_START_WAIT_S)
+        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
         await _repl(runtime)
     finally:
         await runtime.stop_mcp()

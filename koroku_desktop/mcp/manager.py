@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Notice = Callable[[str], None]
+Notice = Callable[[str], object]
 
 
 def _target(cfg: ServerConfig) -> str:
@@ -125,12 +125,15 @@ class McpManager:
 
     def reload_if_changed(self) -> None:
         """Apply mcp.json edits without a restart (call before each turn; needs a loop)."""
-        if not self._started or not self._read():
+        if not self._started:
             return
         try:
-            task = asyncio.get_running_loop().create_task(self._apply())
-        except RuntimeError:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the loop: leave the change for the next call there
             return
+        if not self._read():
+            return
+        task = loop.create_task(self._apply())
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 

@@ -134,7 +134,7 @@ class Desktop(QObject):
         self.window.set_history(entries)
         await self.bridge.load_live()
         self.warm_up = asyncio.ensure_future(self._warm_up())
-        self._keep(self._start_mcp())  # MCP servers start after the window is up
+        self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -148,15 +148,6 @@ class Desktop(QObject):
                 self.runtime.model.connect()
             except Exception:
                 log.warning("warming up the Gemini client failed", exc_info=True)
-
-    async def _start_mcp(self) -> None:
-        """Start the MCP servers in the background; failures show in the chat's status bar."""
-        if self.runtime.mcp is not None:
-            self.runtime.mcp.notices.append(lambda line: self.window.show_notice(line))
-        try:
-            await self.runtime.start_mcp()
-        except Exception:
-            log.warning("starting the MCP servers failed", exc_info=True)
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -253,7 +244,6 @@ class Desktop(QObject):
             self.setup_card.deleteLater()
             self.setup_card = None
         self.warm_up = asyncio.ensure_future(self._warm_up())
-        self._keep(self._start_mcp())  # MCP servers start after the window is up
 
     def _hidden_hint(self) -> None:
         if self.tray is not None and not self.ui_settings.value(HIDE_HINT_KEY, False, bool):
