@@ -91,3 +91,18 @@ def test_ask_without_yes_and_no_terminal_denies_and_the_server_is_not_called(
     assert "koroku: MCP server 'broken' failed to start" in result.stderr
     assert recorded_calls(calls) == []
     assert _responses(fake_gemini)[0]["response"] == {"error": "denied by the user"}
+
+
+def test_chat_offers_mcp_tools_and_stops_the_servers_on_exit(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    calls = koroku.home / "calls.jsonl"
+    write_config(koroku.home / "mcp.json", {"notes": stdio_entry(calls)})
+    fake_gemini.reply_calls(("notes_peek", {}))
+    fake_gemini.reply_text("The notes say hello.")
+    result = koroku.run("chat", "--yes", stdin="what do the notes say?\nexit\n")
+    assert result.returncode == 0, result.stderr
+    assert "koroku> The notes say hello." in result.stdout
+    assert "✓ notes_peek" in result.stdout
+    (call,) = recorded_calls(calls)
+    assert call["tool"] == "peek" and not pid_alive(call["pid"])
