@@ -46,6 +46,8 @@ class Settings(BaseModel):
     start_at_login: bool = False
     theme: Literal["system", "light", "dark"] = "system"
     welcomed: bool = False
+    mcp_trust_read_only: bool = False
+    """Run MCP tools their server marks read-only (`readOnlyHint`) without asking."""
 
     @field_validator("model")
     @classmethod
@@ -80,6 +82,16 @@ class Paths:
     def tools(self) -> Path:
         """User tools (*.py)."""
         return self.home / "tools"
+
+    @property
+    def mcp_config(self) -> Path:
+        """mcp.json: the MCP servers (Claude desktop's `mcpServers` format)."""
+        return self.home / "mcp.json"
+
+    @property
+    def logs(self) -> Path:
+        """Logs, e.g. each stdio MCP server's stderr (mcp-<name>.log)."""
+        return self.home / "logs"
 
     @property
     def settings_file(self) -> Path:

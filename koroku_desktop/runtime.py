@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,8 @@ from koroku_desktop.config import (
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.fsutil import atomic_writer
+from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
+from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.event_log import SqliteEventLog
@@ -119,6 +122,8 @@ class Runtime:
     model: LazyGeminiModel
     agent: Agent
     compactor: Compactor = field(default_factory=Compactor)
+    mcp: McpManager | None = None
+    """The MCP servers of mcp.json (start them with `start_mcp`, stop with `stop_mcp`)."""
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -138,6 +143,9 @@ class Runtime:
         opts.workspace = settings.workspace_path()
         opts.compact_at_tokens = settings.compact_at_tokens
         self.policy.set_always(settings.always_allow)
+        self.policy.trust_read_only = settings.mcp_trust_read_only
+        if self.mcp is not None:
+            self.mcp.reload_if_changed()
 
     def persist_always_grant(self, tool: str) -> None:
         """Record an 'always allow' grant in settings.json (keeping others' changes)."""
@@ -147,9 +155,42 @@ class Runtime:
         """Export this conversation's log (or live context) to `path`; see `export_file`."""
         return export_file(self.log, self.agent.conversation_id, fmt, live, path)
 
+    def set_mcp_trust_read_only(self, trust: bool) -> None:
+        """Let read-only MCP tools run without asking (or not), now and in settings.json."""
+        self.settings_store.update({"mcp_trust_read_only": trust})
+
+    async def start_mcp(
+        self, wait_s: float = 0.0, notice: Callable[[str], object] | None = None
+    ) -> None:
+        """Start the MCP servers in the background; wait up to `wait_s` for them (the CLI does).
+
+        `notice` gets one line whenever a server fails or mcp.json is bad. The desktop app
+        calls this once the window is up, never waiting. It never raises.
+        """
+        if self.mcp is None:
+            return
+        if notice is not None:
+            self.mcp.notices.append(notice)
+        try:
+            await self.mcp.start()
+            if wait_s > 0:
+                await self.mcp.wait_settled(wait_s)
+        except Exception:
+            log.warning("the MCP servers could not be started", exc_info=True)
+
+    async def stop_mcp(self) -> None:
+        """Stop every MCP server (stdio processes terminated and reaped)."""
+        if self.mcp is not None:
+            await self.mcp.stop()
+
     def close(self) -> None:
         """Close the database."""
         self.log.close()
+
+
+def mcp_manager(paths: Paths) -> McpManager:
+    """The MCP servers of `<data dir>/mcp.json`, their stderr logged under `<data dir>/logs`."""
+    return McpManager(paths.mcp_config, paths.logs)
 
 
 def recall_search(event_log: SqliteEventLog) -> RecallSearch:
@@ -178,8 +219,11 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     settings = settings_store.effective
     event_log = SqliteEventLog(paths.db)
     tools = ToolRegistry(paths.tools)
+    mcp = mcp_manager(paths)
+    tools.add_source(mcp)
     model = LazyGeminiModel(resolve_api_key())
     policy = ApprovalPolicy(always=settings.always_allow)
+    policy.trust_read_only = settings.mcp_trust_read_only
     options = AgentOptions(
         model=settings.model,
         max_tool_calls=settings.max_tool_calls,
@@ -200,7 +244,7 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor)
+    runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor, mcp)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime

@@ -28,7 +28,7 @@ from koroku_desktop.domain.parts import (
 )
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
-from koroku_desktop.tools.registry import ToolRegistry
+from koroku_desktop.tools.registry import ToolRegistry, split_media
 
 log = logging.getLogger(__name__)
 
@@ -318,13 +318,16 @@ class Agent:
     async def _run_call(self, call: FunctionCallPart, state: _TurnState) -> FunctionResponsePart:
         self.hooks.on_tool_call(call)
         args: dict[str, Any] = dict(call.args)
+        media = None
         if state.calls_made >= self.options.max_tool_calls:
             response: dict[str, Any] = dict(OVER_BUDGET)
         else:
             state.calls_made += 1
             allowed = True
             if self.policy.needs_asking(call.name, self.tools):
-                decision = await self.approver.approve(ApprovalRequest(call.id, call.name, args))
+                source = self.tools.describe(call.name)
+                request = ApprovalRequest(call.id, call.name, args, source)
+                decision = await self.approver.approve(request)
                 allowed = decision.allowed
                 if allowed and decision.scope != "once":
                     self.policy.grant(call.name, decision.scope)
@@ -334,9 +337,12 @@ class Agent:
                 state.executed += 1
                 ctx = ToolContext(self.options.workspace, self.options.data_dir, self.recall)
                 response, _ran = await self.tools.run(call.name, args, ctx)
+                media = split_media(response)
             else:
                 response = dict(DENIED)
-        part = FunctionResponsePart(name=call.name, id=call.id, response=response, call_args=args)
+        part = FunctionResponsePart(
+            name=call.name, id=call.id, response=response, call_args=args, parts=media
+        )
         self.hooks.on_tool_result(call, part)  # failed or not: `part.failed`, the one rule
         return part
 

@@ -102,6 +102,8 @@ class ApprovalRequest:
     call_id: str | None
     tool: str
     args: dict[str, Any]
+    source: str | None = None
+    """Where the tool comes from when it is not Koroku's own (e.g. an MCP server and tool)."""
 
 
 @dataclass(frozen=True)

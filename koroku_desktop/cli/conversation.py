@@ -15,6 +15,8 @@ from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.runtime import Runtime
 
 EXIT_WORDS = {"exit", "quit", ":q"}
+MCP_START_WAIT_S = 15.0
+"""How long a terminal command waits for MCP servers to start before its first turn."""
 
 
 def register(sub: Any) -> None:
@@ -60,7 +62,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:
         with open_runtime(TerminalApprover(args.yes), need_key=True) as runtime:
             _progress_hooks(runtime, sys.stderr)
-            result = asyncio.run(runtime.agent.run_turn(text))
+            result = asyncio.run(_ask(runtime, text))
     except CliExit as exc:
         return exc.code
     if result.error is not None:
@@ -70,6 +72,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 130
     print(result.text)
     return 0
+
+
+def _mcp_notice(line: str) -> None:
+    """A server that fails or crashes is reported on stderr."""
+    print(f"koroku: {line}", file=sys.stderr)
+
+
+async def _ask(runtime: Runtime, text: str) -> TurnResult:
+    """One turn with the MCP servers up (waiting briefly for them to start) and then stopped."""
+    try:
+        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        return await runtime.agent.run_turn(text)
+    finally:
+        await runtime.stop_mcp()
 
 
 def _meter_text(meter: ContextMeter) -> str:
@@ -105,6 +121,15 @@ async def _chat_loop(runtime: Runtime) -> None:
     agent.hooks.on_turn_finished.append(on_finished)
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)
+    try:
+        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        await _repl(runtime)
+    finally:
+        await runtime.stop_mcp()
+
+
+async def _repl(runtime: Runtime) -> None:
+    agent = runtime.agent
     while True:
         try:
             line = await asyncio.to_thread(input, "\nyou> ")

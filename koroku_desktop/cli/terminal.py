@@ -72,7 +72,8 @@ class TerminalApprover:
             return ApprovalDecision(allowed=True)
         async with self._lock:
             args = json.dumps(request.args, indent=2, ensure_ascii=False)
-            self.out.write(f"\nKoroku wants to run {request.tool} with:\n{args}\n")
+            where = f" ({request.source})" if request.source else ""
+            self.out.write(f"\nKoroku wants to run {request.tool}{where} with:\n{args}\n")
             self.out.flush()
             answer = await asyncio.to_thread(self._ask, "Allow? [y/N] ")
         allowed = answer.strip().lower() in ("y", "yes")

@@ -21,6 +21,10 @@ class ToolLookup(Protocol):
         """Whether `name` is a built-in tool."""
         ...
 
+    def is_read_only(self, name: str) -> bool:
+        """Whether the tool's source marked it read-only (an MCP `readOnlyHint`)."""
+        ...
+
 
 class ApprovalPolicy:
     """Decides whether to ask before a call, and remembers session and permanent grants.
@@ -29,7 +33,8 @@ class ApprovalPolicy:
     asks unless granted for this session or always. User tools always ask by default, even
     if they set `needs_approval = False`: a tool file written by the model must not be able
     to approve itself. Unknown tools ask too, so that a tool appearing between the check and
-    the call can never skip the question.
+    the call can never skip the question. MCP tools ask like `bash`; "always" is per server
+    tool (its function name); read-only ones skip the question only with `trust_read_only`.
     """
 
     def __init__(
@@ -41,11 +46,15 @@ class ApprovalPolicy:
         self._session: set[str] = set()
         self.on_always_granted = on_always_granted
         """Called with the tool name on every `always` grant, so the settings can persist it."""
+        self.trust_read_only = False
+        """Let tools their MCP server marks read-only run without asking (off by default)."""
 
     def needs_asking(self, tool_name: str, registry: ToolLookup) -> bool:
         """Whether a call to `tool_name` must wait for the user."""
         cls = registry.get(tool_name)
         if cls is not None and registry.is_builtin(tool_name) and not cls.needs_approval:
+            return False
+        if self.trust_read_only and cls is None and registry.is_read_only(tool_name):
             return False
         return not self.is_granted(tool_name)
 

@@ -138,6 +138,7 @@ class Desktop(QObject):
         self.window.set_history(entries)
         await self.bridge.load_live()
         self.warm_up = asyncio.ensure_future(self._warm_up())
+        self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -180,6 +181,8 @@ class Desktop(QObject):
             with contextlib.suppress(Exception):
                 await self.warm_up
         self.server.close()
+        with contextlib.suppress(Exception):
+            await self.runtime.stop_mcp()  # stdio servers terminated, none left behind
         if self.tray is not None:
             self.tray.hide()
         self.popup.hide()
@@ -227,7 +230,7 @@ class Desktop(QObject):
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
-            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model)
+            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model, rt.mcp)
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
         self.settings_dialog.show()

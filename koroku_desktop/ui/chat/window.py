@@ -227,6 +227,10 @@ class ChatWindow(QMainWindow):
         self.error_label.setVisible(True)
         self.retry_button.setVisible(True)
 
+    def show_notice(self, line: str) -> None:
+        """A one-line notice (e.g. an MCP server that failed) in the status bar for a while."""
+        self.statusBar().showMessage(f"⚠ {line}", 15_000)
+
     def clear_error(self) -> None:
         """Hide the error and Retry."""
         self.error_label.setVisible(False)
