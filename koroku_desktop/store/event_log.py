@@ -40,7 +40,7 @@ _INSERT_EVENT = (
     " VALUES (?, ?, ?, ?, ?)"
 )
 _SEARCH = (
-    "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
+    "SELECT e.seq, e.conversation_id, e.created_at, e.kind, CAST(e.payload AS BLOB),"
     " snippet(events_fts, 0, '[[', ']]', '…', 16)"
     " FROM events_fts JOIN events AS e ON e.seq = events_fts.rowid"
     " WHERE events_fts MATCH ? ORDER BY events_fts.rowid DESC LIMIT ?"
@@ -330,10 +330,10 @@ class SqliteEventLog:
         return hits
 
 
-def _role_of(payload: str) -> str | None:
+def _role_of(payload: bytes | str) -> str | None:
     try:
         data = json.loads(payload)
-    except ValueError:
+    except ValueError:  # bad JSON or bad UTF-8 (UnicodeDecodeError is a ValueError)
         return None
     role = data.get("role") if isinstance(data, dict) else None
     return role if isinstance(role, str) else None
