@@ -237,7 +237,9 @@ def export_file(
     event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
 ) -> int:
     """Write an export to `path` atomically (temp file, then rename); return how many events."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():  # folders Koroku creates for an export are private
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -54,6 +54,15 @@ class ToolContext:
         p = Path(path).expanduser()
         return p if p.is_absolute() else (self.workspace / p)
 
+    def subprocess_env(self, **extra: str) -> dict[str, str]:
+        """The environment for a subprocess a tool starts: secrets and KOROKU_* left out.
+
+        User tools should pass it as `env=` (see `koroku_desktop.tools.env` for the rule).
+        """
+        from koroku_desktop.tools.env import tool_environment
+
+        return tool_environment(**extra)
+
 
 def tool_error(message: str) -> dict[str, Any]:
     """The shape every tool failure takes: `{"error": message}`."""
