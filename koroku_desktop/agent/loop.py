@@ -17,6 +17,7 @@ from koroku_desktop.domain.events import (
     ClearedEvent,
     Event,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
@@ -26,6 +27,7 @@ from koroku_desktop.domain.parts import (
     TextPart,
     visible_text,
 )
+from koroku_desktop.domain.projection import largest_in_turn
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
 from koroku_desktop.tools.registry import ToolRegistry
@@ -266,6 +268,8 @@ class Agent:
                 reply = await self.model.generate(self.request(tools_offered), on_delta)
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
+                if exc.kind == "too_large":
+                    exc = self._set_aside(exc)
                 return TurnResult(
                     text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
                 )
@@ -279,6 +283,7 @@ class Agent:
                     tool_calls=state.executed,
                     budget_exhausted=state.budget_exhausted,
                     last_seq=self.view.last_seq,
+                    finish_reason=reply.finish_reason,
                 )
             if not tools_offered:
                 calls_without_tools += 1
@@ -297,6 +302,22 @@ class Agent:
                     budget_exhausted=True,
                     last_seq=self.view.last_seq,
                 )
+
+    def _set_aside(self, exc: ModelError) -> ModelError:
+        """Mark the turn's biggest message rejected (kept out of later requests); say so."""
+        target = largest_in_turn(self.view.messages)
+        if target is None:
+            return exc
+        self.append([RejectedEvent(rejected_seq=target.seq, reason=exc.message)])
+        person = isinstance(target.event, MessageEvent) and target.event.is_user_turn
+        what = "Your message" if person else "A tool result"
+        return ModelError(
+            "too_large",
+            f"{exc.message} {what} (#{target.seq}) was set aside: it stays in the history but "
+            "is no longer sent to the model. Attach it as a file instead, or compact the "
+            "conversation (`koroku compact`), then ask again.",
+            exc.status,
+        )
 
     async def _run_calls(self, calls: list[FunctionCallPart], state: _TurnState) -> None:
         """Run each call in order and persist all responses as one user content."""

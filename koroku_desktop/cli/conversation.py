@@ -77,6 +77,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if result.cancelled:
         return 130
     print(result.text)
+    if result.notice is not None:
+        print(f"koroku: {result.notice}", file=sys.stderr)
     return 0
 
 
@@ -108,6 +110,8 @@ async def _chat_loop(runtime: Runtime) -> None:
             print(f"✗ {result.error.message}", file=sys.stderr)
         elif result.cancelled:
             print("(stopped)", file=sys.stderr)
+        elif result.notice is not None:
+            print(f"⚠ {result.notice}", file=sys.stderr)
 
     agent.hooks.on_text_delta.append(on_delta)
     agent.hooks.on_turn_finished.append(on_finished)

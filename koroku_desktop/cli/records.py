@@ -17,6 +17,7 @@ from koroku_desktop.domain.events import (
     DamagedEvent,
     LogEntry,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
     dump_event,
 )
@@ -65,6 +66,11 @@ def render_entry(entry: LogEntry, out: Any) -> None:
         out.write(
             f"\n#{entry.seq} {when(entry.created_at)} ── compacted up to "
             f"#{event.covers_up_to_seq} ──\n{event.summary}\n"
+        )
+    elif isinstance(event, RejectedEvent):
+        out.write(
+            f"\n#{entry.seq} {when(entry.created_at)} ── message #{event.rejected_seq} set aside:"
+            f" {event.reason} ──\n"
         )
     elif isinstance(event, MessageEvent):
         out.write(f"#{entry.seq} {when(entry.created_at)} ")

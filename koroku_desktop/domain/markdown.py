@@ -15,6 +15,7 @@ from koroku_desktop.domain.events import (
     DamagedEvent,
     LogEntry,
     MessageEvent,
+    RejectedEvent,
 )
 from koroku_desktop.domain.parts import (
     CodeExecutionResultPart,
@@ -115,6 +116,8 @@ def markdown_entry(entry: LogEntry, tool_chars: int = EXPORT_TOOL_CHARS) -> str:
             f"(compacted at {when(entry.created_at, '%H:%M')} · #{entry.seq})"
         )
         return f"{head}\n>\n{quote(event.summary)}"
+    if isinstance(event, RejectedEvent):
+        return f"*#{entry.seq} · message #{event.rejected_seq} set aside: {event.reason}*"
     head = f"**{speaker(event)}** · {when(entry.created_at, '%H:%M')} · #{entry.seq}"
     return f"{head}\n\n{message_body(event, tool_chars)}"
 

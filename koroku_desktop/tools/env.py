@@ -27,7 +27,7 @@ def is_secret_variable(name: str) -> bool:
     return any(marker in upper for marker in SECRET_MARKERS)
 
 
-def tool_environment(base: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
+def tool_environment(base: Mapping[str, str] | None = None, /, **extra: str) -> dict[str, str]:
     """`base` (default: this process's environment) without secret variables, plus `extra`."""
     source = os.environ if base is None else base
     env = {name: value for name, value in source.items() if not is_secret_variable(name)}

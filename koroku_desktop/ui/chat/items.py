@@ -17,8 +17,10 @@ from koroku_desktop.domain.events import (
     DamagedEvent,
     LogEntry,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.parts import (
     CodeExecutionResultPart,
     ExecutableCodePart,
@@ -136,6 +138,9 @@ def items_for_message(stored: StoredEvent, event: MessageEvent) -> list[ChatItem
             add_text(role_kind, f"\n\n```\n{part.output or ''}\n```\n\n")
     for item in items:
         item.text = item.text.strip() if item.kind != "tool" else item.text
+    notice = finish_notice(event.finish_reason)
+    if notice is not None:
+        items.append(ChatItem(kind="notice", text=f"⚠ {notice}", seq=stored.seq, created_at=at))
     return [i for i in items if i.kind == "tool" or i.text]
 
 
@@ -214,6 +219,9 @@ def items_for_entry(entry: LogEntry, index: ToolCardIndex) -> list[ChatItem]:
         return [ChatItem(kind="cleared", text="Conversation cleared", seq=entry.seq)]
     if isinstance(event, CompactionEvent):
         return [compaction_item(entry, event)]
+    if isinstance(event, RejectedEvent):
+        text = f"Message #{event.rejected_seq} was set aside: {event.reason}"
+        return [ChatItem(kind="notice", text=text)]
     for part in event.function_responses:
         index.resolve(part)
     items = items_for_message(entry, event)

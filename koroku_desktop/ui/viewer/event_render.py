@@ -10,6 +10,7 @@ from koroku_desktop.domain.events import (
     DamagedEvent,
     LogEntry,
     MessageEvent,
+    RejectedEvent,
     dump_event,
 )
 from koroku_desktop.domain.markdown import message_body, one_line, quote, when
@@ -42,6 +43,8 @@ def role_label(entry: LogEntry) -> str:
         return "summary"
     if isinstance(event, ClearedEvent):
         return "you"
+    if isinstance(event, RejectedEvent):
+        return "Koroku"
     if event.role == "model":
         return "Koroku"
     if event.origin == "repair":
@@ -74,6 +77,8 @@ def summary(entry: LogEntry) -> str:
     if isinstance(event, CompactionEvent):
         text = one_line(event.summary.replace("**", ""), 600)
         return f"Summary of #{event.covers_up_to_seq} and before: {text}"
+    if isinstance(event, RejectedEvent):
+        return f"Message #{event.rejected_seq} set aside: {one_line(event.reason, 200)}"
     pieces = [_part_summary(p) for p in event.parts]
     return one_line("  ".join(p for p in pieces if p), SUMMARY_CHARS) or "(empty)"
 
@@ -111,6 +116,11 @@ def readable(entry: LogEntry) -> str:
         return (
             f"{head}\n\n**Summary of #{event.covers_up_to_seq} and before** "
             f"(the live context keeps #{event.kept_from_seq} onward; {tokens}).\n\n{quoted}"
+        )
+    if isinstance(event, RejectedEvent):
+        return (
+            f"{head}\n\nMessage #{event.rejected_seq} was set aside: it stays in the log but is "
+            f"no longer sent to the model.\n\nReason: {event.reason}"
         )
     return f"{head} · {role}\n\n{_message_markdown(event)}"
 
