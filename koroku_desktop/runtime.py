@@ -33,6 +33,12 @@ from koroku_desktop.config import (
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.store.db_errors import (
+    DB_ERRORS,
+    DatabaseUnavailable,
+    explain,
+    open_event_log,
+)
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -40,6 +46,8 @@ from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
+
+__all__ = ["DB_ERRORS", "DatabaseUnavailable", "explain"]  # re-exported for the front ends
 
 CONVERSATION_ID = "default"
 
@@ -183,11 +191,15 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     return search
 
 
-def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
-    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
+def build_runtime(
+    approver: Approver, paths: Paths | None = None, *, read_only: bool = False
+) -> Runtime:
+    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
+    `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
+    `open_event_log`)."""
     paths = paths or default_paths()
     settings = load_settings(paths)
-    event_log = SqliteEventLog(paths.db)
+    event_log = open_event_log(paths.db, read_only=read_only)
     tools = ToolRegistry(paths.tools)
     model = LazyGeminiModel(resolve_api_key())
     policy = ApprovalPolicy(always=settings.always_allow)

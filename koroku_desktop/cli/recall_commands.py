@@ -101,7 +101,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Print the matches: seq, date, role and a highlighted snippet, newest first."""
     query = " ".join(args.query)
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             hits = runtime.log.search(query, max(1, args.limit))
     except CliExit as exc:
         return exc.code
@@ -125,7 +125,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the whole log (or the live context) as Markdown or as importable JSON."""
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             if args.output:
                 count = runtime.export_to_file(args.format, args.live, args.output)
             else:

@@ -80,7 +80,7 @@ def render_entry(entry: LogEntry, out: Any) -> None:
 def cmd_history(args: argparse.Namespace) -> int:
     """Print the live context (what the model sees) or, with --all, the whole log."""
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             if args.all:
                 for entry in exported_entries(runtime.log, runtime.agent.conversation_id):
                     if args.json:

@@ -28,7 +28,7 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
-from koroku_desktop.store.migrations import migrate
+from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
@@ -59,14 +59,25 @@ class SqliteEventLog:
     instances or processes may open one file and see each other's appends.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """`read_only` opens an existing file without writing to it or its folder (for the
+        commands that only read); it raises `MigrationNeeded` if the file must be upgraded."""
         self.path = Path(path)
-        prepare_file(self.path)
-        self._db = KorokuDatabase(self.path)
+        self.read_only = read_only
+        if not read_only:
+            prepare_file(self.path)
+        self._db = KorokuDatabase(self.path, read_only=read_only)
         self._closed = False
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
-        self.migrations_run = migrate(self._db, self.path)
+        if read_only:
+            pending = pending_migrations(self._db.conn())
+            if pending:
+                self._db.close_all()
+                raise MigrationNeeded(f"{self.path} needs migrations: {', '.join(pending)}")
+            self.migrations_run: list[str] = []
+        else:
+            self.migrations_run = migrate(self._db, self.path)
         self.index = SearchIndex(self._db)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -76,9 +87,10 @@ class SqliteEventLog:
         if self._closed:
             return
         try:
-            self.index.flush()
-        except Exception:  # closing must not fail; the text stays pending for next time
-            log.warning("could not fold pending search text on close", exc_info=True)
+            if not self.read_only:
+                self.index.flush()
+        except Exception as exc:  # closing must not fail; the text stays pending for next time
+            log.info("could not fold pending search text on close: %s", exc)
         self._closed = True
         self._db.close_all()
 

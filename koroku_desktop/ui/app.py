@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.config import Paths, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import Runtime, build_runtime
+from koroku_desktop.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
@@ -316,6 +316,10 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     except SettingsError as exc:
         QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
         return 2
+    except DatabaseUnavailable as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
+        return 1
 
     async def main() -> int:
         await desktop.start(show_window=not quick_ask)
