@@ -39,6 +39,8 @@ from koroku_desktop.store.db_errors import (
     explain,
     open_event_log,
 )
+from koroku_desktop.store.doctor import diagnose as check_database
+from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -47,7 +49,13 @@ from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DB_ERRORS", "DatabaseUnavailable", "explain"]  # re-exported for the front ends
+__all__ = [
+    "DB_ERRORS",
+    "DatabaseUnavailable",
+    "check_database",
+    "explain",
+    "recover_database",
+]  # re-exported for the front ends
 
 CONVERSATION_ID = "default"
 

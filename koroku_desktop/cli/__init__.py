@@ -8,7 +8,15 @@ import sys
 from collections.abc import Sequence
 
 from koroku_desktop import __version__
-from koroku_desktop.cli import admin, conversation, desktop, install, recall_commands, records
+from koroku_desktop.cli import (
+    admin,
+    conversation,
+    desktop,
+    doctor,
+    install,
+    recall_commands,
+    records,
+)
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -38,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     admin.register(sub)
     desktop.register(sub)
     install.register(sub)
+    doctor.register(sub)
     return parser
 
 

@@ -81,8 +81,12 @@ def read_only_uri(path: Path) -> str:
             probe.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         finally:
             probe.close()
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc) and "readonly" not in str(exc):
+            return uri  # not about the -shm file: let the real open report it
         return base + "?mode=ro&immutable=1"
+    except sqlite3.DatabaseError:
+        return uri  # a damaged file: the caller's own queries meet and report the damage
     return uri
 
 

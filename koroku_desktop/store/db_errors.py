@@ -91,18 +91,22 @@ def _explain_one(exc: BaseException, path: Path) -> str | None:
 def open_event_log(path: Path, *, read_only: bool = False) -> SqliteEventLog:
     """Open the log; `DatabaseUnavailable` (one line, with the way out) when it cannot be.
 
-    `read_only` (commands that only read) opens an existing, up-to-date file without writing
-    anything, so they work on a read-only file system; otherwise the file is opened normally.
+    `read_only` (commands that only read): when the file cannot be opened for writing (a
+    read-only file system or folder), it is opened without writing anything instead. A normal
+    open is tried first because it also folds pending search text, so searches see it all.
     """
     try:
+        return SqliteEventLog(path)
+    except DB_ERRORS as exc:
+        error: BaseException = exc
         if read_only and path.is_file():
             try:
                 return SqliteEventLog(path, read_only=True)
             except MigrationNeeded:
-                pass  # an older file: it must be migrated, which writes
-        return SqliteEventLog(path)
-    except DB_ERRORS as exc:
-        message = explain(exc, path)
+                pass  # an older file must be migrated, which writes: report the first error
+            except DB_ERRORS as second:
+                error = second
+        message = explain(error, path)
         if message is None:
             raise
         raise DatabaseUnavailable(message) from exc
