@@ -16,6 +16,7 @@ from koroku_desktop.cli.terminal import (
     render_message,
     short_args,
 )
+from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.runtime import Runtime
 
@@ -55,8 +56,8 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
 
 def _read_question(words: list[str]) -> str:
     if words == ["-"]:
-        return sys.stdin.read().strip()
-    return " ".join(words).strip()
+        return stdin_text().strip()
+    return argument_text(words).strip()
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -143,6 +144,7 @@ async def _chat_loop(runtime: Runtime) -> None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """The REPL: replays the visible history, then streams answers."""
+    tolerate_bad_stdin()
     try:
         with open_runtime(TerminalApprover(args.yes, out=sys.stdout), need_key=True) as runtime:
             try:

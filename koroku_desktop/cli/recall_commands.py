@@ -11,13 +11,16 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
+from koroku_desktop.cli.text_input import argument_text
 from koroku_desktop.domain.markdown import when
+from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.runtime import write_log_export
 from koroku_desktop.store.portable import (
@@ -99,7 +102,7 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
 
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the matches: seq, date, role and a highlighted snippet, newest first."""
-    query = " ".join(args.query)
+    query = argument_text(args.query)
     try:
         with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             hits = runtime.log.search(query, max(1, args.limit))
@@ -162,4 +165,18 @@ def import_koroku_export(path: Path) -> int:
         f"imported {report.imported} event(s) from a Koroku export "
         f"(#{report.first_seq}–#{report.last_seq})"
     )
+    print_repairs(report.repairs)
     return 0
+
+
+def print_repairs(repairs: Sequence[Fix]) -> None:
+    """Say which imported events break Gemini's history rules and how requests repair them."""
+    if not repairs:
+        return
+    print(
+        f"note: {len(repairs)} problem(s) with tool calls and their responses; the log keeps "
+        "them as imported, and every request to the model repairs them:",
+        file=sys.stderr,
+    )
+    for fix in repairs[:20]:
+        print(f"  #{fix.seq}: {fix.action}", file=sys.stderr)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from koroku_desktop.cli.recall_commands import import_koroku_export
+from koroku_desktop.cli.recall_commands import import_koroku_export, print_repairs
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message
 from koroku_desktop.domain.events import (
@@ -23,7 +23,7 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.markdown import when
 from koroku_desktop.runtime import import_tutorial
-from koroku_desktop.store.portable import exported_entries, is_koroku_export
+from koroku_desktop.store.portable import exported_entries, sniff
 
 
 def register(sub: Any) -> None:
@@ -110,7 +110,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not args.path.is_file():
         print(f"koroku import: no such file: {args.path}", file=sys.stderr)
         return 2
-    if is_koroku_export(args.path):
+    found = sniff(args.path)
+    if found == "unknown":
+        print(
+            f"koroku import: {args.path} is not a Koroku export or tutorial database "
+            "(expected a JSON file from `koroku export --format json`, or a SQLite file)",
+            file=sys.stderr,
+        )
+        return 2
+    if found == "export":
         return import_koroku_export(args.path)
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
@@ -120,4 +128,5 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"imported {report.imported} event(s), skipped {report.skipped}")
     for error in report.errors[:20]:
         print(f"  skipped: {error}", file=sys.stderr)
+    print_repairs(report.repairs)
     return 0 if report.imported or not report.skipped else 1

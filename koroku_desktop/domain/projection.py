@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from koroku_desktop.domain.events import MessageEvent, StoredEvent
+from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part, TextPart
 
 NO_RESPONSE = {"error": "no response was recorded for this call"}
@@ -76,6 +76,26 @@ def fits_after(previous: MessageEvent | None, message: MessageEvent) -> bool:
         r.name == c.name and (not c.id or r.id == c.id)
         for r, c in zip(responses, open_calls, strict=True)
     )
+
+
+def log_fixes(events: Sequence[tuple[int, object]]) -> list[Fix]:
+    """The fixes requests built from these (seq, event) pairs of one conversation would need.
+
+    Used after an import to say what the projection will repair in every request; a
+    `cleared` or `compaction` event starts the count afresh, as it starts the live context.
+    """
+    fixes: list[Fix] = []
+    run: list[Numbered] = []
+    for seq, event in [*events, (0, None)]:
+        if isinstance(event, MessageEvent):
+            run.append((seq, event))
+            continue
+        if event is not None and not isinstance(event, CompactionEvent | ClearedEvent):
+            continue  # e.g. a `rejected` marker: not a boundary
+        if run:
+            fixes.extend(project(run, close_trailing=False)[1])
+        run = []
+    return fixes
 
 
 def largest_in_turn(messages: Sequence[StoredEvent]) -> StoredEvent | None:
