@@ -345,7 +345,7 @@ class Agent:
         else:
             state.calls_made += 1
             allowed = True
-            if self.policy.needs_asking(call.name, self.tools):
+            if self.policy.needs_asking(call.name, self.tools, args, self.options.workspace):
                 decision = await self.approver.approve(ApprovalRequest(call.id, call.name, args))
                 allowed = decision.allowed
                 if allowed and decision.scope != "once":

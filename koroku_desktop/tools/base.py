@@ -127,6 +127,12 @@ class AgentTool(BaseModel):
         raise NotImplementedError
 
     @classmethod
+    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+        """How a call with these arguments is approved: `policy` (the tool's usual rule),
+        `ask` (ask unless granted) or `always_ask` (ask even when granted always)."""
+        return "policy"
+
+    @classmethod
     def spec(cls) -> ToolSpec:
         """The declaration offered to the model."""
         return ToolSpec(
