@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_tokens
-from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.agent.hooks import Hook, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memory import append_memory
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
@@ -60,6 +60,8 @@ class Compactor:
         self.keep_fraction = keep_fraction
         self.clock = clock
         self.last_problem: str | None = None
+        self.progress: Hook[[int, int]] = Hook("compaction_progress")
+        """Called with (chunks done, chunks in all) while a long history is summarised."""
 
     def attach(self, agent: Agent) -> None:
         """Run `maybe_compact` after each of `agent`'s turns."""
@@ -73,7 +75,7 @@ class Compactor:
             return None
         await agent.load()
         size = await self.prompt_tokens(agent)
-        if size < agent.options.compact_at_tokens:
+        if size < agent.options.compact_at_tokens and not agent.overflowing:
             return None
         log.info("live context ~%d tokens >= %d: compacting", size, agent.options.compact_at_tokens)
         return await self._compact(agent, size)
@@ -139,7 +141,7 @@ class Compactor:
         summarizer = Summarizer(agent.model, self.max_input_chars, self.tool_chars)
         try:
             summary = await summarizer.summarize(
-                self.summarizer_model or agent.options.model, previous, older
+                self.summarizer_model or agent.options.model, previous, older, self.progress
             )
         except ModelError as exc:
             self.last_problem = f"the summarizer failed: {exc}"

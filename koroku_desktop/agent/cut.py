@@ -77,3 +77,29 @@ def choose_cut(
         # from the nearest earlier point where a cut is valid.
         best = next((i for i in range(latest - 1, 0, -1) if is_valid_cut(messages, i)), None)
     return best
+
+
+def recent_start(
+    messages: Sequence[MessageEvent],
+    budget_tokens: int,
+    size: Callable[[MessageEvent], int] = estimate_tokens,
+) -> int:
+    """Where the most recent whole turns that fit in `budget_tokens` start (0: all fit).
+
+    Walks back from the end only as far as the budget reaches, so it costs the same for a
+    history of 100 contents as for one of 100,000. The last user turn is always included.
+    """
+    kept = 0
+    latest = last_user_turn(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        kept += size(messages[index])
+        if kept > budget_tokens and (latest is None or index < latest):
+            start = index + 1
+            while start < len(messages) and not (
+                messages[start].is_user_turn and is_valid_cut(messages, start)
+            ):
+                start += 1
+            if start < len(messages):
+                return start
+            return latest if latest is not None and latest > 0 else 0
+    return 0

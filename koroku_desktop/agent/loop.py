@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.agent.cut import recent_start
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
@@ -95,6 +96,8 @@ class Agent:
         self._loading: asyncio.Future[ContextView] | None = None
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
+        self.overflowing = False
+        """The last request left older turns out: the history is waiting for a compaction."""
         self.after_turn: list[AfterTurn] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
 
@@ -225,9 +228,22 @@ class Agent:
         return ModelRequest(
             model=opts.model,
             system_instruction=instruction,
-            contents=self.view.contents() if contents is None else contents,
+            contents=self._recent_contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
         )
+
+    def _recent_contents(self) -> list[MessageEvent]:
+        """The live contents; while a history too long to send waits for its compaction,
+        only the summary and the most recent turns that fit in the compaction threshold."""
+        contents = self.view.contents()
+        head = 1 if self.view.summary is not None else 0
+        start = recent_start(contents[head:], 2 * self.options.compact_at_tokens)
+        self.overflowing = start > 0
+        if start:
+            kept = [*contents[:head], *contents[head + start :]]
+            log.info("history too long to send until compacted: sending %d contents", len(kept))
+            return kept
+        return contents
 
     async def _turn(self, text: str | None) -> TurnResult:
         view = self.view

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
+from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
     FAIL_MARK,
@@ -17,7 +18,9 @@ from koroku_desktop.cli.terminal import (
     short_args,
 )
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.model_io import finish_notice
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
 from koroku_desktop.runtime import Runtime
 
 EXIT_WORDS = {"exit", "quit", ":q"}
@@ -66,9 +69,24 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if not text:
         print("koroku ask: nothing to ask", file=sys.stderr)
         return 2
+    answered: list[str] = []
+
+    def on_reply(reply: MessageEvent) -> None:
+        # The answer is printed as soon as it arrives: a compaction after the turn (a long
+        # history) must not hold it back.
+        if reply.function_calls or answered:
+            return
+        answered.append(visible_text(reply.parts))
+        print(answered[0], flush=True)
+        notice = finish_notice(reply.finish_reason)
+        if notice is not None:
+            print(f"koroku: {notice}", file=sys.stderr, flush=True)
+
     try:
         with open_runtime(TerminalApprover(args.yes), need_key=True) as runtime:
             _progress_hooks(runtime, sys.stderr)
+            runtime.agent.hooks.on_model_response.append(on_reply)
+            runtime.compactor.progress.append(compaction_progress)
             result = asyncio.run(runtime.agent.run_turn(text))
     except CliExit as exc:
         return exc.code
@@ -77,9 +95,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 1
     if result.cancelled:
         return 130
-    print(result.text)
-    if result.notice is not None:
-        print(f"koroku: {result.notice}", file=sys.stderr)
+    if not answered or answered[0] != result.text:
+        print(result.text)
     return 0
 
 

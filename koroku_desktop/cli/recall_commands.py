@@ -166,7 +166,44 @@ def import_koroku_export(path: Path) -> int:
         f"(#{report.first_seq}–#{report.last_seq})"
     )
     print_repairs(report.repairs)
+    try:
+        compact_long_history()
+    except CliExit as exc:
+        return exc.code
     return 0
+
+
+def compact_long_history() -> None:
+    """After an import: compact a live context over the threshold now, showing progress.
+
+    Without a key it is left for the first turn (which meanwhile sends only recent turns).
+    """
+    with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        agent = runtime.agent
+
+        async def run() -> None:
+            await agent.load()
+            if agent.estimate_context_tokens() < agent.options.compact_at_tokens:
+                return
+            if not runtime.model.has_key:
+                print(
+                    "koroku: the imported history is long; it will be compacted after the "
+                    "next turn (no API key now)",
+                    file=sys.stderr,
+                )
+                return
+            print("koroku: the imported history is long; compacting it now", file=sys.stderr)
+            if await runtime.compactor.compact_now(agent) is None:
+                print(f"koroku: not compacted: {runtime.compactor.last_problem}", file=sys.stderr)
+
+        runtime.compactor.progress.append(compaction_progress)
+        asyncio.run(run())
+
+
+def compaction_progress(done: int, total: int) -> None:
+    """Progress of a compaction that takes several requests, on stderr."""
+    if total > 1:
+        print(f"koroku: compacting a long history: part {done} of {total}", file=sys.stderr)
 
 
 def print_repairs(repairs: Sequence[Fix]) -> None:

@@ -8,7 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from koroku_desktop.cli.recall_commands import import_koroku_export, print_repairs
+from koroku_desktop.cli.recall_commands import (
+    compact_long_history,
+    import_koroku_export,
+    print_repairs,
+)
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message
 from koroku_desktop.domain.events import (
@@ -129,4 +133,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     for error in report.errors[:20]:
         print(f"  skipped: {error}", file=sys.stderr)
     print_repairs(report.repairs)
+    if report.imported:
+        try:
+            compact_long_history()
+        except CliExit as exc:
+            return exc.code
     return 0 if report.imported or not report.skipped else 1
