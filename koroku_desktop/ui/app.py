@@ -61,6 +61,7 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         self.ui_settings = QSettings(str(paths.home / "ui.ini"), QSettings.Format.IniFormat)
         theme.apply(app, self.runtime.settings.theme)
         app.setWindowIcon(app_icon())
