@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import MessageEvent
@@ -44,8 +45,9 @@ class _Model:
         self.contents = 0
 
     async def generate(self, request: ModelRequest, on_text_delta: object = None) -> MessageEvent:
-        self.called_at = self.called_at or time.perf_counter()
-        self.contents = len(request.contents)
+        if self.called_at is None:  # the turn's request (later ones are the summarizer's)
+            self.called_at = time.perf_counter()
+            self.contents = len(request.contents)
         return MessageEvent(role="model", origin="model", parts=[TextPart(text="ok")])
 
     async def count_tokens(self, request: ModelRequest) -> int:
@@ -75,16 +77,21 @@ def _write_export(path: Path, n: int) -> None:
         out.write("\n]}\n")
 
 
-async def _first_turn(home: Path) -> tuple[float, int]:
+async def _first_turn(home: Path) -> tuple[float, int, float, int]:
     log = SqliteEventLog(home / "koroku.db")
     model = _Model()
     options = AgentOptions("bench", 10, home, home, compact_at_tokens=100_000)
     agent = Agent(log, model, ToolRegistry(None), ApprovalPolicy(), _Yes(), options)
+    compactor = Compactor()
+    compactor.attach(agent)
+    chunks: list[int] = []
+    compactor.progress.append(lambda done, total: chunks.append(total))
     started = time.perf_counter()
     await agent.run_turn("hello after the import")
+    ended = time.perf_counter()
     log.close()
     assert model.called_at is not None
-    return model.called_at - started, model.contents
+    return model.called_at - started, model.contents, ended - started, max(chunks, default=0)
 
 
 def main() -> None:
@@ -98,10 +105,14 @@ def main() -> None:
         with SqliteEventLog(home / "koroku.db") as log:
             import_export(log, export)
         t2 = time.perf_counter()
-        wait, contents = asyncio.run(_first_turn(home))
+        wait, contents, whole, chunks = asyncio.run(_first_turn(home))
         print(f"events: {n:,}")
         print(f"write export: {t1 - t0:.2f} s, import: {t2 - t1:.2f} s")
         print(f"first turn: request sent after {wait:.2f} s with {contents:,} contents")
+        print(
+            f"turn + compaction after it (in-process model, {chunks} summarizer requests): "
+            f"{whole:.2f} s"
+        )
 
 
 if __name__ == "__main__":

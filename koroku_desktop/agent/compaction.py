@@ -23,7 +23,12 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memory import append_memory
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.domain.context import SUMMARY_PREFIX
-from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
+from koroku_desktop.domain.events import (
+    CompactionEvent,
+    MessageEvent,
+    RejectedEvent,
+    StoredEvent,
+)
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import TextPart
 
@@ -36,6 +41,34 @@ SURE_FRACTION = 1.25
 KEEP_FRACTION = 0.25
 """The kept tail is at most about this share of the threshold, or of the current size when
 that is smaller (`compact_now`); the last user turn and what follows it are always kept."""
+
+
+PAGE = 5_000
+
+
+def read_messages(agent: Agent, first: int, before: int) -> list[StoredEvent]:
+    """The live message events with seq in [first, before), read from the log page by page.
+
+    Messages a later `rejected` event set aside are left out, as in the live context.
+    """
+    found: list[StoredEvent] = []
+    rejected: set[int] = set()
+    after = first - 1
+    while True:
+        page = agent.log.entries(
+            agent.conversation_id, after_seq=after, before_seq=before, limit=PAGE
+        )
+        for entry in page:
+            if isinstance(entry, StoredEvent):
+                if isinstance(entry.event, MessageEvent):
+                    found.append(entry)
+                elif isinstance(entry.event, RejectedEvent):
+                    rejected.add(entry.event.rejected_seq)
+        if len(page) < PAGE:
+            break
+        after = page[-1].seq
+    rejected |= agent.view.rejected
+    return [m for m in found if m.seq not in rejected]
 
 
 class Compactor:
@@ -128,6 +161,9 @@ class Compactor:
     async def _compact(self, agent: Agent, tokens_before: int) -> CompactionEvent | None:
         view = agent.view
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
+        if view.unloaded is not None:  # a long history: its older part is only in the log
+            older_part = await asyncio.to_thread(read_messages, agent, *view.unloaded)
+            stored = older_part + stored
         events = [m.event for m in stored if isinstance(m.event, MessageEvent)]
         # A quarter of the threshold; when compacting by hand below it, of the current size.
         budget = int(min(agent.options.compact_at_tokens, tokens_before) * self.keep_fraction)

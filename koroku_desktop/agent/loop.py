@@ -41,6 +41,9 @@ OVER_BUDGET = {"error": "not run: the tool-call budget for this turn is spent"}
 # After the budget is spent no tools are offered; if the model still calls, how often we
 # answer with errors before ending the turn ourselves.
 MAX_CALLS_WITHOUT_TOOLS = 2
+LIVE_TAIL_LIMIT = 5_000
+"""At most this many events of an uncompacted history are loaded; a compaction reads the
+rest from the log (so the first turn after a big import does not wait for them)."""
 
 
 AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
@@ -114,10 +117,10 @@ class Agent:
         return self._view
 
     def _read_live(self) -> ContextView:
-        live = self.log.load_live(self.conversation_id)
+        live = self.log.load_live(self.conversation_id, LIVE_TAIL_LIMIT)
         if live.damaged:
             log.warning("%d damaged events skipped in the live context", len(live.damaged))
-        return ContextView.from_tail(live.boundary, live.events)
+        return ContextView.from_tail(live.boundary, live.events, live.unloaded)
 
     @property
     def view(self) -> ContextView:
@@ -238,7 +241,7 @@ class Agent:
         contents = self.view.contents()
         head = 1 if self.view.summary is not None else 0
         start = recent_start(contents[head:], 2 * self.options.compact_at_tokens)
-        self.overflowing = start > 0
+        self.overflowing = start > 0 or self.view.unloaded is not None
         if start:
             kept = [*contents[:head], *contents[head + start :]]
             log.info("history too long to send until compacted: sending %d contents", len(kept))

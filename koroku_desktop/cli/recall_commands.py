@@ -183,7 +183,8 @@ def compact_long_history() -> None:
 
         async def run() -> None:
             await agent.load()
-            if agent.estimate_context_tokens() < agent.options.compact_at_tokens:
+            long = agent.view.unloaded is not None
+            if not long and agent.estimate_context_tokens() < agent.options.compact_at_tokens:
                 return
             if not runtime.model.has_key:
                 print(

@@ -39,6 +39,8 @@ class ContextView:
     last_seq: int = 0
     boundary_seq: int = 0
     """Seq of the latest compaction or clear folded in (0: none)."""
+    unloaded: tuple[int, int] | None = None
+    """Live events left in the log when loading (first live seq, first loaded seq)."""
     rejected: set[int] = field(default_factory=set)
     """Seqs of messages the model refused (see `RejectedEvent`): never sent again."""
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
@@ -49,9 +51,15 @@ class ContextView:
     _reported: set[Fix] = field(default_factory=set, repr=False)
 
     @classmethod
-    def from_tail(cls, boundary: StoredEvent | None, tail: Iterable[StoredEvent]) -> ContextView:
-        """Build from the store's live load: the boundary event and every event after it."""
-        view = cls()
+    def from_tail(
+        cls,
+        boundary: StoredEvent | None,
+        tail: Iterable[StoredEvent],
+        unloaded: tuple[int, int] | None = None,
+    ) -> ContextView:
+        """Build from the store's live load: the boundary event and every event after it
+        (or only the newest of them: `unloaded` says which live events were left out)."""
+        view = cls(unloaded=unloaded)
         if boundary is not None:
             view.apply(boundary)
         for stored in tail:
@@ -64,6 +72,7 @@ class ContextView:
         self.last_seq = max(self.last_seq, stored.seq)
         self._projected = None
         if isinstance(event, ClearedEvent):
+            self.unloaded = None
             self.boundary_seq = stored.seq
             self.summary = None
             self._summary_content = None
@@ -77,6 +86,10 @@ class ContextView:
                 role="user", parts=[TextPart(text=SUMMARY_PREFIX + event.summary)]
             )
             self._keep(lambda m: m.seq >= event.kept_from_seq)
+            if self.unloaded is not None:
+                first, loaded = self.unloaded
+                first = max(first, event.kept_from_seq)
+                self.unloaded = (first, loaded) if first < loaded else None
         elif isinstance(event, RejectedEvent):
             self.rejected.add(event.rejected_seq)
             self._keep(lambda m: m.seq != event.rejected_seq)

@@ -217,31 +217,52 @@ class SqliteEventLog:
                 damaged.append(entry)
             below = max(candidates)
 
-    def load_live(self, conversation_id: str) -> LiveLoad:
+    def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
         """The latest boundary and the events the live context needs after it.
 
         For a compaction that is every event from its `kept_from_seq` (older compaction and
         clear rows left out); for a clear, every event after it. Reads only the tail: the
         boundary is found with `MAX(seq)` on the index and the tail is a range of seq.
+        With `tail_limit`, a longer live range loads only its last `tail_limit` rows (an
+        imported, uncompacted history) and says what it left out in `unloaded`.
         """
         damaged: list[DamagedEvent] = []
         boundary = self._latest_boundary(conversation_id, None, damaged)
-        if boundary is None:
+        start = 1
+        if boundary is not None:
+            start = boundary.seq + 1
+            if isinstance(boundary.event, CompactionEvent):
+                start = min(start, boundary.event.kept_from_seq)
+        unloaded: tuple[int, int] | None = None
+        cutoff = start
+        if tail_limit is not None:
+            # Both walk the rowid from one end: the cost is the tail's, not the history's.
+            first = self._rows(
+                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
+                " ORDER BY seq LIMIT 1",
+                (start, conversation_id),
+            )
+            found = self._rows(
+                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
+                " ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                (start, conversation_id, max(0, tail_limit - 1)),
+            )
+            if first and found and int(found[0][0]) > int(first[0][0]):
+                cutoff = int(found[0][0])
+                unloaded = (int(first[0][0]), cutoff)
+        if boundary is None and unloaded is None:
             # No boundary: the whole conversation is live; read it through the index.
             rows = self._rows(
                 f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             )
         else:
-            start = boundary.seq + 1
-            if isinstance(boundary.event, CompactionEvent):
-                start = min(start, boundary.event.kept_from_seq)
             # `+conversation_id` keeps SQLite on the seq range instead of the whole
             # conversation's index entries.
             rows = self._rows(
                 f"SELECT {COLUMNS} FROM events WHERE seq >= ? AND +conversation_id = ?"
                 " ORDER BY seq",
-                (start, conversation_id),
+                (cutoff, conversation_id),
             )
         damaged_seqs = {d.seq for d in damaged}
         events: list[StoredEvent] = []
@@ -255,7 +276,7 @@ class SqliteEventLog:
             else:
                 damaged.append(entry)
         damaged.sort(key=lambda d: d.seq)
-        return LiveLoad(boundary=boundary, events=events, damaged=damaged)
+        return LiveLoad(boundary=boundary, events=events, damaged=damaged, unloaded=unloaded)
 
     def entries(
         self,

@@ -109,3 +109,39 @@ async def test_model_errors_end_the_turn(build: Build) -> None:
     agent = build(FakeChatModel.scripted(ModelError("quota", "slow down", 429)))
     result = await agent.run_turn("hi")
     assert result.error is not None and result.error.kind == "quota"
+
+
+async def test_a_long_history_loads_its_tail_and_compaction_reads_the_rest(
+    build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from koroku_desktop.agent import loop
+    from koroku_desktop.agent.compaction import Compactor
+    from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
+
+    monkeypatch.setattr(loop, "LIVE_TAIL_LIMIT", 10)
+
+    def reply(request: ModelRequest) -> str:
+        if request.system_instruction == SUMMARIZER_INSTRUCTION:
+            return "SUMMARY of everything"
+        return "recent answer"
+
+    model = FakeChatModel(reply)
+    agent = build(model)
+    agent.log.append(
+        "default",
+        [
+            MessageEvent(role="user" if n % 2 == 0 else "model", parts=[TextPart(text=f"m{n}")])
+            for n in range(60)
+        ],
+    )
+    Compactor().attach(agent)
+    result = await agent.run_turn("now")
+    assert result.ok, result.error
+    first = model.requests[0]
+    assert len(first.contents) <= 11 and "m0" not in _texts(first).split()
+    (summarizer,) = [r for r in model.requests if r.system_instruction == SUMMARIZER_INSTRUCTION]
+    transcript = _texts(summarizer)
+    assert "m0" in transcript and "m50" in transcript  # the unloaded part was read
+    assert agent.view.summary is not None and agent.view.unloaded is None
+    await agent.run_turn("again")
+    assert "SUMMARY of everything" in _texts(model.requests[-1])
