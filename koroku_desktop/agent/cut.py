@@ -9,9 +9,13 @@ answering it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
+from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import MessageEvent
+
+log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
 
@@ -103,3 +107,19 @@ def recent_start(
                 return start
             return latest if latest is not None and latest > 0 else 0
     return 0
+
+
+def sendable(view: ContextView, budget_tokens: int) -> tuple[list[MessageEvent], bool]:
+    """The contents to send, and whether older turns were left out for now.
+
+    While a history too long to send waits for its compaction (or was only partly loaded),
+    the request carries the summary and the most recent turns that fit in `budget_tokens`.
+    """
+    contents = view.contents()
+    head = 1 if view.summary is not None else 0
+    start = recent_start(contents[head:], budget_tokens)
+    if not start:
+        return contents, view.unloaded is not None
+    kept = [*contents[:head], *contents[head + start :]]
+    log.info("history too long to send until compacted: sending %d contents", len(kept))
+    return kept, True

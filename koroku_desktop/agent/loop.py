@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from koroku_desktop.agent.cut import recent_start
+from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
@@ -236,16 +236,7 @@ class Agent:
         )
 
     def _recent_contents(self) -> list[MessageEvent]:
-        """The live contents; while a history too long to send waits for its compaction,
-        only the summary and the most recent turns that fit in the compaction threshold."""
-        contents = self.view.contents()
-        head = 1 if self.view.summary is not None else 0
-        start = recent_start(contents[head:], 2 * self.options.compact_at_tokens)
-        self.overflowing = start > 0 or self.view.unloaded is not None
-        if start:
-            kept = [*contents[:head], *contents[head + start :]]
-            log.info("history too long to send until compacted: sending %d contents", len(kept))
-            return kept
+        contents, self.overflowing = sendable(self.view, 2 * self.options.compact_at_tokens)
         return contents
 
     async def _turn(self, text: str | None) -> TurnResult:
