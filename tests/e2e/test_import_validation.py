@@ -127,3 +127,21 @@ def test_invalid_utf8_on_stdin_and_in_arguments_is_replaced(
     assert "\ufffd" in fake_gemini.generate_requests()[-1].last_text()
     search = koroku.run("search", "caf\udce9")
     assert "Traceback" not in search.stderr
+
+
+def test_invalid_utf8_typed_into_the_chat_repl_is_replaced(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    fake_gemini.reply_text("chat answer")
+    chat = subprocess.run(
+        [sys.executable, "-m", "koroku_desktop", "chat"],
+        input=b"caf\xe9 noir\nexit\n",
+        capture_output=True,
+        env=koroku.env(),
+        cwd=koroku.workspace,
+        timeout=60,
+        check=False,
+    )
+    assert chat.returncode == 0, chat.stderr
+    assert b"Traceback" not in chat.stderr and b"chat answer" in chat.stdout
+    assert fake_gemini.generate_requests()[-1].last_text() == "caf\ufffd noir"
