@@ -7,6 +7,7 @@ a read-only one, one locked by another process, or a full disk.
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from pathlib import Path
 
@@ -88,6 +89,12 @@ def _explain_one(exc: BaseException, path: Path) -> str | None:
     return None
 
 
+def _writable(path: Path) -> bool:
+    """Whether the file and its folder can be written (False on a read-only mount, even
+    for root)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 def open_event_log(path: Path, *, read_only: bool = False) -> SqliteEventLog:
     """Open the log; `DatabaseUnavailable` (one line, with the way out) when it cannot be.
 
@@ -96,6 +103,11 @@ def open_event_log(path: Path, *, read_only: bool = False) -> SqliteEventLog:
     open is tried first because it also folds pending search text, so searches see it all.
     """
     try:
+        if read_only and path.is_file() and not _writable(path):
+            try:
+                return SqliteEventLog(path, read_only=True)
+            except MigrationNeeded:
+                pass  # try the normal open below, which reports why it cannot write
         return SqliteEventLog(path)
     except DB_ERRORS as exc:
         error: BaseException = exc

@@ -10,12 +10,15 @@ from __future__ import annotations
 import heapq
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+
+from peewee import PeeweeException
 
 from koroku_desktop.domain.events import (
     BOUNDARY_KINDS,
@@ -345,11 +348,18 @@ class SqliteEventLog:
         match = fts_query(query)
         if match is None or limit <= 0:
             return []
-        self.index.flush()
+        folded = False
+        if not self.read_only:
+            try:
+                self.index.flush()
+                folded = True
+            except (sqlite3.Error, PeeweeException) as exc:  # e.g. a read-only file
+                log.info("could not fold pending search text: %s", exc)
+        rows = self._rows(_SEARCH, (match, limit))
+        if not folded:  # pending text cannot be folded in: search it on the side
+            rows = sorted(rows + self._pending_rows(match, limit), key=lambda r: -int(r[0]))
         hits: list[SearchHit] = []
-        for seq, conversation_id, created_at, kind, payload, snippet in self._rows(
-            _SEARCH, (match, limit)
-        ):
+        for seq, conversation_id, created_at, kind, payload, snippet in rows[:limit]:
             hits.append(
                 SearchHit(
                     seq=int(seq),
@@ -361,6 +371,20 @@ class SqliteEventLog:
                 )
             )
         return hits
+
+    def _pending_rows(self, match: str, limit: int) -> list[Row]:
+        """Search hits among text not yet folded into the index, through a TEMP FTS table
+        (a read-only database still allows those)."""
+        conn = self._conn().conn()
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(body)")
+        conn.execute("DELETE FROM temp.pending_fts")
+        conn.execute(
+            "INSERT INTO temp.pending_fts (rowid, body) SELECT seq, body FROM events_fts_pending"
+        )
+        rows: list[Row] = conn.execute(
+            _SEARCH.replace("events_fts", "pending_fts"), (match, limit)
+        ).fetchall()
+        return rows
 
 
 def _role_of(payload: bytes | str) -> str | None:
