@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -99,10 +100,17 @@ class Paths:
         return self.home / "settings.json"
 
     def ensure(self) -> Paths:
-        """Create the data dir (0700) and its folders."""
+        """Create the data dir and its folders, all 0700 (owner only).
+
+        Changes nothing that is already right, and gives up quietly where it cannot (a
+        read-only file system): the read-only commands must still work there.
+        """
         for folder in (self.home, self.memory, self.tools):
-            folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.home, stat.S_IRWXU)
+            with contextlib.suppress(OSError):
+                if not folder.is_dir():
+                    folder.mkdir(mode=stat.S_IRWXU, parents=True, exist_ok=True)
+                if stat.S_IMODE(folder.stat().st_mode) != stat.S_IRWXU:
+                    os.chmod(folder, stat.S_IRWXU)
         return self
 
 

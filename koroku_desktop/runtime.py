@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,14 @@ from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the f
 from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
+from koroku_desktop.store.db_errors import (
+    DB_ERRORS,
+    DatabaseUnavailable,
+    explain,
+    open_event_log,
+)
+from koroku_desktop.store.doctor import diagnose as check_database
+from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -40,6 +49,14 @@ from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
+
+__all__ = [
+    "DB_ERRORS",
+    "DatabaseUnavailable",
+    "check_database",
+    "explain",
+    "recover_database",
+]  # re-exported for the front ends
 
 CONVERSATION_ID = "default"
 
@@ -212,12 +229,16 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     return search
 
 
-def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
-    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
+def build_runtime(
+    approver: Approver, paths: Paths | None = None, *, read_only: bool = False
+) -> Runtime:
+    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
+    `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
+    `open_event_log`)."""
     paths = paths or default_paths()
     settings_store = SettingsStore.open(paths)
     settings = settings_store.effective
-    event_log = SqliteEventLog(paths.db)
+    event_log = open_event_log(paths.db, read_only=read_only)
     tools = ToolRegistry(paths.tools)
     mcp = mcp_manager(paths)
     tools.add_source(mcp)
@@ -271,5 +292,8 @@ def export_file(
     event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
 ) -> int:
     """Write an export to `path` atomically (temp file, then rename); return how many events."""
+    if not path.parent.is_dir():  # folders Koroku creates for an export are private
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
     with atomic_writer(path) as out:
         return write_log_export(event_log, conversation_id, fmt, live, out)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Generic, ParamSpec
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
-from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.model_io import ModelError, finish_notice
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,13 @@ class TurnResult:
     cancelled: bool = False
     error: ModelError | None = None
     last_seq: int = 0
+    finish_reason: str | None = None
+    """Why the final reply ended (`STOP`, `MAX_TOKENS`, `SAFETY`...), when known."""
+
+    @property
+    def notice(self) -> str | None:
+        """A sentence saying the answer was cut off, or None when it ended normally."""
+        return finish_notice(self.finish_reason)
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
@@ -17,6 +18,7 @@ from koroku_desktop.domain.events import (
     ClearedEvent,
     Event,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
@@ -26,6 +28,7 @@ from koroku_desktop.domain.parts import (
     TextPart,
     visible_text,
 )
+from koroku_desktop.domain.projection import largest_in_turn
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
 from koroku_desktop.tools.registry import ToolRegistry, split_media
@@ -38,6 +41,9 @@ OVER_BUDGET = {"error": "not run: the tool-call budget for this turn is spent"}
 # After the budget is spent no tools are offered; if the model still calls, how often we
 # answer with errors before ending the turn ourselves.
 MAX_CALLS_WITHOUT_TOOLS = 2
+LIVE_TAIL_LIMIT = 5_000
+"""At most this many events of an uncompacted history are loaded; a compaction reads the
+rest from the log (so the first turn after a big import does not wait for them)."""
 
 
 AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
@@ -93,6 +99,8 @@ class Agent:
         self._loading: asyncio.Future[ContextView] | None = None
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
+        self.overflowing = False
+        """The last request left older turns out: the history is waiting for a compaction."""
         self.after_turn: list[AfterTurn] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
 
@@ -109,10 +117,10 @@ class Agent:
         return self._view
 
     def _read_live(self) -> ContextView:
-        live = self.log.load_live(self.conversation_id)
+        live = self.log.load_live(self.conversation_id, LIVE_TAIL_LIMIT)
         if live.damaged:
             log.warning("%d damaged events skipped in the live context", len(live.damaged))
-        return ContextView.from_tail(live.boundary, live.events)
+        return ContextView.from_tail(live.boundary, live.events, live.unloaded)
 
     @property
     def view(self) -> ContextView:
@@ -223,9 +231,13 @@ class Agent:
         return ModelRequest(
             model=opts.model,
             system_instruction=instruction,
-            contents=self.view.contents() if contents is None else contents,
+            contents=self._recent_contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
         )
+
+    def _recent_contents(self) -> list[MessageEvent]:
+        contents, self.overflowing = sendable(self.view, 2 * self.options.compact_at_tokens)
+        return contents
 
     async def _turn(self, text: str | None) -> TurnResult:
         view = self.view
@@ -266,6 +278,8 @@ class Agent:
                 reply = await self.model.generate(self.request(tools_offered), on_delta)
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
+                if exc.kind == "too_large":
+                    exc = self._set_aside(exc)
                 return TurnResult(
                     text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
                 )
@@ -279,6 +293,7 @@ class Agent:
                     tool_calls=state.executed,
                     budget_exhausted=state.budget_exhausted,
                     last_seq=self.view.last_seq,
+                    finish_reason=reply.finish_reason,
                 )
             if not tools_offered:
                 calls_without_tools += 1
@@ -297,6 +312,22 @@ class Agent:
                     budget_exhausted=True,
                     last_seq=self.view.last_seq,
                 )
+
+    def _set_aside(self, exc: ModelError) -> ModelError:
+        """Mark the turn's biggest message rejected (kept out of later requests); say so."""
+        target = largest_in_turn(self.view.messages)
+        if target is None:
+            return exc
+        self.append([RejectedEvent(rejected_seq=target.seq, reason=exc.message)])
+        person = isinstance(target.event, MessageEvent) and target.event.is_user_turn
+        what = "Your message" if person else "A tool result"
+        return ModelError(
+            "too_large",
+            f"{exc.message} {what} (#{target.seq}) was set aside: it stays in the history but "
+            "is no longer sent to the model. Attach it as a file instead, or compact the "
+            "conversation (`koroku compact`), then ask again.",
+            exc.status,
+        )
 
     async def _run_calls(self, calls: list[FunctionCallPart], state: _TurnState) -> None:
         """Run each call in order and persist all responses as one user content."""
@@ -324,7 +355,7 @@ class Agent:
         else:
             state.calls_made += 1
             allowed = True
-            if self.policy.needs_asking(call.name, self.tools):
+            if self.policy.needs_asking(call.name, self.tools, args, self.options.workspace):
                 source = self.tools.describe(call.name)
                 request = ApprovalRequest(call.id, call.name, args, source)
                 decision = await self.approver.approve(request)

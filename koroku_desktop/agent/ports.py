@@ -39,8 +39,12 @@ class EventLog(LogReader, Protocol):
         """Write events atomically; return them with their seqs."""
         ...
 
-    def load_live(self, conversation_id: str) -> LiveLoad:
-        """The latest boundary (compaction/cleared) and the events the live context needs."""
+    def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
+        """The latest boundary (compaction/cleared) and the events the live context needs.
+
+        With `tail_limit`, at most that many of the newest (`LiveLoad.unloaded` says which
+        were left out); an implementation may ignore it and load everything.
+        """
         ...
 
 

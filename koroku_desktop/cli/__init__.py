@@ -12,6 +12,7 @@ from koroku_desktop.cli import (
     admin,
     conversation,
     desktop,
+    doctor,
     install,
     mcp_commands,
     recall_commands,
@@ -49,6 +50,7 @@ def build_parser(
     desktop.register(sub, start_desktop)
     install.register(sub)
     mcp_commands.register(sub)
+    doctor.register(sub)
     return parser
 
 

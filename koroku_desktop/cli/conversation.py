@@ -8,9 +8,13 @@ import sys
 from typing import Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
+from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
+from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.model_io import finish_notice
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.runtime import Runtime
 
@@ -49,8 +53,8 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
 
 def _read_question(words: list[str]) -> str:
     if words == ["-"]:
-        return sys.stdin.read().strip()
-    return " ".join(words).strip()
+        return stdin_text().strip()
+    return argument_text(words).strip()
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -59,9 +63,24 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if not text:
         print("koroku ask: nothing to ask", file=sys.stderr)
         return 2
+    answered: list[str] = []
+
+    def on_reply(reply: MessageEvent) -> None:
+        # The answer is printed as soon as it arrives: a compaction after the turn (a long
+        # history) must not hold it back.
+        if reply.function_calls or answered:
+            return
+        answered.append(visible_text(reply.parts))
+        print(answered[0], flush=True)
+        notice = finish_notice(reply.finish_reason)
+        if notice is not None:
+            print(f"koroku: {notice}", file=sys.stderr, flush=True)
+
     try:
         with open_runtime(TerminalApprover(args.yes), need_key=True) as runtime:
             _progress_hooks(runtime, sys.stderr)
+            runtime.agent.hooks.on_model_response.append(on_reply)
+            runtime.compactor.progress.append(compaction_progress)
             result = asyncio.run(_ask(runtime, text))
     except CliExit as exc:
         return exc.code
@@ -70,7 +89,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 1
     if result.cancelled:
         return 130
-    print(result.text)
+    if not answered or answered[0] != result.text:
+        print(result.text)
     return 0
 
 
@@ -116,6 +136,8 @@ async def _chat_loop(runtime: Runtime) -> None:
             print(f"✗ {result.error.message}", file=sys.stderr)
         elif result.cancelled:
             print("(stopped)", file=sys.stderr)
+        elif result.notice is not None:
+            print(f"⚠ {result.notice}", file=sys.stderr)
 
     agent.hooks.on_text_delta.append(on_delta)
     agent.hooks.on_turn_finished.append(on_finished)
@@ -156,6 +178,7 @@ async def _repl(runtime: Runtime) -> None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """The REPL: replays the visible history, then streams answers."""
+    tolerate_bad_stdin()
     try:
         with open_runtime(TerminalApprover(args.yes, out=sys.stdout), need_key=True) as runtime:
             try:

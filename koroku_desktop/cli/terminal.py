@@ -27,6 +27,10 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"── compacted up to #{covers} ──\n{summary}"
         case b.ClearedBlock():
             return "── cleared ──"
+        case b.NoticeBlock(text=text):
+            return f"  ⚠ {text}"
+        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+            return f"── message #{rejected} set aside: {reason} ──"
         case b.DamagedBlock(kind=kind, error=error):
             return f"[damaged {kind}] {error}"
         case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():

@@ -41,6 +41,8 @@ class MessageEvent(BaseModel):
     parts: list[Part]
     usage: Usage | None = None
     origin: Literal["person", "model", "tools", "repair", "import"] | None = None
+    finish_reason: str | None = None
+    """Why the model stopped (`STOP`, `MAX_TOKENS`, `SAFETY`, ...), for model replies."""
 
     @property
     def function_calls(self) -> list[FunctionCallPart]:
@@ -84,10 +86,26 @@ class ClearedEvent(BaseModel):
     schema_version: int = SCHEMA_VERSION
 
 
-Event = Annotated[MessageEvent | CompactionEvent | ClearedEvent, Field(discriminator="kind")]
+class RejectedEvent(BaseModel):
+    """The model refused the message at `rejected_seq` (e.g. too large for its input).
+
+    The message stays in the log but is left out of every later request.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["rejected"] = "rejected"
+    schema_version: int = SCHEMA_VERSION
+    rejected_seq: int
+    reason: str
+
+
+Event = Annotated[
+    MessageEvent | CompactionEvent | ClearedEvent | RejectedEvent, Field(discriminator="kind")
+]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-EVENT_KINDS = ("message", "compaction", "cleared")
+EVENT_KINDS = ("message", "compaction", "cleared", "rejected")
 BOUNDARY_KINDS = ("compaction", "cleared")
 
 

@@ -88,6 +88,16 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
+class MigrationNeeded(RuntimeError):
+    """A read-only open met a file that must be migrated first (which writes)."""
+
+
+def pending_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations not yet applied to this file, in order."""
+    applied = _applied(conn)
+    return [m.name for m in MIGRATIONS if m.name not in applied]
+
+
 def _applied(conn: sqlite3.Connection) -> set[str]:
     exists = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"

@@ -14,15 +14,26 @@ from koroku_desktop.domain.events import (
     upcast,
 )
 
-COLUMNS = "seq, conversation_id, kind, schema_version, payload, created_at"
-"""The column list every entry query selects, in the order `parse_row` expects."""
+COLUMNS = "seq, conversation_id, kind, schema_version, CAST(payload AS BLOB), created_at"
+"""The column list every entry query selects, in the order `parse_row` expects.
+
+The payload is read as bytes and decoded here: sqlite3 would raise on a row that is not
+UTF-8 and stop the whole read, where it must only be one damaged row.
+"""
 
 Row = tuple[Any, ...]
 
 
+def decode_payload(payload: Any) -> str:
+    """The payload as text for display: bad UTF-8 bytes become replacement characters."""
+    if isinstance(payload, bytes | bytearray | memoryview):
+        return bytes(payload).decode("utf-8", errors="replace")
+    return payload if isinstance(payload, str) else repr(payload)
+
+
 def _payload_dict(payload: Any) -> dict[str, Any]:
-    if isinstance(payload, bytes):
-        payload = payload.decode("utf-8")
+    if isinstance(payload, bytes | bytearray | memoryview):
+        payload = bytes(payload).decode("utf-8")
     if not isinstance(payload, str):
         raise UpcastError(f"payload is {type(payload).__name__}, not JSON text")
     data = json.loads(payload)
@@ -47,7 +58,7 @@ def parse_row(row: Row) -> LogEntry:
             conversation_id=str(conversation_id),
             created_at=_float(created_at),
             kind=str(kind),
-            raw=payload if isinstance(payload, str) else repr(payload),
+            raw=decode_payload(payload),
             error=f"{type(exc).__name__}: {exc}",
         )
     return StoredEvent(

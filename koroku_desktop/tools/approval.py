@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from koroku_desktop.tools.base import AgentTool
 
@@ -49,10 +50,27 @@ class ApprovalPolicy:
         self.trust_read_only = False
         """Let tools their MCP server marks read-only run without asking (off by default)."""
 
-    def needs_asking(self, tool_name: str, registry: ToolLookup) -> bool:
-        """Whether a call to `tool_name` must wait for the user."""
+    def needs_asking(
+        self,
+        tool_name: str,
+        registry: ToolLookup,
+        args: dict[str, Any] | None = None,
+        workspace: Path | None = None,
+    ) -> bool:
+        """Whether a call to `tool_name` (with `args`, run in `workspace`) must wait for the user.
+
+        A built-in may ask for a particular call (`AgentTool.approval_for`): `read_file`
+        outside the workspace asks unless granted, and on a secret path always asks.
+        """
         cls = registry.get(tool_name)
-        if cls is not None and registry.is_builtin(tool_name) and not cls.needs_approval:
+        builtin = cls is not None and registry.is_builtin(tool_name)
+        if cls is not None and builtin and args is not None and workspace is not None:
+            verdict = cls.approval_for(args, workspace)
+            if verdict == "always_ask":
+                return True
+            if verdict == "ask":
+                return not self.is_granted(tool_name)
+        if cls is not None and builtin and not cls.needs_approval:
             return False
         if self.trust_read_only and cls is None and registry.is_read_only(tool_name):
             return False

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.config import ApiKey, Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import LazyGeminiModel, Runtime, build_runtime
+from koroku_desktop.runtime import DatabaseUnavailable, LazyGeminiModel, Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
@@ -61,6 +61,7 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
         # from settings.json (see settings_store) so the core never needs to know about it.
         self.ui_settings = QSettings(str(paths.home / "ui.ini"), QSettings.Format.IniFormat)
@@ -324,6 +325,10 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     except SettingsError as exc:
         QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
         return 2
+    except DatabaseUnavailable as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
+        return 1
 
     async def main() -> int:
         await desktop.start(show_window=not quick_ask)

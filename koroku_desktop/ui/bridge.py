@@ -55,6 +55,7 @@ class AgentBridge(QObject):
     error = Signal(str)
     compaction_done = Signal(object)  # CompactionEvent
     context_meter = Signal(int, int)  # used, threshold
+    status = Signal(str)  # a passing status text (e.g. the progress of a long compaction)
     queue_changed = Signal(list)  # texts waiting for their turn
     busy_changed = Signal(bool)
     cleared = Signal()
@@ -147,6 +148,11 @@ class AgentBridge(QObject):
             self.last_error = result.error.message
             self.error.emit(result.error.message)
         self.turn_finished.emit(result)
+
+    def compaction_progress(self, done: int, total: int) -> None:
+        """Show the progress of a compaction that takes several requests."""
+        if total > 1:
+            self.status.emit(f"Compacting a long history: part {done} of {total}…")
 
     def _on_meter(self, meter: ContextMeter) -> None:
         self.context_meter.emit(meter.used_tokens, meter.threshold_tokens)

@@ -178,6 +178,7 @@ class ChatWindow(QMainWindow):
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
+        bridge.status.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- content -----------------------------------------------------------------------
 

@@ -244,6 +244,8 @@ class QuickAskPopup(QWidget):
             self._final += f"\n\n**Error:** {result.error.message}"
         elif result.cancelled:
             self._final += "\n\n*Stopped.*"
+        elif result.notice is not None:
+            self._final += f"\n\n*⚠ {result.notice}*"
         self._render()
 
     def _render(self) -> None:
