@@ -31,9 +31,11 @@ from koroku_desktop.config import (
     save_settings,
 )
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.ids import writer_name
 from koroku_desktop.domain.markdown import write_markdown
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
@@ -129,6 +131,7 @@ class Runtime:
     model: LazyGeminiModel
     agent: Agent
     compactor: Compactor = field(default_factory=Compactor)
+    turn_lock: SqliteTurnLock | None = None
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -160,7 +163,9 @@ class Runtime:
         return export_file(self.log, self.agent.conversation_id, fmt, live, path)
 
     def close(self) -> None:
-        """Close the database."""
+        """Give back the turn lease (if held) and close the database."""
+        if self.turn_lock is not None:
+            self.turn_lock.close()
         self.log.close()
 
 
@@ -183,11 +188,18 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     return search
 
 
-def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
-    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
+def build_runtime(
+    approver: Approver, paths: Paths | None = None, *, front_end: str = "app"
+) -> Runtime:
+    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings.
+
+    `front_end` (app, ask, chat, compact...) is recorded on every event written and on the
+    turn lease, so another front end can say whose turn it is waiting for.
+    """
     paths = paths or default_paths()
     settings = load_settings(paths)
-    event_log = SqliteEventLog(paths.db)
+    event_log = SqliteEventLog(paths.db, writer=writer_name(front_end))
+    turn_lock = SqliteTurnLock(paths.db, front_end)
     tools = ToolRegistry(paths.tools)
     model = LazyGeminiModel(resolve_api_key())
     policy = ApprovalPolicy(always=settings.always_allow)
@@ -207,11 +219,12 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
         options,
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
+        turn_lock=turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, compactor)
+    runtime = Runtime(paths, settings, event_log, tools, policy, model, agent, compactor, turn_lock)
     policy.on_always_granted = runtime.persist_always_grant
     return runtime
 

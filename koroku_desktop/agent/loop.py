@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
-from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
+from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.agent.turn_gate import TurnGate
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
     ClearedEvent,
@@ -19,6 +22,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
     FunctionCallPart,
@@ -66,7 +70,11 @@ class _TurnState:
 
 
 class Agent:
-    """Runs turns for one conversation over an event log, a chat model and a tool registry."""
+    """Runs turns for one conversation over an event log, a chat model and a tool registry.
+
+    The log is shared with other processes: a turn runs under the conversation's `TurnLock`
+    (when one is given) and first folds whatever others appended (`catch_up`).
+    """
 
     def __init__(
         self,
@@ -79,6 +87,7 @@ class Agent:
         *,
         conversation_id: str = "default",
         recall: RecallSearch | None = None,
+        turn_lock: TurnLock | None = None,
     ) -> None:
         self.log = log
         self.model = model
@@ -90,11 +99,11 @@ class Agent:
         self.recall = recall
         self.hooks = AgentHooks()
         self._view: ContextView | None = None
-        self._loading: asyncio.Future[ContextView] | None = None
-        self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
+        self._loading: asyncio.Future[tuple[ContextView, int]] | None = None
         self._current: asyncio.Task[TurnResult] | None = None
         self.after_turn: list[AfterTurn] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
+        self._gate = TurnGate(log, conversation_id, turn_lock, self.hooks.on_turn_waiting)
 
     # -- the live context --------------------------------------------------------------
 
@@ -103,16 +112,52 @@ class Agent:
         if self._view is None:
             if self._loading is None:
                 self._loading = asyncio.ensure_future(asyncio.to_thread(self._read_live))
-            view = await asyncio.shield(self._loading)
+            view, seen = await asyncio.shield(self._loading)
             if self._view is None:
                 self._view = view
+                self._gate.saw(seen)
         return self._view
 
-    def _read_live(self) -> ContextView:
+    def _read_live(self) -> tuple[ContextView, int]:
         live = self.log.load_live(self.conversation_id)
         if live.damaged:
             log.warning("%d damaged events skipped in the live context", len(live.damaged))
-        return ContextView.from_tail(live.boundary, live.events)
+        view = ContextView.from_tail(live.boundary, live.events)
+        return view, max([view.last_seq, *(d.seq for d in live.damaged)])
+
+    async def catch_up(self) -> list[StoredEvent]:
+        """Fold what other processes appended since the last seq seen here; return it.
+
+        Reads off the loop; a compaction or clear among them rebuilds the view from that
+        boundary (`ContextView.apply`). Safe at any time: nothing is folded twice.
+        """
+        view = await self.load()
+        folded = await self._gate.read_new()
+        for stored in folded:
+            view.apply(stored)
+            self.hooks.on_event_appended(stored)
+        if folded:
+            self.hooks.on_context_meter(self.context_meter())
+        return folded
+
+    @property
+    def current_turn_id(self) -> str | None:
+        """The id of the turn running here (None between turns)."""
+        return self._gate.turn_id
+
+    @asynccontextmanager
+    async def hold_turn(
+        self, *, wait: bool = True, turn_id: str | None = None, counted: bool = False
+    ) -> AsyncIterator[str]:
+        """Own the conversation (local lock, then the lease) and catch up with the log.
+
+        Yields the turn id every event appended meanwhile carries; `counted` makes `busy`
+        true meanwhile. Raises `TurnBusyError` if not `wait` and another front end holds it.
+        """
+        turn_id = turn_id or new_id()
+        async with self._gate.hold(wait=wait, turn_id=turn_id, counted=counted) as turn:
+            await self.catch_up()
+            yield turn
 
     @property
     def view(self) -> ContextView:
@@ -123,8 +168,9 @@ class Agent:
 
     def append(self, events: Sequence[Event]) -> list[StoredEvent]:
         """Append to the log, fold into the live context, tell subscribers."""
-        stored = self.log.append(self.conversation_id, events)
+        stored = self.log.append(self.conversation_id, events, turn_id=self._gate.turn_id)
         for item in stored:
+            self._gate.saw(item.seq)
             if self._view is not None:
                 self._view.apply(item)
             self.hooks.on_event_appended(item)
@@ -132,24 +178,28 @@ class Agent:
 
     @property
     def busy(self) -> bool:
-        """True while a turn runs or waits."""
-        return self._lock.locked()
+        """True while a turn (or a clear) runs or waits here."""
+        return self._gate.turns > 0
 
     # -- turns -------------------------------------------------------------------------
 
-    async def run_turn(self, text: str | None) -> TurnResult:
+    async def run_turn(
+        self, text: str | None, *, turn_id: str | None = None, wait: bool = True
+    ) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
 
-        Turns are serialised: a second call waits for the first to finish (FIFO).
+        Turns are serialised, in this process (FIFO) and across processes (the lease): a
+        second call waits for the first to finish, or raises `TurnBusyError` if not `wait`.
+        `turn_id` lets a front end know the turn's events before they exist.
         """
-        async with self._lock:
-            await self.load()
+        async with self.hold_turn(wait=wait, turn_id=turn_id, counted=True) as turn:
             inner = asyncio.create_task(self._turn(text))
             self._current = inner
             try:
                 result = await inner
             finally:
                 self._current = None
+            result = dataclasses.replace(result, turn_id=turn)
             for callback in list(self.after_turn):
                 try:
                     await callback(self, result)
@@ -166,10 +216,9 @@ class Agent:
             return True
         return False
 
-    async def clear(self) -> None:
-        """Start afresh: append a `cleared` event (nothing is deleted)."""
-        async with self._lock:
-            await self.load()
+    async def clear(self, *, wait: bool = True) -> None:
+        """Start afresh: append a `cleared` event (nothing is deleted), under the lease."""
+        async with self.hold_turn(wait=wait, counted=True):
             self.append([ClearedEvent()])
             self.hooks.on_context_meter(self.context_meter())
 
@@ -229,6 +278,7 @@ class Agent:
 
     async def _turn(self, text: str | None) -> TurnResult:
         view = self.view
+        # We hold the lease, so whoever made a dangling call is gone: answer it now.
         repair = view.repair()
         if repair is not None:
             log.warning(

@@ -20,10 +20,12 @@ class CliExit(Exception):
 
 
 @contextmanager
-def open_runtime(approver: Approver, *, need_key: bool) -> Iterator[Runtime]:
+def open_runtime(
+    approver: Approver, *, need_key: bool, front_end: str = "terminal"
+) -> Iterator[Runtime]:
     """Build the runtime; exit 2 with a clear message on bad settings or a missing key."""
     try:
-        runtime = build_runtime(approver)
+        runtime = build_runtime(approver, front_end=front_end)
     except SettingsError as exc:
         print(f"koroku: {exc}", file=sys.stderr)
         raise CliExit(2) from None

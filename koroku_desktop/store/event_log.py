@@ -7,9 +7,11 @@ Each thread gets its own connection; WAL lets readers run while a writer appends
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -26,6 +28,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.migrations import migrate
@@ -36,9 +39,10 @@ from koroku_desktop.store.searchable import fts_query, searchable_text
 log = logging.getLogger(__name__)
 
 _INSERT_EVENT = (
-    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at,"
+    " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_MERGE_EVENT = _INSERT_EVENT + " ON CONFLICT (event_id) DO NOTHING"
 _SEARCH = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
     " snippet(events_fts, 0, '[[', ']]', '…', 16)"
@@ -59,8 +63,12 @@ class SqliteEventLog:
     instances or processes may open one file and see each other's appends.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, writer: str | None = None) -> None:
         self.path = Path(path)
+        self.writer = writer or writer_name("koroku")
+        """Recorded on every event this instance appends (`<front end>@<host>`)."""
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
         prepare_file(self.path)
         self._db = KorokuDatabase(self.path)
         self._closed = False
@@ -80,6 +88,10 @@ class SqliteEventLog:
         except Exception:  # closing must not fail; the text stays pending for next time
             log.warning("could not fold pending search text on close", exc_info=True)
         self._closed = True
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
         self._db.close_all()
 
     def __enter__(self) -> SqliteEventLog:
@@ -110,36 +122,81 @@ class SqliteEventLog:
         """The text indexed for `event`; a hook so benchmarks can measure without FTS."""
         return searchable_text(event)
 
-    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+    def append(
+        self, conversation_id: str, events: Sequence[Event], *, turn_id: str | None = None
+    ) -> list[StoredEvent]:
         """Write events in one transaction (with their search text); return them with seqs.
 
+        Each gets a new event id; all get `turn_id` (default: the first one's event id).
         Raises `sqlite3.Error` if the write fails; then nothing of the call was written.
         """
         if not events:
             return []
         now = time.time()
+        ids = [new_id() for _ in events]
+        turn = turn_id or ids[0]
+        incoming = [
+            StoredEvent(0, conversation_id, now, event, event_id, turn, self.writer)
+            for event, event_id in zip(events, ids, strict=True)
+        ]
+        return self._insert(incoming, _INSERT_EVENT)
+
+    def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
+        """Insert events written elsewhere, keeping their ids, turn, writer and time.
+
+        Idempotent on the event id: an event already in the log is skipped (what a sync
+        re-delivering events needs). Returns the events inserted, with their new local seqs.
+        """
+        return self._insert(list(incoming), _MERGE_EVENT)
+
+    def _insert(self, incoming: list[StoredEvent], sql: str) -> list[StoredEvent]:
         prepared = [
-            (
-                event,
-                event.model_dump_json(exclude_none=True),
-                self._search_text(event),
-            )
-            for event in events
+            (item, item.event.model_dump_json(exclude_none=True), self._search_text(item.event))
+            for item in incoming
         ]
         db = self._conn()
         stored: list[StoredEvent] = []
+        staged = 0
         with db.atomic("IMMEDIATE"):
             conn = db.conn()
-            for event, payload, text in prepared:
+            for item, payload, text in prepared:
                 cursor = conn.execute(
-                    _INSERT_EVENT, (conversation_id, event.kind, SCHEMA_VERSION, payload, now)
+                    sql,
+                    (
+                        item.conversation_id,
+                        item.event.kind,
+                        SCHEMA_VERSION,
+                        payload,
+                        item.created_at,
+                        item.event_id,
+                        item.turn_id,
+                        item.writer,
+                    ),
                 )
+                if cursor.rowcount == 0:
+                    continue  # merge: already known
                 seq = int(cursor.lastrowid or 0)
                 if text:
                     self.index.stage(conn, seq, text)
-                stored.append(StoredEvent(seq, conversation_id, now, event))
-        self.index.staged(sum(1 for _, _, text in prepared if text))
+                    staged += 1
+                stored.append(dataclasses.replace(item, seq=seq))
+        self.index.staged(staged)
         return stored
+
+    # -- following -------------------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """A number that changes after any commit to the file (any process, any connection).
+
+        SQLite's `PRAGMA data_version` on a connection kept for this alone: one cheap call
+        tells a follower whether to read `entries(after_seq=...)` at all.
+        """
+        with self._watch_lock:
+            if self._closed:
+                raise StoreClosedError(f"event log {self.path} is closed")
+            if self._watch is None:
+                self._watch = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
+            return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     # -- reading ---------------------------------------------------------------------------
 
