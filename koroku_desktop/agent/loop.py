@@ -205,9 +205,10 @@ class Agent:
                     await callback(self, result)
                 except Exception:
                     log.exception("after-turn step failed")
-            self.hooks.on_turn_finished(result)
-            self.hooks.on_context_meter(self.context_meter())
-            return result
+        # Told once the lease is given back: the next turn (anywhere) may start now.
+        self.hooks.on_turn_finished(result)
+        self.hooks.on_context_meter(self.context_meter())
+        return result
 
     def cancel(self) -> bool:
         """Cancel the running turn; it ends with a consistent log. True if one was running."""
