@@ -70,10 +70,9 @@ class _TurnState:
 
 
 class Agent:
-    """Runs turns for one conversation over an event log, a chat model and a tool registry.
+    """Runs turns for one conversation over a shared event log, a model and tools.
 
-    The log is shared with other processes: a turn runs under the conversation's `TurnLock`
-    (when one is given) and first folds whatever others appended (`catch_up`).
+    A turn holds the conversation's `TurnLock` (if given) and first folds what others wrote.
     """
 
     def __init__(
@@ -126,10 +125,9 @@ class Agent:
         return view, max([view.last_seq, *(d.seq for d in live.damaged)])
 
     async def catch_up(self) -> list[StoredEvent]:
-        """Fold what other processes appended since the last seq seen here; return it.
+        """Fold (off the loop) what others appended since the last seq seen here; return it.
 
-        Reads off the loop; a compaction or clear among them rebuilds the view from that
-        boundary (`ContextView.apply`). Safe at any time: nothing is folded twice.
+        A compaction or clear among them rebuilds the view. Nothing is folded twice.
         """
         view = await self.load()
         folded = await self._gate.read_new()
@@ -149,13 +147,11 @@ class Agent:
     async def hold_turn(
         self, *, wait: bool = True, turn_id: str | None = None, counted: bool = False
     ) -> AsyncIterator[str]:
-        """Own the conversation (local lock, then the lease) and catch up with the log.
+        """Own the conversation (local lock, then lease), caught up; yield the turn id.
 
-        Yields the turn id every event appended meanwhile carries; `counted` makes `busy`
-        true meanwhile. Raises `TurnBusyError` if not `wait` and another front end holds it.
+        `counted` makes `busy` true meanwhile. `TurnBusyError` if held elsewhere and not `wait`.
         """
-        turn_id = turn_id or new_id()
-        async with self._gate.hold(wait=wait, turn_id=turn_id, counted=counted) as turn:
+        async with self._gate.hold(wait=wait, turn_id=turn_id or new_id(), counted=counted) as turn:
             await self.catch_up()
             yield turn
 
