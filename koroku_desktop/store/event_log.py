@@ -72,6 +72,8 @@ class SqliteEventLog:
         prepare_file(self.path)
         self._db = KorokuDatabase(self.path)
         self._closed = False
+        self._reads = 0
+        self._reads_done = threading.Condition()
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
         self.migrations_run = migrate(self._db, self.path)
@@ -88,6 +90,10 @@ class SqliteEventLog:
         except Exception:  # closing must not fail; the text stays pending for next time
             log.warning("could not fold pending search text on close", exc_info=True)
         self._closed = True
+        # A reader in a worker thread (the viewer, a follow step) may still be inside SQLite:
+        # closing its connection under it would crash the process. Let it finish first.
+        with self._reads_done:
+            self._reads_done.wait_for(lambda: self._reads == 0, timeout=5)
         with self._watch_lock:
             if self._watch is not None:
                 self._watch.close()
@@ -201,7 +207,15 @@ class SqliteEventLog:
     # -- reading ---------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        rows: list[Row] = self._conn().conn().execute(sql, tuple(params)).fetchall()
+        with self._reads_done:
+            db = self._conn()
+            self._reads += 1
+        try:
+            rows: list[Row] = db.conn().execute(sql, tuple(params)).fetchall()
+        finally:
+            with self._reads_done:
+                self._reads -= 1
+                self._reads_done.notify_all()
         return rows
 
     def _parse(self, row: Row) -> LogEntry:

@@ -4,6 +4,7 @@ processes: `store.open()` gives another handle on the same data."""
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -189,3 +190,22 @@ def test_tool_call_pairs_keep_their_ids(store: Store) -> None:
     )
     again = [e for e in log.entries("c1") if isinstance(e, StoredEvent)]
     assert [e.event for e in again] == [s.event for s in stored]
+
+
+def test_a_damaged_row_is_an_entry_of_its_own_where_a_store_can_hold_one(store: Store) -> None:
+    log = store.handle()
+    if not isinstance(log, SqliteEventLog):
+        pytest.skip("only a file can hold bytes that do not parse")
+    before = log.append("c1", [user("before")])
+    conn = sqlite3.connect(log.path)
+    with conn:
+        conn.execute(
+            "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+            " VALUES ('c1', 'message', 1, '{not json', 0)"
+        )
+    conn.close()
+    after = log.append("c1", [user("after")])
+    got = log.entries("c1", after_seq=before[0].seq)
+    assert [type(e).__name__ for e in got] == ["DamagedEvent", "StoredEvent"]
+    assert got[1].seq == after[0].seq
+    assert [e.seq for e in log.load_live("c1").events] == [before[0].seq, after[0].seq]
