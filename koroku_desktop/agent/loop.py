@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
@@ -162,15 +163,31 @@ class Agent:
             raise RuntimeError("Agent.load() has not run yet")
         return self._view
 
-    def append(self, events: Sequence[Event]) -> list[StoredEvent]:
-        """Append to the log, fold into the live context, tell subscribers."""
-        stored = self.log.append(self.conversation_id, events, turn_id=self._gate.turn_id)
+    async def append(self, events: Sequence[Event]) -> list[StoredEvent]:
+        """Append to the log in a worker thread, fold into the live context, tell subscribers.
+
+        A cancel while the write runs still waits for it and folds it (the log has it).
+        """
+        write = asyncio.to_thread(
+            self.log.append, self.conversation_id, events, turn_id=self._gate.turn_id
+        )
+        pending = asyncio.ensure_future(write)
+        try:
+            stored = await asyncio.shield(pending)
+        except asyncio.CancelledError:
+            self._fold(await pending)
+            raise
+        self._fold(stored)
+        return stored
+
+    def _fold(self, stored: list[StoredEvent]) -> None:
         for item in stored:
+            if item.seq <= self._gate.seen_seq:
+                continue  # a follow step read it first and folded it already
             self._gate.saw(item.seq)
             if self._view is not None:
                 self._view.apply(item)
             self.hooks.on_event_appended(item)
-        return stored
 
     @property
     def busy(self) -> bool:
@@ -216,7 +233,7 @@ class Agent:
     async def clear(self, *, wait: bool = True) -> None:
         """Start afresh: append a `cleared` event (nothing is deleted), under the lease."""
         async with self.hold_turn(wait=wait, counted=True):
-            self.append([ClearedEvent()])
+            await self.append([ClearedEvent()])
             self.hooks.on_context_meter(self.context_meter())
 
     def context_meter(self) -> ContextMeter:
@@ -224,35 +241,8 @@ class Agent:
         return ContextMeter(self.estimate_context_tokens(), self.options.compact_at_tokens)
 
     def estimate_context_tokens(self) -> int:
-        """Last reported prompt size plus ~4 characters a token for what came after it.
-
-        Usage reported before the latest compaction is stale (it measured the old context):
-        then the compaction's `tokens_after` is the base, or everything is estimated.
-        """
-        if self._view is None:
-            return 0
-        summary = self._view.summary
-        base: int | None = None
-        tail_chars = 0
-        for stored in reversed(self._view.messages):
-            event = stored.event
-            if not isinstance(event, MessageEvent):
-                continue
-            fresh = stored.seq > self._view.boundary_seq
-            if fresh and event.usage and event.usage.prompt_tokens is not None:
-                base = event.usage.prompt_tokens + (event.usage.output_tokens or 0)
-                break
-            if not fresh and summary is not None and summary.tokens_after is not None:
-                base = summary.tokens_after
-                break
-            tail_chars += sum(len(p.model_dump_json()) for p in event.parts)
-        if base is None:
-            base = 0
-            if summary is not None and summary.tokens_after is not None:
-                base = summary.tokens_after
-            elif summary is not None:
-                tail_chars += len(summary.summary)
-        return base + tail_chars // 4
+        """The live context's size in tokens, estimated (see `context_size.estimate_tokens`)."""
+        return 0 if self._view is None else estimate_tokens(self._view)
 
     def request(
         self, tools_offered: bool = True, contents: list[MessageEvent] | None = None
@@ -281,15 +271,17 @@ class Agent:
             log.warning(
                 "answering %d dangling tool call(s) from an interrupted turn", len(repair.parts)
             )
-            self.append([repair])
+            await self.append([repair])
         if text is not None:
-            self.append([MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])])
+            await self.append(
+                [MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])]
+            )
         self.hooks.on_turn_started(text)
         state = _TurnState(calls_made=view.tool_calls_since_user_turn())
         try:
             return await self._loop(state)
         except asyncio.CancelledError:
-            self._after_cancel(state)
+            await self._after_cancel(state)
             return TurnResult(
                 text="".join(state.partial_text),
                 tool_calls=state.executed,
@@ -317,7 +309,7 @@ class Agent:
                     text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
                 )
             state.partial_text = []
-            self.append([reply])
+            await self.append([reply])
             self.hooks.on_model_response(reply)
             calls = reply.function_calls
             if not calls:
@@ -335,7 +327,7 @@ class Agent:
                     f"I stopped after {state.executed} tool calls (the limit for one turn). "
                     "Tell me how you would like to go on."
                 )
-                self.append(
+                await self.append(
                     [MessageEvent(role="model", origin="model", parts=[TextPart(text=note)])]
                 )
                 return TurnResult(
@@ -358,9 +350,9 @@ class Agent:
                 )
                 for c in calls[len(responses) :]
             )
-            self.append([MessageEvent(role="user", origin="tools", parts=responses)])
+            await self.append([MessageEvent(role="user", origin="tools", parts=responses)])
             raise
-        self.append([MessageEvent(role="user", origin="tools", parts=responses)])
+        await self.append([MessageEvent(role="user", origin="tools", parts=responses)])
 
     async def _run_call(self, call: FunctionCallPart, state: _TurnState) -> FunctionResponsePart:
         self.hooks.on_tool_call(call)
@@ -388,11 +380,11 @@ class Agent:
         self.hooks.on_tool_result(call, part, ok)
         return part
 
-    def _after_cancel(self, state: _TurnState) -> None:
+    async def _after_cancel(self, state: _TurnState) -> None:
         """Leave the log consistent after a cancel: partial text kept, dangling calls answered."""
         if state.partial_text:
             text = "".join(state.partial_text)
-            self.append(
+            await self.append(
                 [
                     MessageEvent(
                         role="model", origin="model", parts=[TextPart(text=text + "\n\n[stopped]")]
@@ -401,4 +393,4 @@ class Agent:
             )
         repair = self.view.repair(CANCELLED)
         if repair is not None:
-            self.append([repair])
+            await self.append([repair])

@@ -166,19 +166,9 @@ class SqliteEventLog:
         with db.atomic("IMMEDIATE"):
             conn = db.conn()
             for item, payload, text in prepared:
-                cursor = conn.execute(
-                    sql,
-                    (
-                        item.conversation_id,
-                        item.event.kind,
-                        SCHEMA_VERSION,
-                        payload,
-                        item.created_at,
-                        item.event_id,
-                        item.turn_id,
-                        item.writer,
-                    ),
-                )
+                row = (item.conversation_id, item.event.kind, SCHEMA_VERSION, payload)
+                identity = (item.created_at, item.event_id, item.turn_id, item.writer)
+                cursor = conn.execute(sql, row + identity)
                 if cursor.rowcount == 0:
                     continue  # merge: already known
                 seq = int(cursor.lastrowid or 0)
@@ -192,11 +182,8 @@ class SqliteEventLog:
     # -- following -------------------------------------------------------------------------
 
     def data_version(self) -> int:
-        """A number that changes after any commit to the file (any process, any connection).
-
-        SQLite's `PRAGMA data_version` on a connection kept for this alone: one cheap call
-        tells a follower whether to read `entries(after_seq=...)` at all.
-        """
+        """Changes after any commit to the file by anyone (`PRAGMA data_version` on a
+        connection kept for this alone): a follower's cheap test before reading anything."""
         with self._watch_lock:
             if self._closed:
                 raise StoreClosedError(f"event log {self.path} is closed")

@@ -58,12 +58,12 @@ async def test_catch_up_folds_turns_and_a_compaction_made_elsewhere(tmp_path: Pa
     log, board = InMemoryEventLog(), LeaseBoard()
     window, terminal = agent_on(log, board, "app", tmp_path), agent_on(log, board, "ask", tmp_path)
     async with window.hold_turn():
-        window.append([text("user", "q1"), text("model", "a1")])
+        await window.append([text("user", "q1"), text("model", "a1")])
     await terminal.load()
     async with terminal.hold_turn():
-        q2 = terminal.append([text("user", "q2"), text("model", "a2")])
-        terminal.append([text("user", "q3"), text("model", "a3")])
-        terminal.append(
+        q2 = await terminal.append([text("user", "q2"), text("model", "a2")])
+        await terminal.append([text("user", "q3"), text("model", "a3")])
+        await terminal.append(
             [CompactionEvent(summary="S", covers_up_to_seq=q2[0].seq - 1, kept_from_seq=q2[0].seq)]
         )
     seen: list[int] = []
@@ -81,10 +81,10 @@ async def test_a_clear_made_elsewhere_empties_the_view(tmp_path: Path) -> None:
     log, board = InMemoryEventLog(), LeaseBoard()
     a, b = agent_on(log, board, "app", tmp_path), agent_on(log, board, "chat", tmp_path)
     async with a.hold_turn():
-        a.append([text("user", "q1"), text("model", "a1")])
+        await a.append([text("user", "q1"), text("model", "a1")])
     async with b.hold_turn():
-        b.append([ClearedEvent()])
-        b.append([text("user", "after")])
+        await b.append([ClearedEvent()])
+        await b.append([text("user", "after")])
     async with a.hold_turn():  # a turn catches up first
         assert a.view.contents() == fresh_contents(log)
         assert len(a.view.contents()) == 1
@@ -103,10 +103,12 @@ async def test_a_second_front_end_waits_for_the_turn_and_then_sees_it(tmp_path: 
         async with terminal.hold_turn():
             order.append("terminal in")
             # A call the terminal is running: nobody may "repair" it meanwhile.
-            terminal.append([MessageEvent(role="model", parts=[FunctionCallPart(name="bash")])])
+            await terminal.append(
+                [MessageEvent(role="model", parts=[FunctionCallPart(name="bash")])]
+            )
             inside.set()
             await release.wait()
-            terminal.append([text("user", "result"), text("model", "done")])
+            await terminal.append([text("user", "result"), text("model", "done")])
             order.append("terminal out")
 
     async def window_turn() -> None:
