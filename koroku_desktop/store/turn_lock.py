@@ -82,6 +82,8 @@ class SqliteTurnLock:
             self._conn = sqlite3.connect(
                 self.path, timeout=5, isolation_level=None, check_same_thread=False
             )
+            # A lease need not survive a power cut (it would have expired): no fsync.
+            self._conn.execute("PRAGMA synchronous = normal")
         return self._conn
 
     def close(self) -> None:
