@@ -28,6 +28,7 @@ from koroku_desktop.config import (
     resolve_api_key,
 )
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.ids import writer_name
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
@@ -43,6 +44,7 @@ from koroku_desktop.store.db_errors import (
 from koroku_desktop.store.doctor import diagnose as check_database
 from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
@@ -141,6 +143,8 @@ class Runtime:
     compactor: Compactor = field(default_factory=Compactor)
     mcp: McpManager | None = None
     """The MCP servers of mcp.json (start them with `start_mcp`, stop with `stop_mcp`)."""
+    turn_lock: SqliteTurnLock | None = None
+    """The cross-process turn lease (None for a read-only runtime, which runs no turns)."""
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -201,7 +205,9 @@ class Runtime:
             await self.mcp.stop()
 
     def close(self) -> None:
-        """Close the database."""
+        """Give back the turn lease (if held) and close the database."""
+        if self.turn_lock is not None:
+            self.turn_lock.close()
         self.log.close()
 
 
@@ -230,15 +236,24 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
 
 
 def build_runtime(
-    approver: Approver, paths: Paths | None = None, *, read_only: bool = False
+    approver: Approver,
+    paths: Paths | None = None,
+    *,
+    read_only: bool = False,
+    front_end: str = "app",
 ) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
     `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
-    `open_event_log`)."""
+    `open_event_log`).
+
+    `front_end` (app, ask, chat, compact...) is recorded on every event written and on the
+    turn lease, so another front end can say whose turn it is waiting for.
+    """
     paths = paths or default_paths()
     settings_store = SettingsStore.open(paths)
     settings = settings_store.effective
-    event_log = open_event_log(paths.db, read_only=read_only)
+    event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
+    turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
     tools = ToolRegistry(paths.tools)
     mcp = mcp_manager(paths)
     tools.add_source(mcp)
@@ -261,11 +276,23 @@ def build_runtime(
         options,
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
+        turn_lock=turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor, mcp)
+    runtime = Runtime(
+        paths,
+        settings_store,
+        event_log,
+        tools,
+        policy,
+        model,
+        agent,
+        compactor,
+        mcp=mcp,
+        turn_lock=turn_lock,
+    )
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime

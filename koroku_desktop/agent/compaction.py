@@ -195,7 +195,7 @@ class Compactor:
             tokens_before=tokens_before,
             tokens_after=tokens_after,
         )
-        agent.append([event])
+        await agent.append([event])
         self.last_problem = None
         await self._remember(agent, summary)
         agent.hooks.on_context_meter(agent.context_meter())

@@ -19,10 +19,11 @@ from typing import Any
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.cli.text_input import argument_text
+from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.render.text import when
-from koroku_desktop.runtime import write_log_export
+from koroku_desktop.runtime import Runtime, write_log_export
 from koroku_desktop.store.portable import (
     ExportFormatError,
     LogNotEmptyError,
@@ -52,12 +53,18 @@ def register(sub: Any) -> None:
     export.set_defaults(handler=cmd_export)
 
 
+async def _compact_held(runtime: Runtime) -> CompactionEvent | None:
+    """Compact under the turn lease (waits for a running turn), after catching up."""
+    async with runtime.agent.hold_turn():
+        return await runtime.compactor.compact_now(runtime.agent)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     """Compact the live context now; print the token counts before and after."""
     try:
-        with open_runtime(TerminalApprover(), need_key=True) as runtime:
+        with open_runtime(TerminalApprover(), need_key=True, front_end="compact") as runtime:
             compactor = runtime.compactor
-            event = asyncio.run(compactor.compact_now(runtime.agent))
+            event = asyncio.run(_compact_held(runtime))
             problem = compactor.last_problem
     except CliExit as exc:
         return exc.code

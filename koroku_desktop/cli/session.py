@@ -28,16 +28,21 @@ class CliExit(Exception):
 
 @contextmanager
 def open_runtime(
-    approver: Approver, *, need_key: bool, read_only: bool = False
+    approver: Approver,
+    *,
+    need_key: bool,
+    read_only: bool = False,
+    front_end: str = "terminal",
 ) -> Iterator[Runtime]:
     """Build the runtime; exit 2 with a clear message on bad settings or a missing key.
 
     A database that cannot be opened or written (damaged, read-only, locked, disk full),
     now or while the command runs, exits 1 with one line saying so and the way out.
     `read_only` is for commands that only read: they then work on a read-only data dir.
+    `front_end` names this process in the turn lease (`waiting for the turn running in ...`).
     """
     try:
-        runtime = build_runtime(approver, read_only=read_only)
+        runtime = build_runtime(approver, read_only=read_only, front_end=front_end)
     except SettingsError as exc:
         print(f"koroku: {exc}", file=sys.stderr)
         raise CliExit(2) from None

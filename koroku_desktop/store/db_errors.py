@@ -95,7 +95,9 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-def open_event_log(path: Path, *, read_only: bool = False) -> SqliteEventLog:
+def open_event_log(
+    path: Path, *, read_only: bool = False, writer: str | None = None
+) -> SqliteEventLog:
     """Open the log; `DatabaseUnavailable` (one line, with the way out) when it cannot be.
 
     `read_only` (commands that only read): when the file cannot be opened for writing (a
@@ -105,15 +107,15 @@ def open_event_log(path: Path, *, read_only: bool = False) -> SqliteEventLog:
     try:
         if read_only and path.is_file() and not _writable(path):
             try:
-                return SqliteEventLog(path, read_only=True)
+                return SqliteEventLog(path, read_only=True, writer=writer)
             except MigrationNeeded:
                 pass  # try the normal open below, which reports why it cannot write
-        return SqliteEventLog(path)
+        return SqliteEventLog(path, writer=writer)
     except DB_ERRORS as exc:
         error: BaseException = exc
         if read_only and path.is_file():
             try:
-                return SqliteEventLog(path, read_only=True)
+                return SqliteEventLog(path, read_only=True, writer=writer)
             except MigrationNeeded:
                 pass  # an older file must be migrated, which writes: report the first error
             except DB_ERRORS as second:

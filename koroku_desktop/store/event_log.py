@@ -7,6 +7,7 @@ Each thread gets its own connection; WAL lets readers run while a writer appends
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import logging
@@ -29,6 +30,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
@@ -39,9 +41,10 @@ from koroku_desktop.store.searchable import fts_query, searchable_text
 log = logging.getLogger(__name__)
 
 _INSERT_EVENT = (
-    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at,"
+    " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_MERGE_EVENT = _INSERT_EVENT + " ON CONFLICT (event_id) DO NOTHING"
 _SEARCH = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, CAST(e.payload AS BLOB),"
     " snippet(events_fts, 0, '[[', ']]', '…', 16)"
@@ -62,15 +65,21 @@ class SqliteEventLog:
     instances or processes may open one file and see each other's appends.
     """
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, writer: str | None = None) -> None:
         """`read_only` opens an existing file without writing to it or its folder (for the
-        commands that only read); it raises `MigrationNeeded` if the file must be upgraded."""
+        commands that only read); it raises `MigrationNeeded` if the file must be upgraded.
+        `writer` is recorded on every event this instance appends (`<front end>@<host>`)."""
         self.path = Path(path)
         self.read_only = read_only
+        self.writer = writer or writer_name("koroku")
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
         if not read_only:
             prepare_file(self.path)
         self._db = KorokuDatabase(self.path, read_only=read_only)
         self._closed = False
+        self._reads = 0
+        self._reads_done = threading.Condition()
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
         if read_only:
@@ -95,6 +104,14 @@ class SqliteEventLog:
         except Exception as exc:  # closing must not fail; the text stays pending for next time
             log.info("could not fold pending search text on close: %s", exc)
         self._closed = True
+        # A reader in a worker thread (the viewer, a follow step) may still be inside SQLite:
+        # closing its connection under it would crash the process. Let it finish first.
+        with self._reads_done:
+            self._reads_done.wait_for(lambda: self._reads == 0, timeout=5)
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
         self._db.close_all()
 
     def __enter__(self) -> SqliteEventLog:
@@ -125,41 +142,81 @@ class SqliteEventLog:
         """The text indexed for `event`; a hook so benchmarks can measure without FTS."""
         return searchable_text(event)
 
-    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+    def append(
+        self, conversation_id: str, events: Sequence[Event], *, turn_id: str | None = None
+    ) -> list[StoredEvent]:
         """Write events in one transaction (with their search text); return them with seqs.
 
+        Each gets a new event id; all get `turn_id` (default: the first one's event id).
         Raises `sqlite3.Error` if the write fails; then nothing of the call was written.
         """
         if not events:
             return []
         now = time.time()
+        ids = [new_id() for _ in events]
+        turn = turn_id or ids[0]
+        incoming = [
+            StoredEvent(0, conversation_id, now, event, event_id, turn, self.writer)
+            for event, event_id in zip(events, ids, strict=True)
+        ]
+        return self._insert(incoming, _INSERT_EVENT)
+
+    def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
+        """Insert events written elsewhere, keeping their ids, turn, writer and time.
+
+        Idempotent on the event id: an event already in the log is skipped (what a sync
+        re-delivering events needs). Returns the events inserted, with their new local seqs.
+        """
+        return self._insert(list(incoming), _MERGE_EVENT)
+
+    def _insert(self, incoming: list[StoredEvent], sql: str) -> list[StoredEvent]:
         prepared = [
-            (
-                event,
-                event.model_dump_json(exclude_none=True),
-                self._search_text(event),
-            )
-            for event in events
+            (item, item.event.model_dump_json(exclude_none=True), self._search_text(item.event))
+            for item in incoming
         ]
         db = self._conn()
         stored: list[StoredEvent] = []
+        staged = 0
         with db.atomic("IMMEDIATE"):
             conn = db.conn()
-            for event, payload, text in prepared:
-                cursor = conn.execute(
-                    _INSERT_EVENT, (conversation_id, event.kind, SCHEMA_VERSION, payload, now)
-                )
+            for item, payload, text in prepared:
+                row = (item.conversation_id, item.event.kind, SCHEMA_VERSION, payload)
+                identity = (item.created_at, item.event_id, item.turn_id, item.writer)
+                cursor = conn.execute(sql, row + identity)
+                if cursor.rowcount == 0:
+                    continue  # merge: already known
                 seq = int(cursor.lastrowid or 0)
                 if text:
                     self.index.stage(conn, seq, text)
-                stored.append(StoredEvent(seq, conversation_id, now, event))
-        self.index.staged(sum(1 for _, _, text in prepared if text))
+                    staged += 1
+                stored.append(dataclasses.replace(item, seq=seq))
+        self.index.staged(staged)
         return stored
+
+    # -- following -------------------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """Changes after any commit to the file by anyone (`PRAGMA data_version` on a
+        connection kept for this alone): a follower's cheap test before reading anything."""
+        with self._watch_lock:
+            if self._closed:
+                raise StoreClosedError(f"event log {self.path} is closed")
+            if self._watch is None:
+                self._watch = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
+            return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     # -- reading ---------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        rows: list[Row] = self._conn().conn().execute(sql, tuple(params)).fetchall()
+        with self._reads_done:
+            db = self._conn()
+            self._reads += 1
+        try:
+            rows: list[Row] = db.conn().execute(sql, tuple(params)).fetchall()
+        finally:
+            with self._reads_done:
+                self._reads -= 1
+                self._reads_done.notify_all()
         return rows
 
     def _parse(self, row: Row) -> LogEntry:

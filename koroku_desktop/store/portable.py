@@ -34,8 +34,8 @@ EXPORT_VERSION = 1
 HEADER_PROBE_BYTES = 4096
 _HEADER = re.compile(rb'^\s*\{\s*"format"\s*:\s*"koroku-export"')
 _INSERT = (
-    "INSERT INTO events (seq, conversation_id, kind, schema_version, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?)"
+    "INSERT INTO events (seq, conversation_id, kind, schema_version, payload, created_at,"
+    " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _PAGE = 2000
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -117,6 +117,9 @@ def entry_record(entry: LogEntry) -> dict[str, Any]:
         kind=entry.event.kind,
         schema_version=int(payload.get("schema_version", SCHEMA_VERSION)),
         payload=payload,
+        event_id=entry.event_id,
+        turn_id=entry.turn_id,
+        writer=entry.writer,
     )
     return record
 
@@ -246,8 +249,16 @@ def _row(record: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
         version,
         payload_text,
         float(record["created_at"]),
+        # Ids travel with the events (older exports have none: read back as legacy ids).
+        _text_or_none(record.get("event_id")),
+        _text_or_none(record.get("turn_id")),
+        _text_or_none(record.get("writer")),
     )
     return row, text
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def import_export(log: SqliteEventLog, path: Path) -> PortableImport:

@@ -118,6 +118,7 @@ class Desktop(QObject):
             signal.connect(self._update_tray)
         b.turn_finished.connect(self._turn_finished)
         b.approval_requested.connect(self._approval_waiting)
+        b.waiting_changed.connect(self._show_waiting)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -138,6 +139,8 @@ class Desktop(QObject):
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
         await self.bridge.load_live()
+        # Turns and compactions made in a terminal (or another app) appear here live.
+        self.bridge.follow(self.runtime.log.data_version)
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
 
@@ -296,6 +299,14 @@ class Desktop(QObject):
             self.tray.notify("Koroku: the request failed", first_line(result.error.message))
         else:
             self.tray.notify("Koroku answered", first_line(result.text))
+
+    def _show_waiting(self, text: str) -> None:
+        """While another front end's turn runs, say so in the chat window's status bar."""
+        bar = self.window.statusBar()
+        if text:
+            bar.showMessage(f"◌ {text}…")
+        else:
+            bar.clearMessage()
 
     def _approval_waiting(self, pending: PendingApproval) -> None:
         if self.tray is not None and self._nobody_looking():
