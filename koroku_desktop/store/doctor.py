@@ -20,7 +20,7 @@ from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.store.database import read_only_uri
 from koroku_desktop.store.doctor_pages import scan_pages
 from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.rows import COLUMNS, Row, parse_row
+from koroku_desktop.store.rows import COLUMNS, Row, decode_payload, parse_row, row_identity
 from koroku_desktop.store.searchable import searchable_text
 
 _SCAN_LIMIT = 1 << 62
@@ -115,8 +115,16 @@ def readable_rows(conn: sqlite3.Connection, lost: list[tuple[int, int]]) -> Iter
         try:
             for row in conn.execute(sql, (start,)):
                 last = int(row[0])
-                seq, conversation_id, kind, version, payload, created_at = row
-                yield (seq, _text(conversation_id), _text(kind), version, payload, created_at)
+                seq, conversation_id, kind, version, payload, created_at, *identity = row
+                yield (
+                    seq,
+                    _text(conversation_id),
+                    _text(kind),
+                    version,
+                    payload,
+                    created_at,
+                    *(None if value is None else _text(value) for value in identity),
+                )
             return
         except sqlite3.DatabaseError:
             pass
@@ -207,11 +215,22 @@ def recover(path: Path) -> Recovery:
     try:
         with target:
             for row in rows:
-                seq, conversation_id, kind, version, payload, created_at = row
+                seq, conversation_id, kind, version, payload, created_at, *identity = row
+                # The ids survive (a row from before m004 gets the id its migration would give).
+                ids = row_identity(seq, created_at, decode_payload(payload), list(identity))
                 target.execute(
                     "INSERT INTO events (seq, conversation_id, kind, schema_version, payload,"
-                    " created_at) VALUES (?, ?, ?, ?, CAST(? AS TEXT), ?)",
-                    (seq, conversation_id, kind, version or 1, payload, created_at or time.time()),
+                    " created_at, event_id, turn_id, writer)"
+                    " VALUES (?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?)",
+                    (
+                        seq,
+                        conversation_id,
+                        kind,
+                        version or 1,
+                        payload,
+                        created_at or time.time(),
+                        *ids,
+                    ),
                 )
                 entry = parse_row(row)
                 if isinstance(entry, StoredEvent) and (text := searchable_text(entry.event)):

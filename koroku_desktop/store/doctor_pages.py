@@ -68,9 +68,10 @@ def _record(payload: bytes) -> list[tuple[int, object]]:
 
 def _as_event_row(rowid: int, fields: list[tuple[int, object]]) -> Row | None:
     """The row if the record has the shape of an `events` row, else None."""
-    if len(fields) != 6 or fields[0][0] != 0:
-        return None
-    (_, _), (ck, conv), (kk, kind), (vk, version), (pk, payload), (tk, created) = fields
+    if len(fields) not in (6, 9) or fields[0][0] != 0:
+        return None  # 6 columns before migration m004, 9 (with the ids) after it
+    (_, _), (ck, conv), (kk, kind), (vk, version), (pk, payload), (tk, created) = fields[:6]
+    identity = [_identity_text(value) for _, value in fields[6:]]
     if not (ck >= 13 and ck % 2 and kk >= 13 and kk % 2 and pk >= 12):
         return None
     if vk not in (*_INTS, 8, 9) or tk not in (*_INTS, 7, 8, 9):
@@ -80,7 +81,14 @@ def _as_event_row(rowid: int, fields: list[tuple[int, object]]) -> Row | None:
         conversation_id, kind_text = conv.decode("utf-8"), kind.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return (rowid, conversation_id, kind_text, version, payload, created)
+    return (rowid, conversation_id, kind_text, version, payload, created, *identity)
+
+
+def _identity_text(value: object) -> str | None:
+    """An id column's value as text (None where it is NULL or unreadable)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace") or None
+    return None
 
 
 class _File:

@@ -69,6 +69,11 @@ def test_corrupted_pages_are_reported_and_every_readable_event_recovered(
     assert "event 0 " in history.stdout and f"event {EVENTS - 1} " in history.stdout
     search = koroku.run("search", "event")
     assert search.returncode == 0, search.stderr
+    # Recovered events keep their global ids (what a later sync merges on).
+    with sqlite3.connect(kept[0]) as before, sqlite3.connect(koroku.home / "koroku.db") as after:
+        after_ids = dict(after.execute("SELECT seq, event_id FROM events").fetchall())
+        sample = before.execute("SELECT seq, event_id FROM events WHERE seq <= 20").fetchall()
+    assert sample and all(after_ids.get(seq) == event_id for seq, event_id in sample)
 
 
 def test_truncated_file_keeps_what_precedes_the_cut(koroku: Koroku) -> None:
