@@ -6,13 +6,15 @@ Checks, each in a fresh temporary KOROKU_HOME with QT_QPA_PLATFORM=offscreen and
 `--version`; `--self-check` (database, every window, google.genai); `ask` answered by the fake
 Gemini server from tests/fakes (the frozen SDK's real HTTP path, with the certifi fallback
 for a machine without CA certificates); and `install-desktop` / `--uninstall` into a temporary
-XDG_DATA_HOME (the bundled resources).
+XDG_DATA_HOME (the bundled resources); `mcp list` against a real stdio MCP server (the bundled
+MCP SDK).
 Prints PASS/FAIL per check and the start times; exits 1 if any check fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -47,10 +49,16 @@ def base_env(home: Path) -> dict[str, str]:
 
 
 def run(
-    command: Sequence[str], env_extra: dict[str, str] | None = None, stdin: str = ""
+    command: Sequence[str],
+    env_extra: dict[str, str] | None = None,
+    stdin: str = "",
+    prepare: Callable[[Path], None] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Run `command` in a fresh data dir; the result and its wall time in seconds."""
+    """Run `command` in a fresh data dir (`prepare` may fill it first); the result and its
+    wall time in seconds."""
     with tempfile.TemporaryDirectory(prefix="koroku-smoke-") as tmp:
+        if prepare is not None:
+            prepare(Path(tmp))
         env = base_env(Path(tmp))
         env.update(env_extra or {})
         started = time.perf_counter()
@@ -118,6 +126,27 @@ def check_ask(koroku: list[str]) -> float:
     return seconds
 
 
+def check_mcp(koroku: list[str]) -> float:
+    """`koroku mcp list` starts a real stdio MCP server through the bundled `mcp` SDK.
+
+    The server is tests/mcp/servers/tool_server.py run by this Python (which has the SDK);
+    the frozen app must connect to it, list its tools and stop it.
+    """
+    server = ROOT / "tests" / "mcp" / "servers" / "tool_server.py"
+
+    def write_config(home: Path) -> None:
+        config = {"mcpServers": {"smoke": {"command": sys.executable, "args": [str(server)]}}}
+        (home / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+
+    result, seconds = run([*koroku, "mcp", "list", "--json", "--wait", "60"], prepare=write_config)
+    expect(result, 0, '"name": "smoke"')
+    servers = json.loads(result.stdout)["servers"]
+    tools = {t["name"] for t in servers[0]["tools"]}
+    if servers[0]["status"] != "ready" or "echo" not in tools:
+        raise CheckFailed(f"the MCP server did not come up in the frozen app: {servers[0]}")
+    return seconds
+
+
 def check_install_desktop(koroku: list[str]) -> float:
     """`install-desktop` writes a launcher running this binary and the icons; --uninstall."""
     with tempfile.TemporaryDirectory(prefix="koroku-xdg-") as xdg:
@@ -142,6 +171,7 @@ CHECKS: list[tuple[str, Callable[[list[str]], float]]] = [
     ("--version", check_version),
     ("--self-check", check_self_check),
     ("ask (fake Gemini)", check_ask),
+    ("mcp list (a stdio server)", check_mcp),
     ("install-desktop", check_install_desktop),
 ]
 

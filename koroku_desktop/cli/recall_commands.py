@@ -11,15 +11,19 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
+from koroku_desktop.cli.text_input import argument_text
+from koroku_desktop.domain.events import CompactionEvent
+from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.render.text import when
-from koroku_desktop.runtime import write_log_export
+from koroku_desktop.runtime import Runtime, write_log_export
 from koroku_desktop.store.portable import (
     ExportFormatError,
     LogNotEmptyError,
@@ -49,12 +53,18 @@ def register(sub: Any) -> None:
     export.set_defaults(handler=cmd_export)
 
 
+async def _compact_held(runtime: Runtime) -> CompactionEvent | None:
+    """Compact under the turn lease (waits for a running turn), after catching up."""
+    async with runtime.agent.hold_turn():
+        return await runtime.compactor.compact_now(runtime.agent)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     """Compact the live context now; print the token counts before and after."""
     try:
-        with open_runtime(TerminalApprover(), need_key=True) as runtime:
+        with open_runtime(TerminalApprover(), need_key=True, front_end="compact") as runtime:
             compactor = runtime.compactor
-            event = asyncio.run(compactor.compact_now(runtime.agent))
+            event = asyncio.run(_compact_held(runtime))
             problem = compactor.last_problem
     except CliExit as exc:
         return exc.code
@@ -99,9 +109,9 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
 
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the matches: seq, date, role and a highlighted snippet, newest first."""
-    query = " ".join(args.query)
+    query = argument_text(args.query)
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             hits = runtime.log.search(query, max(1, args.limit))
     except CliExit as exc:
         return exc.code
@@ -125,7 +135,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the whole log (or the live context) as Markdown or as importable JSON."""
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             if args.output:
                 count = runtime.export_to_file(args.format, args.live, args.output)
             else:
@@ -162,4 +172,56 @@ def import_koroku_export(path: Path) -> int:
         f"imported {report.imported} event(s) from a Koroku export "
         f"(#{report.first_seq}–#{report.last_seq})"
     )
+    print_repairs(report.repairs)
+    try:
+        compact_long_history()
+    except CliExit as exc:
+        return exc.code
     return 0
+
+
+def compact_long_history() -> None:
+    """After an import: compact a live context over the threshold now, showing progress.
+
+    Without a key it is left for the first turn (which meanwhile sends only recent turns).
+    """
+    with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        agent = runtime.agent
+
+        async def run() -> None:
+            await agent.load()
+            long = agent.view.unloaded is not None
+            if not long and agent.estimate_context_tokens() < agent.options.compact_at_tokens:
+                return
+            if not runtime.model.has_key:
+                print(
+                    "koroku: the imported history is long; it will be compacted after the "
+                    "next turn (no API key now)",
+                    file=sys.stderr,
+                )
+                return
+            print("koroku: the imported history is long; compacting it now", file=sys.stderr)
+            if await runtime.compactor.compact_now(agent) is None:
+                print(f"koroku: not compacted: {runtime.compactor.last_problem}", file=sys.stderr)
+
+        runtime.compactor.progress.append(compaction_progress)
+        asyncio.run(run())
+
+
+def compaction_progress(done: int, total: int) -> None:
+    """Progress of a compaction that takes several requests, on stderr."""
+    if total > 1:
+        print(f"koroku: compacting a long history: part {done} of {total}", file=sys.stderr)
+
+
+def print_repairs(repairs: Sequence[Fix]) -> None:
+    """Say which imported events break Gemini's history rules and how requests repair them."""
+    if not repairs:
+        return
+    print(
+        f"note: {len(repairs)} problem(s) with tool calls and their responses; the log keeps "
+        "them as imported, and every request to the model repairs them:",
+        file=sys.stderr,
+    )
+    for fix in repairs[:20]:
+        print(f"  #{fix.seq}: {fix.action}", file=sys.stderr)

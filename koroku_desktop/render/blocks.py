@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 Speaker = Literal["user", "model", "tools", "repair", "marker"]
 """Who an entry is from: the person, the model, Koroku's tool runner, a repair of an
-interrupted call, or nobody (a marker: compaction, clear, damaged row)."""
+interrupted call, or nobody (a marker: compaction, clear, set-aside message, damaged row)."""
 
 
 @dataclass(slots=True)
@@ -77,6 +77,13 @@ class UnknownBlock:
 
 
 @dataclass(slots=True)
+class NoticeBlock:
+    """A note under a message, e.g. an answer cut off by the output limit or a safety stop."""
+
+    text: str
+
+
+@dataclass(slots=True)
 class CompactionBlock:
     """Marker: the history up to `covers_up_to_seq` was folded into `summary`."""
 
@@ -90,6 +97,14 @@ class CompactionBlock:
 @dataclass(slots=True)
 class ClearedBlock:
     """Marker: the person cleared the conversation (nothing was deleted)."""
+
+
+@dataclass(slots=True)
+class RejectedBlock:
+    """Marker: message `rejected_seq` was set aside (too large for the model); kept in the log."""
+
+    rejected_seq: int
+    reason: str
 
 
 @dataclass(slots=True)
@@ -109,13 +124,15 @@ Block = (
     | CodeBlock
     | AttachmentBlock
     | UnknownBlock
+    | NoticeBlock
     | CompactionBlock
     | ClearedBlock
+    | RejectedBlock
     | DamagedBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
-MarkerBlock = CompactionBlock | ClearedBlock | DamagedBlock
+MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock
 """The blocks that stand alone as an entry of their own (no speaker)."""
 
 

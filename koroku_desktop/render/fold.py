@@ -18,8 +18,10 @@ from koroku_desktop.domain.events import (
     Event,
     LogEntry,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.render.blocks import (
     AttachmentBlock,
     Block,
@@ -29,6 +31,8 @@ from koroku_desktop.render.blocks import (
     DamagedBlock,
     EntryView,
     MarkerBlock,
+    NoticeBlock,
+    RejectedBlock,
     Speaker,
     TextBlock,
     ThoughtBlock,
@@ -97,14 +101,23 @@ def event_marker(event: Event) -> MarkerBlock | None:
             )
         case ClearedEvent():
             return ClearedBlock()
+        case RejectedEvent():
+            return RejectedBlock(event.rejected_seq, event.reason)
         case _:
             assert_never(event)
 
 
+def message_blocks(event: MessageEvent) -> tuple[Block, ...]:
+    """A message's parts as blocks, then a notice when the answer ended early (cut off...)."""
+    blocks = part_blocks(event.parts)
+    notice = finish_notice(event.finish_reason)
+    return blocks if notice is None else (*blocks, NoticeBlock(notice))
+
+
 def event_blocks(event: Event) -> tuple[Block, ...]:
-    """The blocks of one event: a message's parts, or the marker a boundary event is."""
+    """The blocks of one event: a message's blocks, or the marker a boundary event is."""
     if isinstance(event, MessageEvent):
-        return part_blocks(event.parts)
+        return message_blocks(event)
     marker = event_marker(event)
     return () if marker is None else (marker,)
 
@@ -127,7 +140,7 @@ def entry_view(entry: LogEntry) -> EntryView:
             damaged = DamagedBlock(kind=entry.kind, error=entry.error, raw=entry.raw)
             return EntryView(entry.seq, entry.created_at, "marker", (damaged,), damaged)
         case StoredEvent(event=MessageEvent() as message):
-            blocks = part_blocks(message.parts)
+            blocks = message_blocks(message)
             return EntryView(entry.seq, entry.created_at, speaker(message), blocks)
         case StoredEvent(event=event):
             marker = event_marker(event)

@@ -29,6 +29,8 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
+        case b.NoticeBlock() | b.RejectedBlock():
+            return ""
         case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
             return ""
         case _:

@@ -27,6 +27,7 @@ class TurnStatus(QObject):
         bridge.approval_closed.connect(self.on_approval_closed)
         bridge.turn_finished.connect(self.on_turn_finished)
         bridge.error.connect(self.on_error)  # a failed request, or a bug inside a turn
+        bridge.waiting_changed.connect(self.on_waiting_changed)  # another front end's turn
         self._running = False
         self._tool: str | None = None
 

@@ -160,7 +160,7 @@ class ChatWindow(QMainWindow):
 
     def _setup_done(self) -> None:
         self.setup_card = None
-        self.hide_notice()
+        self.hide_hint()
 
     def _card_gone(self) -> None:
         QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
@@ -212,6 +212,7 @@ class ChatWindow(QMainWindow):
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
+        bridge.status.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- content -----------------------------------------------------------------------
 
@@ -273,18 +274,18 @@ class ChatWindow(QMainWindow):
         if looks_like_api_key(text):
             if self.input.history and self.input.history[-1] == text:
                 self.input.history.pop()  # never recallable with Up
-            self.show_notice(
+            self.show_hint(
                 "That looks like an API key, so it was not sent to the conversation. "
                 + self._key_hint()
             )
             return
         if self.setup_card is not None and not self.setup_card.model.has_key:
             self.input.setPlainText(text)
-            self.show_notice(
+            self.show_hint(
                 "Koroku needs a Gemini API key before it can answer. " + self._key_hint()
             )
             return
-        self.hide_notice()
+        self.hide_hint()
         self.bridge.send(text)
 
     def _key_hint(self) -> str:
@@ -296,12 +297,20 @@ class ChatWindow(QMainWindow):
             return "Set GEMINI_API_KEY in your environment (see the setup card above)."
         return "Store keys in Settings → Gemini API key."
 
-    def show_notice(self, text: str) -> None:
-        """A sentence above the message box about what just did not happen and why."""
-        self.notice.setText(text)
+    def show_notice(self, line: str) -> None:
+        """A one-line notice (e.g. an MCP server that failed) in the status bar for a while."""
+        self.statusBar().showMessage(f"⚠ {line}", 15_000)
+
+    def show_hint(self, text: str) -> None:
+        """A sentence above the message box about what just did not happen and why; several
+        stack until the next message is sent."""
+        lines = self.notice.text().splitlines() if self.notice.isVisibleTo(self) else []
+        if text not in lines:
+            lines.append(text)
+        self.notice.setText("\n".join(lines[-4:]))
         self.notice.setVisible(True)
 
-    def hide_notice(self) -> None:
+    def hide_hint(self) -> None:
         """Drop the notice above the message box."""
         self.notice.setVisible(False)
 
