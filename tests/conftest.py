@@ -54,4 +54,6 @@ def koroku_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    # No desktop portal from the developer's session (it would show its shortcut dialog).
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={home}/no-session-bus")
     yield home

@@ -7,7 +7,13 @@ import getpass
 import sys
 from typing import Any
 
-from koroku_desktop.config import KeyringUnavailable, SettingsError, default_paths, store_api_key
+from koroku_desktop.config import (
+    KeyringUnavailable,
+    SettingsError,
+    default_paths,
+    keyring_backend_name,
+    store_api_key,
+)
 from koroku_desktop.settings_store import SettingsStore, remove_grants
 
 
@@ -28,7 +34,15 @@ def register(sub: Any) -> None:
 
 
 def cmd_login(args: argparse.Namespace) -> int:
-    """Ask for the key without echo and store it in the keyring."""
+    """Ask for the key without echo and store it in the keyring (checked for first)."""
+    if keyring_backend_name() is None:
+        print(
+            "koroku login: no OS keyring is available here, so the key cannot be stored safely"
+            " (Koroku never writes it to a file). Set GEMINI_API_KEY (or GOOGLE_API_KEY) in"
+            " your environment instead, for example in ~/.profile.",
+            file=sys.stderr,
+        )
+        return 2
     try:
         key = getpass.getpass("Gemini API key (input hidden): ")
     except (EOFError, KeyboardInterrupt):

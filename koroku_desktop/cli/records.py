@@ -15,7 +15,7 @@ from koroku_desktop.cli.recall_commands import (
 )
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
-from koroku_desktop.domain.events import DamagedEvent, LogEntry, StoredEvent, dump_event
+from koroku_desktop.domain.events import DamagedEvent, LogEntry, dump_event
 from koroku_desktop.runtime import import_tutorial
 from koroku_desktop.store.portable import exported_entries, sniff
 
@@ -24,7 +24,9 @@ def register(sub: Any) -> None:
     """Add the record commands."""
     history = sub.add_parser("history", help="show the live context, or the whole log")
     history.add_argument("--all", action="store_true", help="every event ever written")
-    history.add_argument("--json", action="store_true", help="one JSON object per line")
+    form = history.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="a JSON array of events")
+    form.add_argument("--jsonl", action="store_true", help="one JSON object per line")
     history.set_defaults(handler=cmd_history)
 
     imp = sub.add_parser(
@@ -52,23 +54,25 @@ def cmd_history(args: argparse.Namespace) -> int:
     """Print the live context (what the model sees) or, with --all, the whole log."""
     try:
         with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
+            damaged = 0
+            entries: list[LogEntry]
             if args.all:
-                for entry in exported_entries(runtime.log, runtime.agent.conversation_id):
-                    if args.json:
-                        print(json.dumps(entry_json(entry), ensure_ascii=False))
-                    else:
-                        render_entry(entry, sys.stdout)
+                entries = list(exported_entries(runtime.log, runtime.agent.conversation_id))
+            else:
+                live = runtime.log.load_live(runtime.agent.conversation_id)
+                entries = [*([live.boundary] if live.boundary else []), *live.events]
+                damaged = len(live.damaged)
+            if args.json:
+                print(json.dumps([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
                 return 0
-            live = runtime.log.load_live(runtime.agent.conversation_id)
-            items: list[StoredEvent] = ([live.boundary] if live.boundary else []) + live.events
-            for stored in items:
-                if args.json:
-                    print(json.dumps(entry_json(stored), ensure_ascii=False))
+            for entry in entries:
+                if args.jsonl:
+                    print(json.dumps(entry_json(entry), ensure_ascii=False))
                 else:
-                    render_entry(stored, sys.stdout)
-            if live.damaged and not args.json:
+                    render_entry(entry, sys.stdout)
+            if damaged and not args.jsonl:
                 print(
-                    f"\n({len(live.damaged)} damaged event(s) skipped; see `koroku history --all`)",
+                    f"\n({damaged} damaged event(s) skipped; see `koroku history --all`)",
                     file=sys.stderr,
                 )
     except CliExit as exc:

@@ -27,6 +27,7 @@ from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
@@ -80,6 +81,7 @@ class Desktop(QObject):
         self.warm_up: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
+        self.global_shortcut = GlobalShortcut()
         self.welcome: WelcomeCard | None = welcome_if_first_start(
             self.window, self.runtime.settings_store, paths
         )
@@ -143,6 +145,8 @@ class Desktop(QObject):
         self.bridge.follow(self.runtime.log.data_version)
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
+        shortcut = self.runtime.settings.quick_ask_shortcut
+        self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -178,6 +182,7 @@ class Desktop(QObject):
     async def quit(self) -> None:
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
+        await self.global_shortcut.close()
         await self.bridge.shutdown()
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish

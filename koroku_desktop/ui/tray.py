@@ -9,10 +9,11 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from koroku_desktop.ui.widgets.icons import TrayState, tray_icon
 
 SHORTCUT_HELP = (
-    "Qt offers no global keyboard shortcut on Linux (X11 or Wayland). To open the quick-ask "
-    "popup from anywhere, bind the command `koroku quick-ask` to a key in your desktop's "
-    "keyboard settings (GNOME: Settings → Keyboard → Custom Shortcuts; KDE: System Settings "
-    "→ Shortcuts → Custom Shortcuts)."
+    "Where the desktop offers global shortcuts through its portal (KDE Plasma, GNOME 48 or "
+    "later, Hyprland), Koroku registers this shortcut itself and the desktop asks you to "
+    "confirm it. Elsewhere there is no global shortcut: bind the command `koroku quick-ask` "
+    "to a key in your desktop's keyboard settings (GNOME: Settings → Keyboard → Custom "
+    "Shortcuts; KDE: System Settings → Shortcuts → Custom Shortcuts)."
 )
 
 TOOLTIPS: dict[TrayState, str] = {

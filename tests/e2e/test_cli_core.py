@@ -113,8 +113,11 @@ def test_400_exits_1_with_a_clear_message_and_keeps_the_users_message(
     assert "Traceback" not in result.stderr
     assert "test-key" not in result.stderr
     history = koroku.run("history", "--json")
-    texts = [json.loads(line) for line in history.stdout.splitlines()]
+    texts = json.loads(history.stdout)
+    assert isinstance(texts, list) and texts[0]["seq"] == 1
     assert any("please keep this message" in json.dumps(t) for t in texts)
+    lines = koroku.run("history", "--jsonl", "--all").stdout.splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [t["seq"] for t in texts]
 
 
 def test_damaged_rows_do_not_stop_history_chat_or_ask(

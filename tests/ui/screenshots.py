@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 """Where screenshots go (git-ignored; README pictures are copied from here by hand)."""
@@ -35,3 +35,19 @@ def save_screenshot(widget: QWidget, name: str) -> QImage:
     }
     assert len(colours) > 3, f"{name}: the picture is (nearly) blank"
     return image
+
+
+def save_variants(app: QApplication, widget: QWidget, name: str, *, wide: int = 900) -> None:
+    """Save `widget` light and dark, 420 px and `wide` px wide: NAME-{light,dark}-{narrow,wide}."""
+    from koroku_desktop.ui.widgets import theme
+
+    height = widget.height()
+    for mode in ("light", "dark"):
+        theme.apply(app, mode)
+        for label, width in (("narrow", 420), ("wide", wide)):
+            widget.resize(width, height)
+            app.processEvents()
+            app.processEvents()
+            save_screenshot(widget, f"{name}-{mode}-{label}")
+    theme.apply(app, "light")
+    widget.resize(wide, height)

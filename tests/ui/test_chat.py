@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import ClearedEvent, MessageEvent
 from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import rows, texts, type_and_send
+from tests.ui.helpers import click_row_action, rows, texts, type_and_send
+from tests.ui.screenshots import save_screenshot
 
 
 def test_send_shows_the_streamed_answer(
@@ -92,13 +95,15 @@ def test_failed_turn_keeps_the_message_and_retries(
     fake_gemini.fail(400, times=1, message="bad request for the test")
     window = desktop.window
     type_and_send(qtbot, window.input, "please")
-    qtbot.waitUntil(window.retry_button.isVisible, timeout=10000)
-    assert window.error_label.isVisible()
+    qtbot.waitUntil(lambda: window.failure() is not None, timeout=10000)
+    assert "bad request for the test" in (window.failure() or "")
     assert desktop.tray is not None and desktop.tray.state == "error"
     fake_gemini.reply_text("recovered")
-    window.retry_button.click()
+    notice = rows(window.model, "turn_notice")[-1]
+    assert notice.tool == "error"
+    click_row_action(qtbot, window.view, notice, "retry")
     qtbot.waitUntil(lambda: "recovered" in texts(window.model, "model"), timeout=10000)
-    assert not window.retry_button.isVisible()
+    assert window.failure() is None
     users = [
         e
         for e in desktop.runtime.log.entries("default")
@@ -119,7 +124,15 @@ def test_clear_conversation_after_confirmation(
     window.confirm_clear()
     box = window.findChild(QMessageBox)
     assert box is not None
-    clear = next(b for b in box.buttons() if b.text() == "Clear")
+    clear = next(b for b in box.buttons() if b.text() == "Clear conversation")
+    assert clear.objectName() == "DangerFilled"
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    theme.apply(desktop.app, "dark")
+    qtbot.waitExposed(box)
+    label_widths = [w.width() for w in box.findChildren(QLabel) if w.text()]
+    assert max(label_widths) >= 360, "sized for its text"
+    save_screenshot(box, "clear-question-dark")
+    theme.apply(desktop.app, "light")
     clear.click()
     qtbot.waitUntil(
         lambda: any(

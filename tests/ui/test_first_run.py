@@ -10,6 +10,7 @@ import pytest
 import qasync
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -17,7 +18,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import texts, type_and_send
+from tests.ui.helpers import rows, texts, type_and_send
 from tests.ui.screenshots import save_screenshot
 from tests.ui.test_settings import visible_texts
 
@@ -84,6 +85,9 @@ def test_setup_card_without_a_key_goes_once_one_is_stored(
     qtbot.wait(50)
     assert card.isVisible()
     save_screenshot(keyless.window, "setup-card")
+    type_and_send(qtbot, keyless.window.input, SECRET)
+    assert "setup card" in keyless.window.notice.text()
+    assert keyless.window.focusWidget() is card.field
     qtbot.keyClicks(card.field, SECRET)  # type: ignore[no-untyped-call]
     assert run(qtbot, card.store())
     assert memory_keyring.passwords[("koroku", "api_key")] == SECRET
@@ -114,7 +118,26 @@ def test_setup_card_says_so_when_there_is_no_keyring(keyless: Desktop, qtbot: Qt
     card = keyless.setup_card
     assert card is not None
     assert card.keyring_note.isVisibleTo(card) and "GEMINI_API_KEY" in card.keyring_note.text()
-    assert not card.field.isEnabled() and not card.save_button.isEnabled()
+    # Honest: no field that looks usable, nothing claiming the key goes into a keyring.
+    assert not card.entry.isVisibleTo(card) and not card.field.isEnabled()
+    assert card.field.focusPolicy() == Qt.FocusPolicy.NoFocus
+    assert not any("kept in your OS keyring" in t for t in visible_texts(card))
+    theme.apply(keyless.app, "light")
+    save_screenshot(keyless.window, "setup-card-no-keyring")
+    # A key typed (or pasted) into the message box anyway is never sent, nor recallable.
+    window = keyless.window
+    type_and_send(qtbot, window.input, SECRET)
+    assert window.notice.isVisible() and "not sent" in window.notice.text()
+    assert "GEMINI_API_KEY" in window.notice.text()
+    assert SECRET not in window.input.history and not rows(window.model, "user")
+    # A plain message with no key points to the setup card instead of failing.
+    type_and_send(qtbot, window.input, "hello?")
+    assert "needs a Gemini API key" in window.notice.text()
+    assert window.input.toPlainText() == "hello?" and not rows(window.model, "user")
+    assert window.failure() is None
+    assert all(
+        SECRET not in e.event.model_dump_json() for e in keyless.runtime.log.entries("default")
+    )
     card.field.setText("typed anyway")
     assert run(qtbot, card.store()) is False
     assert "not stored" in card.problem.text() and "GEMINI_API_KEY" in card.problem.text()

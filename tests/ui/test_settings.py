@@ -204,3 +204,24 @@ def test_screenshot_of_the_settings_dialog_with_a_problem_shown(
     qtbot.wait(50)
     assert dialog.errors["max_tool_calls"].isVisible() and dialog.key.isVisible()
     save_screenshot(dialog, "settings")
+
+
+def test_disabled_fields_look_disabled_and_save_is_the_one_model(
+    desktop: Desktop, qtbot: QtBot, qapp: QApplication
+) -> None:
+    from PySide6.QtGui import QImage
+
+    dialog = desktop.show_settings()
+    assert "press Save" in dialog.status.text() and "Cancel" in dialog.status.text()
+    for mode in ("light", "dark"):
+        th = theme.apply(qapp, mode)
+        qapp.processEvents()
+        off: QImage = dialog.workspace.grab().toImage()  # set by KOROKU_WORKSPACE
+        on: QImage = dialog.budget.grab().toImage()
+        assert off.pixelColor(6, off.height() // 2) == th.color("hover"), mode
+        assert on.pixelColor(6, on.height() // 2) != th.color("hover"), mode
+        note = dialog.key.keyring_note.grab().toImage()  # no keyring in the tests
+        assert note.pixelColor(note.width() // 2, 3) == th.color("warn_soft"), mode
+        save_screenshot(dialog, f"settings-{mode}")
+    theme.apply(qapp, "light")
+    dialog.close()

@@ -335,3 +335,38 @@ def test_screenshots_of_every_tab(
     qtbot.wait(50)
     assert "zebras" in dialog.memory.view.toPlainText()
     save_screenshot(dialog, "viewer-memory")
+
+
+def test_the_timeline_reads_like_a_history_grouped_by_day(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    event_log: SqliteEventLog,
+    paths: Paths,
+    qapp: QApplication,
+) -> None:
+    from datetime import date
+
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from koroku_desktop.ui.viewer.history_view import day_heading, starts_day
+    from tests.ui.screenshots import save_variants
+
+    assert day_heading(date(2026, 11, 30), date(2026, 11, 30)) == "Today"
+    assert day_heading(date(2026, 11, 29), date(2026, 11, 30)) == "Yesterday"
+    assert day_heading(date(2026, 11, 2), date(2026, 11, 30)) == "Monday 2 November 2026"
+    dialog = _open(qtbot, event_log, paths)
+    model = dialog.timeline.model
+    heads = [r for r in range(model.rowCount()) if starts_day(model, r)]
+    old = model.row_of_seq(2)
+    assert heads == [0, old], "one heading for today, one for ten days ago"
+    view = dialog.timeline.table
+    delegate = view.itemDelegate()
+    option = QStyleOptionViewItem()
+    tall, plain = (delegate.sizeHint(option, model.index(r, 0)).height() for r in (0, 1))
+    assert tall > plain
+    # One click away from the raw event.
+    dialog.timeline.select_row(model.row_of_seq(10))
+    dialog.timeline.detail.raw_button.click()
+    assert '"command": "ls ~"' in dialog.timeline.detail.raw.toPlainText()
+    dialog.timeline.detail.raw_button.click()
+    save_variants(qapp, dialog, "history", wide=1040)

@@ -67,9 +67,11 @@ class ToolPainter(_Card):
         p.setBrush(th.color("surface"))
         p.drawRoundedRect(box.adjusted(0, 0, -1, -1), 10, 10)
         header = QRect(box.left() + 12, box.top(), box.width() - 24, CARD_H - 2)
+        closed_run = item.run > 1 and not item.run_open
+        status = item.run_state if closed_run else item.status
         p.setFont(row.font)
-        p.setPen(th.color(STATUS_COLOR[item.status]))
-        glyph = STATUS_GLYPH[item.status]
+        p.setPen(th.color(STATUS_COLOR[status]))
+        glyph = STATUS_GLYPH[status]
         p.drawText(header, Qt.AlignmentFlag.AlignVCenter, glyph)
         fm = QFontMetrics(row.font)
         x = header.left() + fm.horizontalAdvance(glyph) + 10
@@ -77,20 +79,31 @@ class ToolPainter(_Card):
         bold.setWeight(QFont.Weight.DemiBold)
         p.setFont(bold)
         p.setPen(th.color("text"))
-        name_w = QFontMetrics(bold).horizontalAdvance(item.tool)
+        name = f"{item.tool} ×{item.run}" if closed_run else item.tool
+        name_w = QFontMetrics(bold).horizontalAdvance(name)
         name_rect = QRect(x, header.top(), name_w + 2, header.height())
-        p.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, item.tool)
+        p.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, name)
         x += name_w + 10
         p.setFont(row.font)
         p.setPen(th.color("muted"))
         arrow = "▾" if item.expanded else "▸"
+        fold = None
+        if item.run > 1 and item.run_open:
+            fold = QRect(header.right() - 96, header.top() + 6, 76, 20)
+            header.setRight(fold.left() - 8)
         room = max(0, header.right() - fm.horizontalAdvance(arrow) - 8 - x)
-        summary = fm.elidedText(short_args(item.args, 200), Qt.TextElideMode.ElideRight, room)
+        args = f"{item.run} calls · {short_args(item.args, 120)}" if closed_run else None
+        summary = fm.elidedText(
+            args or short_args(item.args, 200), Qt.TextElideMode.ElideRight, room
+        )
         p.drawText(
             QRect(x, header.top(), room, header.height()), Qt.AlignmentFlag.AlignVCenter, summary
         )
         p.drawText(header, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, arrow)
-        row.hits.append((QRect(box.left(), box.top(), box.width(), CARD_H), "toggle"))
+        if fold is not None:
+            row.chip(fold, f"Fold ×{item.run}", "run")
+        action = "run" if closed_run else "toggle"
+        row.hits.insert(0, (QRect(box.left(), box.top(), box.width(), CARD_H), action))
         if item.expanded:
             doc = row.doc()
             top = box.top() + CARD_H

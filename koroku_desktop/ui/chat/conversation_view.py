@@ -15,6 +15,7 @@ class ConversationView(QListView):
 
     older_requested = Signal(int)  # the oldest loaded seq
     copied = Signal(str)
+    action_requested = Signal(str)  # `retry` from a failure's notice
 
     def __init__(self, model: MessageModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,7 +42,9 @@ class ConversationView(QListView):
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
         self.delegate.toggle_requested.connect(model.toggle_expanded)
+        self.delegate.run_toggle_requested.connect(model.toggle_run)
         self.delegate.copy_requested.connect(self.copied)
+        self.delegate.action_requested.connect(self.action_requested)
         model.show_thoughts_changed.connect(self._thoughts_toggled)
         self._width = 0
         self._relayout = QTimer(self)

@@ -18,8 +18,12 @@ from koroku_desktop.render.text import fence
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
-# and notice (a damaged row) map one to one.
-ItemKind = Literal["user", "model", "thought", "tool", "compaction", "cleared", "notice"]
+# and notice (a damaged row) map one to one. `status` (what the running turn does now) and
+# `turn_notice` (how a turn ended: stopped, failed, budget, cut off) come from the live turn,
+# not from the log (see ui/chat/turn_rows.py).
+ItemKind = Literal[
+    "user", "model", "thought", "tool", "compaction", "cleared", "notice", "status", "turn_notice"
+]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
 _uids = itertools.count(1)
@@ -39,6 +43,14 @@ class ChatItem:
     result: dict[str, Any] | None = None
     expanded: bool = False
     streaming: bool = False
+    run: int = 1
+    """On the first card of consecutive calls of one tool: how many there are."""
+    run_state: ToolStatus = "pending"
+    """On a run's first card: the run's status."""
+    run_open: bool = False
+    """On a run's first card: the individual cards are shown."""
+    folded: bool = False
+    """A later card of a closed run (not shown)."""
     created_at: float = 0.0
     uid: int = field(default_factory=lambda: next(_uids))
     version: int = 0

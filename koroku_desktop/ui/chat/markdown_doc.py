@@ -56,12 +56,18 @@ def code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
     return groups
 
 
-def style_code(doc: QTextDocument, th: theme.Theme) -> None:
-    """Give fenced code blocks a monospace font and a tinted background, inline code too."""
+def forget_code_groups(doc: QTextDocument) -> None:
+    """Forget the cached code blocks of a document that changed (a streaming answer)."""
+    _CODE_GROUPS.pop(doc, None)
+
+
+def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> None:
+    """Give fenced code blocks a monospace font and a tinted background, inline code too
+    (from the block at `from_position` on: a streaming answer styles only what it appended)."""
     cursor = QTextCursor(doc)
     mono = QFont(th.mono)
     mono.setStyleHint(QFont.StyleHint.Monospace)
-    block = doc.begin()
+    block = doc.findBlock(from_position) if from_position else doc.begin()
     previous_code = False
     while block.isValid():
         is_code = block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)

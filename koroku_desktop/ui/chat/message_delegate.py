@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOpti
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import ITEM_ROLE, MessageModel
 from koroku_desktop.ui.chat.painters import PAINTERS
-from koroku_desktop.ui.chat.row_painting import Hits, Row, column
+from koroku_desktop.ui.chat.row_painting import GAP, Hits, Row, column
+from koroku_desktop.ui.chat.stream_doc import StreamingDocs
 from koroku_desktop.ui.chat.stream_throttle import StreamThrottle
 from koroku_desktop.ui.widgets import theme
 
@@ -32,7 +33,9 @@ class MessageDelegate(QStyledItemDelegate):
     """Paints every kind of chat item; clicks toggle cards and hit copy buttons."""
 
     toggle_requested = Signal(int)
+    run_toggle_requested = Signal(int)  # open/close a run of same-tool cards
     copy_requested = Signal(str)
+    action_requested = Signal(str)  # a row's other actions: `retry`
 
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
@@ -47,6 +50,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._flush.setInterval(0)
         self._flush.timeout.connect(self._emit_size_changes)
         self._stream = StreamThrottle(self._view.viewport().update, self)
+        self._growing = StreamingDocs()
         self._stale = False
         self.show_thoughts = False
         self._metrics_key = ""
@@ -84,6 +88,20 @@ class MessageDelegate(QStyledItemDelegate):
         started = time.perf_counter()
         th = theme.current()
         painter = PAINTERS[item.kind]
+        if item.kind == "model" and not item.streaming:
+            text_w = painter.text_width(column(width)[1])
+            adopted = self._growing.adopt(item.text, text_w, th)
+            if adopted is not None:
+                self._docs[key] = adopted
+                return adopted
+        if item.streaming and item.kind == "model":
+            font = painter.doc_font(self._view.font(), th)
+            text_w = painter.text_width(column(width)[1])
+            doc = self._growing.document(item.uid, item.text, text_w, font, th)
+            doc.size()  # typeset now, so the cost is measured
+            self._stream.built(item.uid, width, doc, started)
+            self._docs[key] = doc
+            return doc
         doc = QTextDocument()
         doc.setDocumentMargin(0)
         doc.setDefaultFont(painter.doc_font(self._view.font(), th))
@@ -109,9 +127,11 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _height(self, item: ChatItem, width: int, exact: bool) -> int:
         painter = PAINTERS[item.kind]
-        if painter.hidden_without_thoughts and not self.show_thoughts:
+        if item.folded:
             return 0
         char_w, line_h = self._metrics()
+        if painter.folded_without_thoughts and not (self.show_thoughts or item.expanded):
+            return line_h + GAP + 6
 
         def body() -> int:
             if exact:
@@ -178,6 +198,7 @@ class MessageDelegate(QStyledItemDelegate):
             font=self._view.font(),
             hover=bool(option.state & QStyle.StateFlag.State_MouseOver),
             doc=lambda: self._doc(item, self._width()),
+            show_thoughts=self.show_thoughts,
         )
         PAINTERS[item.kind].paint(row)
         painter.restore()
@@ -200,8 +221,12 @@ class MessageDelegate(QStyledItemDelegate):
                     text = action[5:]
                     QGuiApplication.clipboard().setText(text)
                     self.copy_requested.emit(text)
-                else:
+                elif action == "toggle":
                     self.toggle_requested.emit(index.row())
+                elif action == "run":
+                    self.run_toggle_requested.emit(index.row())
+                else:
+                    self.action_requested.emit(action)
                 return True
         item: ChatItem = index.data(ITEM_ROLE)
         if PAINTERS[item.kind].toggles_on_click:

@@ -16,6 +16,7 @@ from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
+from koroku_desktop.ui.chat.tool_runs import regroup
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -32,6 +33,7 @@ class MessageModel(QAbstractListModel):
         self._items: list[ChatItem] = []
         self._cards = ToolCardIndex()
         self._streaming: ChatItem | None = None
+        self._status: ChatItem | None = None
         self.show_thoughts = False
         self.oldest_seq: int | None = None
         """The seq of the oldest loaded event (for loading older pages)."""
@@ -82,6 +84,23 @@ class MessageModel(QAbstractListModel):
         if row >= 0:
             idx = self.index(row)
             self.dataChanged.emit(idx, idx, [ITEM_ROLE])
+            if item.kind == "tool":
+                self._regroup(row)
+
+    def _regroup(self, start: int) -> None:
+        """Re-mark the tool runs from `start` on; repaint the cards whose marks changed."""
+        for item in regroup(self._items, start):
+            row = self.row_of(item)
+            idx = self.index(row)
+            self.dataChanged.emit(idx, idx, [ITEM_ROLE])
+
+    def toggle_run(self, row: int) -> None:
+        """Open or close the run of tool cards that starts at `row`."""
+        head = self._items[row]
+        head.run_open = not head.run_open
+        head.touch()
+        self._regroup(row)
+        self.layoutChanged.emit()
 
     # -- whole loads -------------------------------------------------------------------
 
@@ -90,7 +109,9 @@ class MessageModel(QAbstractListModel):
         self._cards.clear()
         self.beginResetModel()
         self._items = build_items(entries, self._cards)
+        regroup(self._items)
         self._streaming = None
+        self._status = None
         self.endResetModel()
         self.oldest_seq = entries[0].seq if entries else None
 
@@ -107,15 +128,18 @@ class MessageModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), 0, len(items) - 1)
         self._items[0:0] = items
         self.endInsertRows()
+        self._regroup(0)
         return len(items)
 
     def _append(self, items: list[ChatItem]) -> None:
         if not items:
             return
-        first = len(self._items)
+        first = len(self._items) - (1 if self._status is not None else 0)  # status stays last
         self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
-        self._items.extend(items)
+        self._items[first:first] = items
         self.endInsertRows()
+        if any(i.kind == "tool" for i in items):
+            self._regroup(first)
 
     def _remove(self, item: ChatItem) -> None:
         row = self.row_of(item)
@@ -172,6 +196,38 @@ class MessageModel(QAbstractListModel):
         item = self._cards.resolve(tool_result(part))
         if item is not None:
             self._changed(item)
+
+    def set_status(self, text: str | None) -> None:
+        """Show what the running turn does now in the last row (None: remove it)."""
+        if text is None:
+            if self._status is not None:
+                self._remove(self._status)
+                self._status = None
+            return
+        if self._status is None:
+            self._append([ChatItem(kind="status", text=text)])
+            self._status = self._items[-1]
+            return
+        if self._status.text != text:
+            self._status.text = text
+            self._status.touch()
+            self._changed(self._status)
+
+    @property
+    def status(self) -> str | None:
+        """The live status line shown, if any."""
+        return self._status.text if self._status is not None else None
+
+    def add_turn_notice(self, kind: str, text: str) -> ChatItem:
+        """Say how a turn ended (stopped, failed, budget, cut off) under its last row."""
+        item = ChatItem(kind="turn_notice", tool=kind, text=text)
+        self._append([item])
+        return item
+
+    def drop_turn_notices(self, kind: str) -> None:
+        """Remove the notices of one kind (a failure once its retry starts)."""
+        for item in [i for i in self._items if i.kind == "turn_notice" and i.tool == kind]:
+            self._remove(item)
 
     def toggle_expanded(self, row: int) -> None:
         """Expand or collapse a tool card, compaction marker or thought."""

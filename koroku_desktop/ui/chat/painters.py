@@ -6,6 +6,7 @@ from koroku_desktop.ui.chat.card_painters import CompactionPainter, DividerPaint
 from koroku_desktop.ui.chat.items import ItemKind
 from koroku_desktop.ui.chat.row_painting import RowPainter
 from koroku_desktop.ui.chat.text_painters import ModelPainter, ThoughtPainter, UserPainter
+from koroku_desktop.ui.chat.turn_rows import StatusPainter, TurnNoticePainter
 
 PAINTERS: dict[ItemKind, RowPainter] = {
     "user": UserPainter(),
@@ -15,4 +16,6 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "compaction": CompactionPainter(),
     "cleared": DividerPainter("muted"),
     "notice": DividerPainter("danger"),
+    "status": StatusPainter(),
+    "turn_notice": TurnNoticePainter(),
 }

@@ -19,18 +19,19 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
+from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.markdown_doc import code_groups, style_code
 from koroku_desktop.ui.widgets.theme import Theme
 
-MAX_COLUMN = 860  # readable line length on wide windows
+MAX_COLUMN = 760  # a centred, readable column on wide windows
 SIDE = 20
 GAP = 8
 PAD_X, PAD_Y = 14, 10
 CARD_H = 34
 
 Hits = list[tuple[QRect, str]]
-"""Click targets of a painted row: a rect and its action (`toggle` or `copy:<text>`)."""
+"""Click targets of a painted row: a rect and its action (`toggle`, `copy:<text>`, `retry`)."""
 
 
 def column(width: int) -> tuple[int, int]:
@@ -53,6 +54,8 @@ class Row:
     doc: Callable[[], QTextDocument]
     """The row's laid-out document (built and cached by the delegate)."""
     hits: Hits = field(default_factory=list)
+    show_thoughts: bool = False
+    """Whether the window shows every thought (else each opens on its own)."""
 
     @property
     def x0(self) -> int:
@@ -96,8 +99,8 @@ class Row:
 class RowPainter:
     """How one kind of row is laid out and painted; the base lays out Markdown text."""
 
-    hidden_without_thoughts = False
-    """Zero height unless thoughts are shown."""
+    folded_without_thoughts = False
+    """One folded line unless thoughts are shown or the row is expanded."""
     toggles_on_click = False
     """A click anywhere on the row toggles it."""
 
@@ -113,6 +116,8 @@ class RowPainter:
         """Put the item's content into `doc` (Markdown, code blocks styled for `th`)."""
         doc.setMarkdown(item.text + (" ▍" if item.streaming else ""))
         style_code(doc, th)
+        if not item.streaming:  # coloured once complete: typesetting stays cheap while streaming
+            highlight_code(doc, th)
 
     def height(self, item: ChatItem, body: Callable[[], int], line_h: int) -> int:
         """The row's height, given its document's height (`body`, asked only when needed)."""

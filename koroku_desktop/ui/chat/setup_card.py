@@ -94,33 +94,47 @@ class SetupCard(ThemedCard):
                 "you first — and remembers every conversation, so you can search it later."
             )
         )
-        col.addWidget(
-            card_label(
-                "It needs a Gemini API key. Get one for free at "
-                f"<a href='{KEY_URL}'>aistudio.google.com/apikey</a> (sign in with a Google "
-                "account and choose <i>Create API key</i>), then paste it here:"
-            )
+        self.intro = card_label(
+            "It needs a Gemini API key. Get one for free at "
+            f"<a href='{KEY_URL}'>aistudio.google.com/apikey</a> (sign in with a Google "
+            "account and choose <i>Create API key</i>), then paste it here:"
         )
+        col.addWidget(self.intro)
         entry = KeyEntry("Paste your Gemini API key", "Save key", self.store)
         self.field, self.save_button = entry.field, entry.button
         self.save_button.setObjectName("Primary")
         col.addWidget(entry)
+        self.entry = entry
         self.problem = card_label("", "FieldError")
         self.problem.setVisible(False)
         col.addWidget(self.problem)
         self.keyring_note = card_label(NO_KEYRING_HELP, "FieldError")
         col.addWidget(self.keyring_note)
-        col.addWidget(
-            card_label(
-                "The key is kept in your OS keyring, never in a file. History, memory and "
-                "settings work without one.",
-                "Muted",
-            )
+        self.kept_note = card_label(
+            "The key is kept in your OS keyring, never in a file. History, memory and "
+            "settings work without one.",
+            "Muted",
         )
-        has_keyring = keyring_backend_name() is not None
-        self.keyring_note.setVisible(not has_keyring)
-        self.field.setEnabled(has_keyring)
-        self.save_button.setEnabled(has_keyring)
+        col.addWidget(self.kept_note)
+        self.has_keyring = keyring_backend_name() is not None
+        if not self.has_keyring:
+            # Honest: nothing to type into. A disabled field that looks enabled sent the key
+            # to the chat box once (the click left the focus there).
+            self.intro.setText(
+                "It needs a Gemini API key. Get one for free at "
+                f"<a href='{KEY_URL}'>aistudio.google.com/apikey</a>."
+            )
+            for widget in (self.field, self.save_button):
+                widget.setEnabled(False)
+                widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.kept_note.setText("History, memory and settings work without a key.")
+        entry.setVisible(self.has_keyring)
+        self.keyring_note.setVisible(not self.has_keyring)
+
+    def focus_entry(self) -> None:
+        """Put the focus in the key field (when there is one to type into)."""
+        if self.has_keyring:
+            self.field.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def store(self) -> asyncio.Future[bool]:
         """Store the pasted key and use it now; resolves to success."""

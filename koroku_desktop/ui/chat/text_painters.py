@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFont, QTextDocument
 
+from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
+from koroku_desktop.ui.chat.markdown_doc import style_code
 from koroku_desktop.ui.chat.row_painting import GAP, PAD_X, PAD_Y, Row, RowPainter
 from koroku_desktop.ui.widgets.theme import Theme
 
@@ -20,8 +23,10 @@ class UserPainter(RowPainter):
         return int(col * 0.78) - 2 * PAD_X
 
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
-        """What the person typed, as typed."""
-        doc.setPlainText(item.text)
+        """What the person typed, as Markdown (their line breaks kept), code coloured."""
+        doc.setMarkdown(hard_breaks(item.text))
+        style_code(doc, th)
+        highlight_code(doc, th)
 
     def paint(self, row: Row) -> None:
         """The bubble, its text, and a Copy chip on hover."""
@@ -36,6 +41,7 @@ class UserPainter(RowPainter):
         row.paint_doc(doc, at, row.th.color("user_text"))
         if row.hover:
             row.chip(QRect(bubble.left() - 62, bubble.top() + 4, 56, 20), "Copy", _copy(row.item))
+            _timestamp(row, QRect(bubble.left() - 150, bubble.top() + 28, 144, 18), right=True)
 
 
 class ModelPainter(RowPainter):
@@ -58,12 +64,14 @@ class ModelPainter(RowPainter):
                 chip.moveTop(at.y() + h - 19)
                 chip.moveLeft(at.x() + row.col - 90)
             row.chip(chip, "Copy message", _copy(row.item))
+            _timestamp(row, QRect(chip.right() + 8, chip.top(), 160, chip.height()), right=False)
 
 
 class ThoughtPainter(RowPainter):
-    """The model's reasoning summary: muted italics behind a bar; hidden unless asked for."""
+    """The model's reasoning summary: folded to `▸ Thoughts` (a click opens this one), or
+    muted italics behind a bar when opened or when the window shows every thought."""
 
-    hidden_without_thoughts = True
+    folded_without_thoughts = True
     toggles_on_click = True
 
     def text_width(self, col: int) -> int:
@@ -77,13 +85,54 @@ class ThoughtPainter(RowPainter):
         return italic
 
     def paint(self, row: Row) -> None:
-        """The bar and the text."""
-        row.painter.setPen(Qt.PenStyle.NoPen)
-        row.painter.setBrush(row.th.color("border"))
+        """Folded: one muted line; open: the bar and the text."""
+        p = row.painter
+        if not (row.show_thoughts or row.item.expanded):
+            p.setFont(row.font)
+            p.setPen(row.th.color("accent" if row.hover else "muted"))
+            line = QRect(row.x0, row.rect.top(), row.col, row.rect.height())
+            p.drawText(line, Qt.AlignmentFlag.AlignVCenter, "▸ Thoughts")
+            return
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(row.th.color("border"))
         bar = QRect(row.x0, row.rect.top() + GAP // 2, 3, row.rect.height() - GAP)
-        row.painter.drawRoundedRect(bar, 1, 1)
+        p.drawRoundedRect(bar, 1, 1)
         at = QPoint(row.x0 + PAD_X, row.rect.top() + PAD_Y)
         row.paint_doc(row.doc(), at, row.th.color("muted"))
+
+
+def hard_breaks(text: str) -> str:
+    """Markdown that keeps every line break the person typed (outside code fences)."""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        out.append(line if fenced or not line.strip() else line + "  ")
+    return "\n".join(out)
+
+
+def when(created_at: float, now: float | None = None) -> str:
+    """A message's time for its hover: `14:05` today, else `3 Mar 14:05` (empty: unknown)."""
+    if created_at <= 0:
+        return ""
+    at = time.localtime(created_at)
+    today = time.localtime(now if now is not None else time.time())
+    if (at.tm_year, at.tm_yday) == (today.tm_year, today.tm_yday):
+        return time.strftime("%H:%M", at)
+    return time.strftime("%-d %b %Y %H:%M" if at.tm_year != today.tm_year else "%-d %b %H:%M", at)
+
+
+def _timestamp(row: Row, rect: QRect, *, right: bool) -> None:
+    text = when(row.item.created_at)
+    if not text:
+        return
+    small = QFont(row.font)
+    small.setPointSizeF(max(7.0, small.pointSizeF() - 1.5))
+    row.painter.setFont(small)
+    row.painter.setPen(row.th.color("muted"))
+    align = Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft
+    row.painter.drawText(rect, align | Qt.AlignmentFlag.AlignVCenter, text)
 
 
 def _copy(item: ChatItem) -> str:

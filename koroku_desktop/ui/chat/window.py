@@ -5,16 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QProgressBar,
     QPushButton,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -22,11 +20,22 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.conversation_view import ConversationView
+from koroku_desktop.ui.chat.empty_state import EmptyState
+from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
+from koroku_desktop.ui.chat.send_guard import looks_like_api_key
+from koroku_desktop.ui.chat.setup_card import SetupCard
+from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
+
+NARROW = 600
+PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
+"""Below this width the status bar drops the context meter's words (kept in its tooltip)."""
 
 
 class ChatWindow(QMainWindow):
@@ -44,10 +53,11 @@ class ChatWindow(QMainWindow):
         super().__init__(parent)
         self.bridge = bridge
         self.hide_on_close = False
+        self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
         self.setWindowIcon(app_icon())
         self.resize(900, 760)
-        self.setMinimumSize(420, 360)
+        self.setMinimumSize(360, 360)
         self.model = MessageModel(self)
         root = QWidget()
         root.setObjectName("ChatRoot")
@@ -65,7 +75,14 @@ class ChatWindow(QMainWindow):
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
+        self.view.action_requested.connect(self._row_action)
+        self.turn_status = TurnStatus(bridge, self.model, self)
         outer.addWidget(self.view, 1)
+        self.empty = EmptyState()
+        self.empty.prompt_chosen.connect(self._use_example)
+        outer.addWidget(self.empty, 1)
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._show_empty)
         bottom = QWidget()
         col = QVBoxLayout(bottom)
         col.setContentsMargins(20, 6, 20, 14)
@@ -78,9 +95,21 @@ class ChatWindow(QMainWindow):
         self._queued_layout.setContentsMargins(0, 0, 0, 0)
         self.queued_strip.setVisible(False)
         col.addWidget(self.queued_strip)
+        self.notice = QLabel()
+        self.notice.setObjectName("InlineNotice")
+        self.notice.setWordWrap(True)
+        self.notice.setVisible(False)
+        col.addWidget(self.notice)
         col.addWidget(self._composer())
-        outer.addWidget(bottom)
+        # Approvals, queue and composer line up with the conversation's centred column.
+        bottom.setMaximumWidth(MAX_COLUMN + 40)
+        centred = QHBoxLayout()
+        centred.addStretch(1)
+        centred.addWidget(bottom, 100)
+        centred.addStretch(1)
+        outer.addLayout(centred)
         self._status_bar(model_name)
+        self._show_empty()
         self._connect(bridge)
         focus = QShortcut(QKeySequence("Ctrl+L"), self)
         focus.activated.connect(self.input.setFocus)
@@ -89,39 +118,53 @@ class ChatWindow(QMainWindow):
     # -- building ----------------------------------------------------------------------
 
     def _header(self) -> QWidget:
-        bar = QWidget()
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(20, 10, 14, 4)
-        title = QLabel("<b>Koroku</b>")
-        row.addWidget(title)
-        row.addStretch(1)
-        self.thoughts_button = QToolButton()
-        self.thoughts_button.setText("Show thoughts")
-        self.thoughts_button.setCheckable(True)
+        self.header = ChatHeader()
+        self.thoughts_button = self.header.thoughts_button
         self.thoughts_button.toggled.connect(self.model.set_show_thoughts)
-        row.addWidget(self.thoughts_button)
-        self.clear_button = QToolButton()
-        self.clear_button.setText("Clear conversation…")
+        self.clear_button = self.header.clear_button
         self.clear_button.clicked.connect(self.confirm_clear)
-        row.addWidget(self.clear_button)
-        self.history_button = QToolButton()
-        self.history_button.setText("History && memory")
+        self.history_button = self.header.history_button
         self.history_button.clicked.connect(self.history_requested)
-        row.addWidget(self.history_button)
-        self.settings_button = QToolButton()
-        self.settings_button.setText("Settings")
+        self.settings_button = self.header.settings_button
         self.settings_button.clicked.connect(self.settings_requested)
-        row.addWidget(self.settings_button)
-        return bar
+        for button in self.header.buttons():
+            button.clicked.connect(self.refocus_input)
+        return self.header
+
+    def _show_empty(self, *_args: object) -> None:
+        empty = self.model.rowCount() == 0
+        self.empty.setVisible(empty)
+        self.view.setVisible(not empty)
+
+    def _use_example(self, text: str) -> None:
+        self.input.setPlainText(text)
+        self.input.moveCursor(self.input.textCursor().MoveOperation.End)
+        self.refocus_input()
+
+    def refocus_input(self) -> None:
+        """Give the keyboard back to the message box after a button took or hid the focus."""
+        QTimer.singleShot(0, self._focus_input)
+
+    def _focus_input(self) -> None:
+        self.input.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def insert_card(self, card: QWidget) -> None:
         """Show a card (first-run setup, welcome) between the header and the conversation."""
         self._cards.addWidget(card)
         self._cards_box.setVisible(True)
-        card.destroyed.connect(self._hide_empty_cards)
+        if isinstance(card, SetupCard):
+            self.setup_card = card
+            card.key_stored.connect(self._setup_done)
+            card.destroyed.connect(self._setup_done)
+        card.destroyed.connect(self._card_gone)
 
-    def _hide_empty_cards(self) -> None:
+    def _setup_done(self) -> None:
+        self.setup_card = None
+        self.hide_hint()
+
+    def _card_gone(self) -> None:
         QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
+        self.refocus_input()
 
     def _composer(self) -> QFrame:
         box = QFrame()
@@ -129,8 +172,8 @@ class ChatWindow(QMainWindow):
         row = QHBoxLayout(box)
         row.setContentsMargins(14, 8, 8, 8)
         row.setSpacing(8)
-        self.input = ChatInput("Message Koroku — Enter sends, Shift+Enter adds a line")
-        self.input.submitted.connect(self.bridge.send)
+        self.input = ChatInput(PLACEHOLDER)
+        self.input.submitted.connect(self.submit)
         row.addWidget(self.input, 1)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("Send")
@@ -139,6 +182,7 @@ class ChatWindow(QMainWindow):
         self.stop_button.setObjectName("Stop")
         self.stop_button.setVisible(False)
         self.stop_button.clicked.connect(self.bridge.cancel)
+        self.stop_button.clicked.connect(self.refocus_input)
         for b in (self.stop_button, self.send_button):
             b.setCursor(Qt.CursorShape.PointingHandCursor)
             row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
@@ -149,14 +193,6 @@ class ChatWindow(QMainWindow):
         bar.setSizeGripEnabled(False)
         self.model_label = QLabel(model_name)
         bar.addWidget(self.model_label)
-        self.error_label = QLabel()
-        self.error_label.setObjectName("ErrorLabel")
-        self.error_label.setVisible(False)
-        bar.addWidget(self.error_label, 1)
-        self.retry_button = QPushButton("Retry")
-        self.retry_button.setVisible(False)
-        self.retry_button.clicked.connect(self._retry)
-        bar.addWidget(self.retry_button)
         self.meter = QProgressBar()
         self.meter.setObjectName("Meter")
         self.meter.setTextVisible(False)
@@ -173,8 +209,6 @@ class ChatWindow(QMainWindow):
         bridge.tool_started.connect(self.model.tool_started)
         bridge.tool_finished.connect(self.model.tool_finished)
         bridge.turn_finished.connect(self.on_turn_finished)
-        bridge.turn_started.connect(lambda _t: self.clear_error())
-        bridge.error.connect(self.show_error)
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
@@ -220,33 +254,81 @@ class ChatWindow(QMainWindow):
         self._queued_layout.addStretch(1)
         self.queued_strip.setVisible(bool(texts))
 
-    def show_error(self, message: str) -> None:
-        """Show a failed turn in the status bar with Retry."""
-        first = message.strip().splitlines()[0] if message.strip() else "The request failed"
-        self.error_label.setText(f"⚠ {first}")
-        self.error_label.setToolTip(message)
-        self.error_label.setVisible(True)
-        self.retry_button.setVisible(True)
+    def failure(self) -> str | None:
+        """The full text of the failure shown under the conversation, if any."""
+        notices = [i for i in self.model.items() if i.kind == "turn_notice" and i.tool == "error"]
+        return notices[-1].text if notices else None
+
+    def _row_action(self, action: str) -> None:
+        if action == "retry":
+            self.retry()
+
+    def retry(self) -> None:
+        """Run the failed turn again (its message is already in the log)."""
+        self.model.drop_turn_notices("error")
+        self.bridge.retry()
+        self.refocus_input()
+
+    def submit(self, text: str) -> None:
+        """Send what the user typed, unless it is a key or no key is set up yet."""
+        if looks_like_api_key(text):
+            if self.input.history and self.input.history[-1] == text:
+                self.input.history.pop()  # never recallable with Up
+            self.show_hint(
+                "That looks like an API key, so it was not sent to the conversation. "
+                + self._key_hint()
+            )
+            return
+        if self.setup_card is not None and not self.setup_card.model.has_key:
+            self.input.setPlainText(text)
+            self.show_hint(
+                "Koroku needs a Gemini API key before it can answer. " + self._key_hint()
+            )
+            return
+        self.hide_hint()
+        self.bridge.send(text)
+
+    def _key_hint(self) -> str:
+        card = self.setup_card
+        if card is not None and card.has_keyring:
+            card.focus_entry()
+            return "Paste it into the setup card above."
+        if card is not None:
+            return "Set GEMINI_API_KEY in your environment (see the setup card above)."
+        return "Store keys in Settings → Gemini API key."
 
     def show_notice(self, line: str) -> None:
         """A one-line notice (e.g. an MCP server that failed) in the status bar for a while."""
         self.statusBar().showMessage(f"⚠ {line}", 15_000)
 
-    def clear_error(self) -> None:
-        """Hide the error and Retry."""
-        self.error_label.setVisible(False)
-        self.retry_button.setVisible(False)
+    def show_hint(self, text: str) -> None:
+        """A sentence above the message box about what just did not happen and why; several
+        stack until the next message is sent."""
+        lines = self.notice.text().splitlines() if self.notice.isVisibleTo(self) else []
+        if text not in lines:
+            lines.append(text)
+        self.notice.setText("\n".join(lines[-4:]))
+        self.notice.setVisible(True)
 
-    def _retry(self) -> None:
-        self.clear_error()
-        self.bridge.retry()
+    def hide_hint(self) -> None:
+        """Drop the notice above the message box."""
+        self.notice.setVisible(False)
 
     def show_meter(self, used: int, threshold: int) -> None:
         """Context use against the compaction threshold."""
         fraction = used / threshold if threshold else 0.0
         self.meter.setValue(min(1000, int(fraction * 1000)))
         self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
-        self.meter.setToolTip(f"{fraction:.0%} of the context before Koroku compacts it")
+        self.meter.setToolTip(
+            f"{self.meter_label.text()}: {fraction:.0%} of the context before Koroku compacts it"
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow windows keep the model and the meter bar; the meter's words go to its tooltip."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= NARROW
+        self.meter_label.setVisible(wide)
+        self.input.setPlaceholderText(PLACEHOLDER if wide else "Message Koroku")
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""
@@ -256,17 +338,9 @@ class ChatWindow(QMainWindow):
 
     def confirm_clear(self) -> None:
         """Ask, then append a `cleared` event (the history stays in the log)."""
-        box = QMessageBox(self)
-        box.setWindowTitle("Clear conversation")
-        box.setText("Start a fresh conversation?")
-        box.setInformativeText(
-            "Koroku stops seeing the current conversation. Nothing is deleted: it stays in "
-            "the history and can still be recalled."
-        )
-        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-        clear = box.addButton("Clear", QMessageBox.ButtonRole.DestructiveRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box, clear = clear_question(self)
         box.finished.connect(lambda _r: box.clickedButton() is clear and self.bridge.clear())
+        box.finished.connect(self.refocus_input)
         box.open()
 
     def show_and_raise(self) -> None:
@@ -275,7 +349,12 @@ class ChatWindow(QMainWindow):
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.raise_()
         self.activateWindow()
-        QTimer.singleShot(0, self.input.setFocus)
+        QTimer.singleShot(0, self._focus_answer_or_input)
+
+    def _focus_answer_or_input(self) -> None:
+        """A waiting approval gets the focus first, else the message box."""
+        if not self.approvals.focus_first():
+            self._focus_input()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Hide to the tray instead of quitting when a tray is available."""

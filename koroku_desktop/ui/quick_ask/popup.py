@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -24,22 +24,13 @@ from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near, translucency_available
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
 
 DEFAULT_SIZE = QSize(520, 360)
 SIZE_KEY = "quick_ask/size"
-
-
-def place_near(pos: QPoint, size: QSize, area: QRect) -> QPoint:
-    """Top-left for a popup of `size` just below-right of `pos`, kept inside `area`."""
-    x = min(max(area.left(), pos.x() + 12), area.right() - size.width())
-    y = pos.y() + 16
-    if y + size.height() > area.bottom():
-        y = pos.y() - size.height() - 12
-    y = min(max(area.top(), y), area.bottom() - size.height())
-    return QPoint(max(area.left(), x), y)
 
 
 class QuickAskPopup(QWidget):
@@ -62,7 +53,8 @@ class QuickAskPopup(QWidget):
         )
         self.setWindowTitle("Koroku quick ask")
         self.setWindowIcon(app_icon())
-        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.rounded = translucency_available()
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground, self.rounded)
         self._settings = settings
         self._bridge = bridge
         self._turn_id: str | None = None
@@ -71,10 +63,12 @@ class QuickAskPopup(QWidget):
         self.exchange_seq: int | None = None
         self._final = ""
         self._streamed = ""
+        self._was_active = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         frame = QFrame()
         frame.setObjectName("PopupRoot")
+        frame.setProperty("square", not self.rounded)
         outer.addWidget(frame)
         col = QVBoxLayout(frame)
         col.setContentsMargins(16, 12, 16, 8)
@@ -154,6 +148,7 @@ class QuickAskPopup(QWidget):
         pos = QCursor.pos()
         screen = QGuiApplication.screenAt(pos) or QGuiApplication.primaryScreen()
         self.move(place_near(pos, self.size(), screen.availableGeometry()))
+        self._was_active = False
         self.show()
         self.raise_()
         self.activateWindow()
@@ -170,19 +165,28 @@ class QuickAskPopup(QWidget):
         """Hide when another window takes the focus, unless pinned."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.ActivationChange:
+            if self.isActiveWindow():
+                self._was_active = True
             QTimer.singleShot(0, self._maybe_hide)
 
     def _maybe_hide(self) -> None:
-        if self.isVisible() and not self.pinned and not self.isActiveWindow():
-            active = QGuiApplication.focusWindow()
-            if active is not None:  # focus moved to another of our windows or elsewhere
-                self.hide()
+        # Once it had the focus, losing it (to our windows or any other app) hides it.
+        if self.isVisible() and not self.pinned and not self.isActiveWindow() and self._was_active:
+            self.hide()
+
+    def keep_on_screen(self) -> None:
+        """Move (and if need be shrink) the popup so all of it is on its screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        inside = fit_inside(self.geometry(), screen.availableGeometry())
+        if inside != self.geometry():
+            self.setGeometry(inside)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Remember the size for next time."""
         super().resizeEvent(event)
         if self.isVisible():
             self._settings.setValue(SIZE_KEY, event.size())
+            QTimer.singleShot(0, self.keep_on_screen)  # grown by an approval card
 
     # -- the exchange ------------------------------------------------------------------
 

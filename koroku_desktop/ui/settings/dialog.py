@@ -1,4 +1,7 @@
-"""SettingsDialog: every setting in one place, validated next to each field, applied at once.
+"""SettingsDialog: every setting in one place, validated next to each field, applied on Save.
+
+One model everywhere: nothing in the form changes until Save (Cancel leaves everything as it
+was); the one exception is a button that says what it does at once (Store key, Test connection).
 
 Saving validates first (a message beside each bad value, nothing saved), then hands the
 user's values to the `SettingsStore` (which writes settings.json and applies them to the
@@ -50,6 +53,9 @@ log = logging.getLogger(__name__)
 MODELS = ("gemini-3-flash-preview", "gemini-3-pro-preview", "gemini-2.5-flash", "gemini-2.5-pro")
 THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 SESSION_MARK = " (this session)"
+
+
+SAVE_NOTE = "Changes apply when you press Save; Cancel keeps everything as it was."
 
 
 def parse_count(text: str) -> int | None:
@@ -203,8 +209,9 @@ class SettingsDialog(QDialog):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.status = QLabel("")
+        self.status = QLabel(SAVE_NOTE)
         self.status.setObjectName("Muted")
+        self.status.setWordWrap(True)
         row.addWidget(self.status, 1)
         cancel = QPushButton("Cancel")
         cancel.clicked.connect(self.reject)

@@ -29,7 +29,6 @@ from koroku_desktop.config import (
 )
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.runtime import LazyGeminiModel
-from koroku_desktop.ui.widgets import theme
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -114,12 +113,7 @@ class ApiKeySection(QGroupBox):
         col.addWidget(self.source)
         self.keyring_note = QLabel(NO_KEYRING_HELP)
         self.keyring_note.setWordWrap(True)
-        self.keyring_note.setObjectName("FieldError")
-        t = theme.current()
-        self.keyring_note.setStyleSheet(
-            f"background: {t.warn_soft}; border: 1px solid {t.warn}; border-radius: 8px;"
-            " padding: 6px;"
-        )
+        self.keyring_note.setObjectName("WarnNote")  # styled per theme by the style sheet
         col.addWidget(self.keyring_note)
         entry = KeyEntry("Paste a new key to store it in the OS keyring", "Store key", self.store)
         self.field, self.store_button = entry.field, entry.button

@@ -1,4 +1,5 @@
-"""TimelinePanel: the whole log as a lazy table with kind and date filters and a detail pane."""
+"""TimelinePanel: the whole log as a lazy history grouped by day, with kind and date filters
+and a detail pane (readable or raw JSON)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from PySide6.QtCore import QDate, QItemSelection, Qt, Signal
+from PySide6.QtCore import QDate, QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import EVENT_KINDS
 from koroku_desktop.ui.viewer.detail_view import EntryDetail
+from koroku_desktop.ui.viewer.history_view import HistoryList
 from koroku_desktop.ui.viewer.timeline_model import (
     TimelineModel,
     TimelineQuery,
@@ -81,7 +83,7 @@ class TimelinePanel(QWidget):
         self.jump_bar = self._jump_bar()
         col.addWidget(self.jump_bar)
         split = QSplitter(Qt.Orientation.Vertical)
-        self.table = make_table(self.model)
+        self.table = HistoryList(self.model)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         split.addWidget(self.table)
         self.detail = EntryDetail()
@@ -217,7 +219,9 @@ class TimelinePanel(QWidget):
         if row < 0:
             return
         index = self.model.index(row, 0)
-        self.table.selectRow(row)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
+        flags |= QItemSelectionModel.SelectionFlag.Rows
+        self.table.selectionModel().setCurrentIndex(index, flags)
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     # -- reacting ----------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, ApprovalScope
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.command_risk import destructive_reasons
 from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
 
 TITLES = {
@@ -30,6 +32,16 @@ TITLES = {
     "write_file": "Koroku wants to write a file",
     "edit_file": "Koroku wants to edit a file",
 }
+
+
+def bash_folder(args: dict[str, Any], workspace: Path) -> Path:
+    """The folder a bash call runs in: its `working_dir` (relative to the workspace), else the
+    workspace (the same rule as the bash tool)."""
+    folder = args.get("working_dir")
+    if isinstance(folder, str) and folder:
+        path = Path(folder).expanduser()
+        return path if path.is_absolute() else workspace / path
+    return workspace
 
 
 def _mono() -> QFont:
@@ -65,6 +77,7 @@ class ApprovalCard(QFrame):
         layout.addWidget(title)
 
         self.command_edit: QPlainTextEdit | None = None
+        self.danger_reasons: list[str] = []
         self.diff_view: QTextBrowser | None = None
         if request.tool == "bash" and isinstance(request.args.get("command"), str):
             hint = QLabel("You can edit the command before it runs.")
@@ -76,6 +89,17 @@ class ApprovalCard(QFrame):
             self.command_edit.setTabChangesFocus(True)
             self._fit(self.command_edit, str(request.args["command"]), 6)
             layout.addWidget(self.command_edit)
+            self.cwd = bash_folder(request.args, workspace)
+            self.folder_label = QLabel(f"in <code>{html.escape(str(self.cwd))}</code>")
+            self.folder_label.setObjectName("Muted")
+            self.folder_label.setToolTip("The folder the command runs in")
+            layout.addWidget(self.folder_label)
+            self.danger_label = QLabel()
+            self.danger_label.setObjectName("DangerNote")
+            self.danger_label.setWordWrap(True)
+            layout.addWidget(self.danger_label)
+            self.command_edit.textChanged.connect(self._assess)
+            self._assess()
             rest = {k: v for k, v in request.args.items() if k != "command"}
             if rest:
                 layout.addWidget(self._args_view(rest, 3))
@@ -108,8 +132,8 @@ class ApprovalCard(QFrame):
         for child in self.findChildren(QWidget):
             child.installEventFilter(self)
 
-    def _key(self, event: QKeyEvent) -> bool:
-        """Ctrl+Enter allows once, Esc denies (from anywhere in the card)."""
+    def handle_key(self, event: QKeyEvent) -> bool:
+        """Ctrl+Enter allows once, Esc denies; True when the key was an answer."""
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.allow_once.click()
@@ -122,12 +146,12 @@ class ApprovalCard(QFrame):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Route the card's keys from whichever child has the focus."""
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            return self._key(event)
+            return self.handle_key(event)
         return False
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The card's keys when the card itself has the focus."""
-        if not self._key(event):
+        if not self.handle_key(event):
             super().keyPressEvent(event)
 
     def _fit(self, edit: QPlainTextEdit, text: str, max_lines: int) -> None:
@@ -190,6 +214,19 @@ class ApprovalCard(QFrame):
             return
         self._done = True
         self.answered.emit(self.decision(allowed, scope))
+
+    def _assess(self) -> None:
+        """Danger styling while the (possibly edited) command could destroy something."""
+        if self.command_edit is None:
+            return
+        self.danger_reasons = destructive_reasons(self.command_edit.toPlainText(), self.cwd)
+        danger = bool(self.danger_reasons)
+        self.danger_label.setText("⚠ Careful: this command " + "; ".join(self.danger_reasons) + ".")
+        self.danger_label.setVisible(danger)
+        if self.property("danger") != danger:
+            self.setProperty("danger", danger)
+            self.style().unpolish(self)
+            self.style().polish(self)
 
     def focus_default(self) -> None:
         """Put the keyboard focus where the user answers: the command, else Allow once."""

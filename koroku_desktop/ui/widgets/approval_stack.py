@@ -1,9 +1,15 @@
-"""ApprovalStack: a bridge's inline approval cards (shared by the chat window and the popup)."""
+"""ApprovalStack: a bridge's inline approval cards (shared by the chat window and the popup).
+
+While a card waits, its keys (Ctrl+Enter allows once, Esc denies) work from anywhere in the
+stack's window: an application event filter routes them to the card, whatever has the focus.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
@@ -18,6 +24,7 @@ class ApprovalStack(QWidget):
         self._bridge = bridge
         self._workspace = workspace
         self._cards: dict[int, tuple[PendingApproval, ApprovalCard]] = {}
+        self._filtering = False
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(8)
@@ -34,6 +41,7 @@ class ApprovalStack(QWidget):
         self._cards[id(pending)] = (pending, card)
         self._layout.addWidget(card)
         self.setVisible(True)
+        self._watch_keys(True)
         if self.window().isActiveWindow() or self.isVisible():
             card.focus_default()
 
@@ -44,7 +52,44 @@ class ApprovalStack(QWidget):
             entry[1].hide()
             entry[1].deleteLater()
         self.setVisible(bool(self._cards))
+        self._watch_keys(bool(self._cards))
 
     def cards(self) -> list[ApprovalCard]:
         """The cards shown, oldest first."""
         return [card for _, card in self._cards.values()]
+
+    def focus_first(self) -> bool:
+        """Put the focus on the oldest waiting card; False when none waits."""
+        cards = self.cards()
+        if cards:
+            cards[0].focus_default()
+        return bool(cards)
+
+    def _watch_keys(self, on: bool) -> None:
+        app = QCoreApplication.instance()
+        if app is None or on == self._filtering:
+            return
+        self._filtering = on
+        if on:
+            app.installEventFilter(self)
+        else:
+            app.removeEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Route Ctrl+Enter / Esc pressed anywhere in this window to the waiting card."""
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        if not isinstance(watched, QWidget) or not self._cards:
+            return False
+        if watched.window() is not self.window() or not self.isVisible():
+            return False
+        if not _is_approval_key(event):
+            return False
+        target = next((c for c in self.cards() if c.isAncestorOf(watched)), self.cards()[0])
+        return target.handle_key(event)
+
+
+def _is_approval_key(event: QKeyEvent) -> bool:
+    enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+    ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+    return (enter and ctrl) or event.key() == Qt.Key.Key_Escape

@@ -47,3 +47,14 @@ def app_icon() -> QIcon:
 def tray_icon(state: TrayState) -> QIcon:
     """The tray icon for a state: idle, working, approval or error."""
     return icon(f"tray-{state}")
+
+
+@cache
+def tinted_icon(name: str, color: str) -> QIcon:
+    """A line icon from resources/icons with its `currentColor` painted in `color` (a theme
+    colour), so the header's icons follow light and dark."""
+    data = svg_bytes(name).replace(b"currentColor", color.encode())
+    result = QIcon()
+    for size in (16, 20, 24, 32, 48):
+        result.addPixmap(_pixmap(data, size))
+    return result

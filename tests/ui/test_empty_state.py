@@ -1,0 +1,31 @@
+"""A new conversation shows what Koroku can do and example prompts that fill the input."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.ui.app import Desktop
+from tests.fakes.gemini_server import FakeGemini
+from tests.ui.helpers import texts, type_and_send
+from tests.ui.screenshots import save_variants
+
+
+def test_empty_state_until_the_first_message_and_after_a_clear(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot, qapp: QApplication
+) -> None:
+    window = desktop.window
+    if desktop.welcome is not None:
+        desktop.welcome.ok_button.click()
+    qtbot.waitUntil(lambda: not window._cards_box.isVisible())
+    assert window.empty.isVisible() and not window.view.isVisible()
+    save_variants(qapp, window, "chat-empty")
+    example = window.empty.buttons[1]
+    qtbot.mouseClick(example, Qt.MouseButton.LeftButton)
+    assert window.input.toPlainText() == example.text()
+    qtbot.waitUntil(lambda: window.focusWidget() is window.input)
+    fake_gemini.reply_text("Here is the summary.")
+    type_and_send(qtbot, window.input, window.input.toPlainText())
+    qtbot.waitUntil(lambda: "Here is the summary." in texts(window.model, "model"), timeout=10000)
+    assert window.view.isVisible() and not window.empty.isVisible()

@@ -1,0 +1,55 @@
+"""A streaming answer's document grows incrementally and reads like the whole Markdown."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QTextDocument
+from PySide6.QtWidgets import QApplication
+
+from koroku_desktop.ui.chat.stream_doc import CURSOR, StreamingDocs, complete_prefix
+from koroku_desktop.ui.widgets import theme
+
+ANSWER = (
+    "# Plan\n\nFirst paragraph with **bold**.\n\n```python\ndef f():\n\n    return 1\n```\n\n"
+    "- one\n- two\n\nLast words still coming"
+)
+
+
+def test_complete_prefix_ends_after_a_blank_line_outside_fences() -> None:
+    assert complete_prefix("no blank yet") == 0
+    assert complete_prefix("para\n\nnext") == len("para\n\n")
+    inside = "```\ncode\n\nmore"
+    assert complete_prefix(inside) == 0, "a blank line inside a fence does not end a paragraph"
+    assert complete_prefix("a\n\nb\n\nc", start=3) == len("a\n\nb\n\n")
+
+
+def test_growing_document_matches_the_whole_markdown(qapp: QApplication) -> None:
+    th = theme.current()
+    docs = StreamingDocs()
+    shown = None
+    for end in range(1, len(ANSWER) + 1, 7):
+        doc = docs.document(1, ANSWER[:end], 600, QFont(), th)
+        assert shown is None or doc is shown, "one document, grown in place"
+        shown = doc
+    final = docs.document(1, ANSWER, 600, QFont(), th)
+    whole = QTextDocument()
+    whole.setMarkdown(ANSWER)
+    grown = final.toPlainText().removesuffix(CURSOR.strip()).split()
+    assert grown == whole.toPlainText().split()
+    assert final.blockCount() >= whole.blockCount() - 1
+    # Narrower: laid out afresh.
+    assert docs.document(1, ANSWER, 300, QFont(), th) is not final
+
+
+def test_the_stored_answer_adopts_the_streamed_document(qapp: QApplication) -> None:
+    th = theme.current()
+    docs = StreamingDocs()
+    streamed = docs.document(7, ANSWER[:-5], 600, QFont(), th)
+    final = docs.adopt(ANSWER, 600, th)
+    assert final is streamed, "not typeset again from scratch"
+    assert CURSOR.strip() not in final.toPlainText()
+    whole = QTextDocument()
+    whole.setMarkdown(ANSWER)
+    assert final.toPlainText().split() == whole.toPlainText().split()
+    assert docs.adopt(ANSWER, 600, th) is None, "adopted once"
+    docs.document(8, ANSWER[:20], 600, QFont(), th)
+    assert docs.adopt("something else entirely\n\n", 600, th) is None
