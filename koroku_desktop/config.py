@@ -6,7 +6,7 @@ import contextlib
 import logging
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -65,39 +65,33 @@ class Settings(BaseModel):
 
 @dataclass(frozen=True)
 class Paths:
-    """Every file and folder in the data dir."""
+    """Every file and folder in the data dir, derived once from `home`."""
 
     home: Path
+    db: Path = field(init=False, repr=False, compare=False)
+    """The event log."""
+    memory: Path = field(init=False, repr=False, compare=False)
+    """Daily memory files (dd-mm-yyyy.md)."""
+    tools: Path = field(init=False, repr=False, compare=False)
+    """User tools (*.py)."""
+    mcp_config: Path = field(init=False, repr=False, compare=False)
+    """mcp.json: the MCP servers (Claude desktop's `mcpServers` format)."""
+    logs: Path = field(init=False, repr=False, compare=False)
+    """Logs, e.g. each stdio MCP server's stderr (mcp-<name>.log)."""
+    settings_file: Path = field(init=False, repr=False, compare=False)
+    """settings.json."""
 
-    @property
-    def db(self) -> Path:
-        """The event log."""
-        return self.home / "koroku.db"
-
-    @property
-    def memory(self) -> Path:
-        """Daily memory files (dd-mm-yyyy.md)."""
-        return self.home / "memory"
-
-    @property
-    def tools(self) -> Path:
-        """User tools (*.py)."""
-        return self.home / "tools"
-
-    @property
-    def mcp_config(self) -> Path:
-        """mcp.json: the MCP servers (Claude desktop's `mcpServers` format)."""
-        return self.home / "mcp.json"
-
-    @property
-    def logs(self) -> Path:
-        """Logs, e.g. each stdio MCP server's stderr (mcp-<name>.log)."""
-        return self.home / "logs"
-
-    @property
-    def settings_file(self) -> Path:
-        """settings.json."""
-        return self.home / "settings.json"
+    def __post_init__(self) -> None:
+        derived = {
+            "db": "koroku.db",
+            "memory": "memory",
+            "tools": "tools",
+            "mcp_config": "mcp.json",
+            "logs": "logs",
+            "settings_file": "settings.json",
+        }
+        for name, leaf in derived.items():
+            object.__setattr__(self, name, self.home / leaf)
 
     def ensure(self) -> Paths:
         """Create the data dir and its folders, all 0700 (owner only).

@@ -68,19 +68,24 @@ class FunctionResponsePart(_PartBase):
         )
 
 
-class InlineDataPart(_PartBase):
+class _MimeTypedPart(_PartBase):
+    """Data with a mime type; `kind` is declared here so the stored JSON keeps its key order."""
+
+    kind: str
+    mime_type: str | None = None
+
+
+class InlineDataPart(_MimeTypedPart):
     """Inline bytes (an image, audio...), kept as standard base64."""
 
     kind: Literal["inline_data"] = "inline_data"
-    mime_type: str | None = None
     data: str = ""
 
 
-class FileDataPart(_PartBase):
+class FileDataPart(_MimeTypedPart):
     """A reference to an uploaded file."""
 
     kind: Literal["file_data"] = "file_data"
-    mime_type: str | None = None
     file_uri: str = ""
 
 

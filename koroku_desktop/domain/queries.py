@@ -1,10 +1,28 @@
-"""Results of reading the log: the live load and full-text search hits."""
+"""Reading the log: a page request, the live load and full-text search hits."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from koroku_desktop.domain.events import DamagedEvent, StoredEvent
+
+
+@dataclass(frozen=True)
+class EntryQuery:
+    """A page of the whole log asked for: the arguments of `LogReader.entries` as one value."""
+
+    conversation_id: str | None
+    before_seq: int | None
+    after_seq: int | None
+    limit: int
+    newest_first: bool
+    kinds: Sequence[str] | None
+
+    @property
+    def empty(self) -> bool:
+        """Nothing can match: no room (`limit <= 0`) or an empty kind filter."""
+        return self.limit <= 0 or (self.kinds is not None and not self.kinds)
 
 
 @dataclass(frozen=True)

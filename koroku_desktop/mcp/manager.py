@@ -17,15 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.domain.model_io import ToolSpec
 from koroku_desktop.domain.parts import InlineDataPart
-from koroku_desktop.mcp.config import (
-    McpConfig,
-    McpConfigError,
-    ServerConfig,
-    parse_server,
-    read_config,
-    remove_server,
-    save_server,
-)
+from koroku_desktop.mcp import config as mcp_config
+from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
 from koroku_desktop.mcp.naming import assign_names
 from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
 
@@ -110,7 +103,7 @@ class McpManager:
             return False
         self._stamp = stamp
         try:
-            config = read_config(self.config_path)
+            config = mcp_config.read_config(self.config_path)
         except McpConfigError as exc:
             if self._config_error != str(exc):
                 self._notify(str(exc))
@@ -191,22 +184,24 @@ class McpManager:
 
     def save_entry(self, name: str, entry: dict[str, Any], replaces: str | None = None) -> None:
         """Write one server to mcp.json (raises ValueError naming what is wrong), then apply."""
-        server = parse_server(name.strip(), entry)
+        server = mcp_config.parse_server(name.strip(), entry)
         if replaces != server.name and server.name in self._config.servers:
             raise ValueError(f"there is already a server called {server.name!r}")
-        save_server(self.config_path, server, replaces)
+        mcp_config.save_server(self.config_path, server, replaces)
         self.reload_if_changed()
 
     def set_enabled(self, name: str, enabled: bool) -> None:
         """Turn one server on or off in mcp.json, then apply."""
         cfg = self._config.servers.get(name)
         if cfg is not None and cfg.enabled != enabled:
-            save_server(self.config_path, ServerConfig(**{**cfg.__dict__, "enabled": enabled}))
+            mcp_config.save_server(
+                self.config_path, ServerConfig(**{**cfg.__dict__, "enabled": enabled})
+            )
             self.reload_if_changed()
 
     def remove_entry(self, name: str) -> None:
         """Delete one server from mcp.json (stopping it), then apply."""
-        remove_server(self.config_path, name)
+        mcp_config.remove_server(self.config_path, name)
         self.reload_if_changed()
 
     # -- status ------------------------------------------------------------------------

@@ -31,9 +31,10 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.ids import new_id, writer_name
-from koroku_desktop.domain.queries import LiveLoad, SearchHit
+from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
+from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
@@ -57,7 +58,7 @@ class StoreClosedError(RuntimeError):
     """The log was used after `close()`."""
 
 
-class SqliteEventLog:
+class SqliteEventLog(PagedLog):
     """The `EventLog` on a SQLite file: atomic appends, live loads, paging and search.
 
     Opening runs pending migrations (backing the file up first; their names end up in
@@ -338,28 +339,18 @@ class SqliteEventLog:
         damaged.sort(key=lambda d: d.seq)
         return LiveLoad(boundary=boundary, events=events, damaged=damaged, unloaded=unloaded)
 
-    def entries(
-        self,
-        conversation_id: str | None = None,
-        *,
-        before_seq: int | None = None,
-        after_seq: int | None = None,
-        limit: int = 500,
-        newest_first: bool = False,
-        kinds: Sequence[str] | None = None,
-    ) -> list[LogEntry]:
+    def _page(self, query: EntryQuery) -> list[LogEntry]:
         """A page of the log (keyset on seq, never OFFSET), damaged rows included."""
-        if limit <= 0 or (kinds is not None and not kinds):
-            return []
+        conversation_id, kinds, limit = query.conversation_id, query.kinds, query.limit
         bounds = ""
         params: list[object] = []
-        if before_seq is not None:
+        if query.before_seq is not None:
             bounds += " AND seq < ?"
-            params.append(before_seq)
-        if after_seq is not None:
+            params.append(query.before_seq)
+        if query.after_seq is not None:
             bounds += " AND seq > ?"
-            params.append(after_seq)
-        order = "DESC" if newest_first else "ASC"
+            params.append(query.after_seq)
+        order = "DESC" if query.newest_first else "ASC"
         if conversation_id is None:
             kind_filter = ""
             if kinds is not None:
@@ -379,7 +370,7 @@ class SqliteEventLog:
                 )
                 for kind in (dict.fromkeys(kinds) if kinds else self._kinds_of(conversation_id))
             ]
-            merged = heapq.merge(*pages, key=lambda r: int(r[0]), reverse=newest_first)
+            merged = heapq.merge(*pages, key=lambda r: int(r[0]), reverse=query.newest_first)
             rows = [row for _, row in zip(range(limit), merged, strict=False)]
         return [self._parse(row) for row in rows]
 

@@ -24,13 +24,14 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.lease import LockHolder
-from koroku_desktop.domain.queries import LiveLoad, SearchHit
+from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
+from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.searchable import searchable_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-class InMemoryEventLog:
+class InMemoryEventLog(PagedLog):
     """An `EventLog` in a list: same ids, seqs, boundaries, paging and search rules."""
 
     def __init__(self, *, writer: str | None = None) -> None:
@@ -110,31 +111,21 @@ class InMemoryEventLog:
         events = [r for r in live if r.event.kind not in BOUNDARY_KINDS]
         return LiveLoad(boundary=boundary, events=events, damaged=[], unloaded=unloaded)
 
-    def entries(
-        self,
-        conversation_id: str | None = None,
-        *,
-        before_seq: int | None = None,
-        after_seq: int | None = None,
-        limit: int = 500,
-        newest_first: bool = False,
-        kinds: Sequence[str] | None = None,
-    ) -> list[LogEntry]:
+    def _page(self, query: EntryQuery) -> list[LogEntry]:
         """See `LogReader.entries`."""
-        if limit <= 0 or (kinds is not None and not kinds):
-            return []
+        conversation_id, before, after = query.conversation_id, query.before_seq, query.after_seq
         with self._lock:
             rows = [
                 r
                 for r in self._rows
                 if (conversation_id is None or r.conversation_id == conversation_id)
-                and (before_seq is None or r.seq < before_seq)
-                and (after_seq is None or r.seq > after_seq)
-                and (kinds is None or r.event.kind in kinds)
+                and (before is None or r.seq < before)
+                and (after is None or r.seq > after)
+                and (query.kinds is None or r.event.kind in query.kinds)
             ]
-        if newest_first:
+        if query.newest_first:
             rows.reverse()
-        return list(rows[:limit])
+        return list(rows[: query.limit])
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Every event whose text holds all the query's words (case-folded), newest first."""

@@ -11,10 +11,11 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
@@ -37,6 +38,24 @@ class Migration:
 
     name: str
     apply: Callable[[sqlite3.Connection], None]
+
+
+def _batches(conn: sqlite3.Connection, columns: str) -> Iterator[list[Any]]:
+    """The rows of `events` (`columns`, seq first) in seq order, BACKFILL_BATCH at a time.
+
+    Each batch is read only after the caller is done with the one before, so a backfill may
+    write to the table between batches.
+    """
+    after = 0
+    while True:
+        rows = conn.execute(
+            f"SELECT {columns} FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, BACKFILL_BATCH),
+        ).fetchall()
+        if not rows:
+            return
+        after = rows[-1][0]
+        yield rows
 
 
 def _m001_events(conn: sqlite3.Connection) -> None:
@@ -62,15 +81,7 @@ def _m002_fts(conn: sqlite3.Connection) -> None:
         "body, tokenize = 'unicode61 remove_diacritics 2')"
     )
     # Index what earlier versions wrote; damaged rows have no searchable text.
-    after = 0
-    while True:
-        rows = conn.execute(
-            f"SELECT {_M001_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-            (after, BACKFILL_BATCH),
-        ).fetchall()
-        if not rows:
-            return
-        after = rows[-1][0]
+    for rows in _batches(conn, _M001_COLUMNS):
         texts = []
         for row in rows:
             entry = parse_row(row)
@@ -112,16 +123,8 @@ def _m004_event_ids(conn: sqlite3.Connection) -> None:
     for column in ("event_id", "turn_id", "writer"):
         conn.execute(f"ALTER TABLE events ADD COLUMN {column} TEXT")
     turns: dict[str, str] = {}
-    after = 0
-    while True:
-        rows = conn.execute(
-            "SELECT seq, conversation_id, kind, CAST(payload AS BLOB), created_at FROM events"
-            " WHERE seq > ? ORDER BY seq LIMIT ?",
-            (after, BACKFILL_BATCH),
-        ).fetchall()
-        if not rows:
-            break
-        after = rows[-1][0]
+    columns = "seq, conversation_id, kind, CAST(payload AS BLOB), created_at"
+    for rows in _batches(conn, columns):
         updates = []
         for seq, conversation_id, kind, raw, created_at in rows:
             payload = decode_payload(raw)  # bad UTF-8 must not stop the migration

@@ -12,17 +12,7 @@ import binascii
 import re
 from typing import Any
 
-from koroku_desktop.domain.parts import (
-    CodeExecutionResultPart,
-    ExecutableCodePart,
-    FileDataPart,
-    FunctionCallPart,
-    FunctionResponsePart,
-    InlineDataPart,
-    Part,
-    TextPart,
-    UnknownPart,
-)
+from koroku_desktop.domain.parts import PART_ADAPTER, Part, TextPart, UnknownPart
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -35,6 +25,9 @@ _NESTED_FIELDS: dict[str, frozenset[str]] = {
     "executable_code": frozenset({"language", "code"}),
     "code_execution_result": frozenset({"outcome", "output"}),
 }
+
+_STRING_FIELDS = frozenset({"file_uri", "code"})
+"""Nested fields taken as text whatever JSON type they hold."""
 
 
 class PartShapeError(ValueError):
@@ -97,38 +90,14 @@ def part_from_json(raw: Any) -> Part:
 
 
 def _build(key: str, data: dict[str, Any], signature: str | None) -> Part:
-    if key == "function_call":
-        return FunctionCallPart(
-            name=data["name"],
-            args=data.get("args", {}),
-            id=data.get("id"),
-            thought_signature=signature,
-        )
-    if key == "function_response":
-        return FunctionResponsePart(
-            name=data["name"],
-            response=data.get("response", {}),
-            id=data.get("id"),
-            thought_signature=signature,
-        )
+    """The part of kind `key` from its nested fields (already checked against `_NESTED_FIELDS`).
+
+    The domain's part union builds and validates it; only the inline bytes are normalised to
+    standard base64, and a file's URI and a code's text are taken as strings.
+    """
+    fields = {**data, "kind": key, "thought_signature": signature}
     if key == "inline_data":
-        return InlineDataPart(
-            mime_type=data.get("mime_type"),
-            data=standard_base64(str(data.get("data", ""))),
-            thought_signature=signature,
-        )
-    if key == "file_data":
-        return FileDataPart(
-            mime_type=data.get("mime_type"),
-            file_uri=str(data.get("file_uri", "")),
-            thought_signature=signature,
-        )
-    if key == "executable_code":
-        return ExecutableCodePart(
-            language=data.get("language"),
-            code=str(data.get("code", "")),
-            thought_signature=signature,
-        )
-    return CodeExecutionResultPart(
-        outcome=data.get("outcome"), output=data.get("output"), thought_signature=signature
-    )
+        fields["data"] = standard_base64(str(data.get("data", "")))
+    for name in _STRING_FIELDS.intersection(data):
+        fields[name] = str(data[name])
+    return PART_ADAPTER.validate_python(fields)
