@@ -17,7 +17,7 @@ from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import TextPart, visible_text
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import event_blocks, speaker
-from koroku_desktop.render.text import clip, compact_json
+from koroku_desktop.render.text import attachment_text, clip, compact_json
 
 SUMMARIZER_INSTRUCTION = (
     "You write the running summary of a conversation between a user and Koroku, a desktop "
@@ -62,10 +62,8 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             return f"[ran code: {clip(text, tool_chars)}]"
         case b.CodeBlock(text=text):
             return f"[code output: {clip(text, tool_chars)}]"
-        case b.AttachmentBlock(mime_type=mime, uri=None, size=size):
-            return f"[attached {mime or 'data'}, {size} bytes]"
-        case b.AttachmentBlock(uri=uri):
-            return f"[file {uri}]"
+        case b.AttachmentBlock():
+            return f"[{attachment_text(block)}]"
         case b.UnknownBlock():
             return "[a part of an unknown kind]"
         case b.NoticeBlock(text=text):

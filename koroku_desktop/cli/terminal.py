@@ -11,7 +11,7 @@ from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import LogEntry, MessageEvent
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, part_blocks, speaker
-from koroku_desktop.render.text import mark, short_args, when
+from koroku_desktop.render.text import mark, marker_text, notice_text, short_args, when
 
 
 def block_line(block: b.Block, who: b.Speaker) -> str:
@@ -23,16 +23,12 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"  → {name}({short_args(args)})"
         case b.ToolResultBlock(name=name, failed=failed):
             return f"  {mark(failed)} {name}"
-        case b.CompactionBlock(covers_up_to_seq=covers, summary=summary):
-            return f"── compacted up to #{covers} ──\n{summary}"
-        case b.ClearedBlock():
-            return "── cleared ──"
-        case b.NoticeBlock(text=text):
-            return f"  ⚠ {text}"
-        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
-            return f"── message #{rejected} set aside: {reason} ──"
-        case b.DamagedBlock(kind=kind, error=error):
-            return f"[damaged {kind}] {error}"
+        case b.CompactionBlock(summary=summary):
+            return f"── {marker_text(block)} ──\n{summary}"
+        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock():
+            return f"── {marker_text(block)} ──"
+        case b.NoticeBlock():
+            return f"  {notice_text(block)}"
         case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():
             return ""
         case _:

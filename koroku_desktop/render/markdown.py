@@ -9,7 +9,16 @@ from typing import TextIO, assert_never
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
-from koroku_desktop.render.text import clip, fence, indented_json, quote, when
+from koroku_desktop.render.text import (
+    attachment_text,
+    clip,
+    fence,
+    indented_json,
+    marker_text,
+    notice_text,
+    quote,
+    when,
+)
 
 EXPORT_TOOL_CHARS = 4_000
 """Tool arguments and results longer than this are cut in the Markdown export."""
@@ -37,22 +46,18 @@ def block_markdown(
             return fence(text, language)
         case b.CodeBlock(text=text, outcome=outcome):
             return f"*Code result ({outcome or 'unknown'})*\n\n{fence(text)}"
-        case b.AttachmentBlock(mime_type=mime, uri=None, size=size):
-            return f"*[inline data: {mime or 'unknown type'}, {size:,} bytes]*"
-        case b.AttachmentBlock(mime_type=mime, uri=uri):
-            return f"*[file: {uri} ({mime or 'unknown type'})]*"
+        case b.AttachmentBlock():
+            return f"*[{attachment_text(block)}]*"
         case b.UnknownBlock():
             return "*[a part of an unknown kind]*"
-        case b.CompactionBlock(summary=summary, covers_up_to_seq=covers):
-            return f"> **Summary** of #{covers} and before\n>\n{quote(summary)}"
-        case b.NoticeBlock(text=text):
-            return f"*⚠ {text}*"
-        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
-            return f"*message #{rejected} set aside: {reason}*"
+        case b.CompactionBlock(summary=summary):
+            return f"> **{marker_text(block)}**\n>\n{quote(summary)}"
         case b.ClearedBlock():
-            return "---\n\n*cleared: a fresh start*\n\n---"
-        case b.DamagedBlock(kind=kind, error=error):
-            return f"*damaged {kind} event, not shown: {error}*"
+            return f"---\n\n*{marker_text(block)}*\n\n---"
+        case b.RejectedBlock() | b.DamagedBlock():
+            return f"*{marker_text(block)}*"
+        case b.NoticeBlock():
+            return f"*{notice_text(block)}*"
         case _:
             assert_never(block)
 

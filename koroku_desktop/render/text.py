@@ -1,11 +1,14 @@
-"""Small text helpers every renderer shares: times, one-liners, clipping, JSON, fences."""
+"""Small text helpers every renderer shares: times, one-liners, clipping, JSON, fences, and
+the one wording of markers, notices and attachments that every surface shows."""
 
 from __future__ import annotations
 
 import json
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, assert_never
+
+from koroku_desktop.render import blocks as b
 
 OK_MARK = "✓"
 FAIL_MARK = "✗"
@@ -85,3 +88,31 @@ def quote(text: str, italic: bool = False) -> str:
     return "\n".join(
         (f"> *{line}*" if italic else f"> {line}") if line else ">" for line in text.splitlines()
     )
+
+
+def marker_text(marker: b.MarkerBlock) -> str:
+    """The one sentence every surface shows for a marker (a compaction's summary comes after)."""
+    match marker:
+        case b.CompactionBlock(covers_up_to_seq=covers):
+            return f"Summary of #{covers} and before"
+        case b.ClearedBlock():
+            return "Conversation cleared — a fresh start (nothing was deleted)"
+        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+            return f"Message #{rejected} set aside: {reason}"
+        case b.DamagedBlock(kind=kind, error=error):
+            return f"⚠ damaged {kind} row, cannot be read: {error}"
+        case _:
+            assert_never(marker)
+
+
+def notice_text(block: b.NoticeBlock) -> str:
+    """A notice under an answer (cut off, stopped by a safety filter...)."""
+    return f"⚠ {block.text}"
+
+
+def attachment_text(block: b.AttachmentBlock) -> str:
+    """What an attachment is: inline bytes (type and size) or an uploaded file."""
+    mime = block.mime_type or "unknown type"
+    if block.uri is None:
+        return f"inline data: {mime}, {block.size:,} bytes"
+    return f"file: {block.uri} ({mime})"

@@ -31,7 +31,7 @@ def test_bad_utf8_row_is_damaged_and_every_command_keeps_working(
 
     history = koroku.run("history", "--all")
     assert history.returncode == 0, history.stderr
-    assert history.stdout.count("[damaged") == 2
+    assert history.stdout.count("cannot be read") == 2
     assert "UnicodeDecodeError" in history.stdout
     live = koroku.run("history")
     assert live.returncode == 0, live.stderr

@@ -14,7 +14,7 @@ from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.domain.parts import FunctionCallPart
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
-from koroku_desktop.render.text import fence
+from koroku_desktop.render.text import attachment_text, fence
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
@@ -151,10 +151,8 @@ def items_for_entry(
                 add_text("thought", text)
             case b.CodeBlock(text=text, output=output, language=language):
                 add_text(role_kind, f"\n\n{fence(text, '' if output else language)}\n\n")
-            case b.AttachmentBlock(mime_type=mime, uri=None):
-                add_text(role_kind, f"\n\n*[attachment: {mime or 'data'}]*\n\n")
-            case b.AttachmentBlock(uri=uri):
-                add_text(role_kind, f"\n\n*[file: {uri}]*\n\n")
+            case b.AttachmentBlock():
+                add_text(role_kind, f"\n\n*[{attachment_text(block)}]*\n\n")
             case b.UnknownBlock():
                 pass  # kept in the log and sent back; nothing a person can read
             case b.ToolCallBlock(name=name, args=args, call_id=call_id):

@@ -16,7 +16,16 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, event_blocks
 from koroku_desktop.render.markdown import blocks_markdown
-from koroku_desktop.render.text import compact_json, mark, one_line, quote, when
+from koroku_desktop.render.text import (
+    attachment_text,
+    compact_json,
+    mark,
+    marker_text,
+    notice_text,
+    one_line,
+    quote,
+    when,
+)
 
 SUMMARY_CHARS = 160
 TOOL_RESULT_CHARS = 6_000
@@ -63,20 +72,16 @@ def block_summary(block: b.Block) -> str:
             return f"[code] {text}"
         case b.CodeBlock(text=text):
             return f"[code result] {text}"
-        case b.AttachmentBlock(mime_type=mime, uri=uri):
-            return f"[{'file' if uri else 'inline data'}: {uri or mime or 'data'}]"
+        case b.AttachmentBlock():
+            return f"[{attachment_text(block)}]"
         case b.UnknownBlock():
             return "[unknown part]"
-        case b.CompactionBlock(summary=text, covers_up_to_seq=covers):
-            return f"Summary of #{covers} and before: {one_line(text.replace('**', ''), 600)}"
-        case b.ClearedBlock():
-            return "Conversation cleared — a fresh start (nothing was deleted)"
-        case b.NoticeBlock(text=text):
-            return f"⚠ {text}"
-        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
-            return f"Message #{rejected} set aside: {one_line(reason, 200)}"
-        case b.DamagedBlock(kind=kind, error=error):
-            return f"⚠ damaged {kind} row, cannot be read: {one_line(error, 120)}"
+        case b.CompactionBlock(summary=text):
+            return f"{marker_text(block)}: {one_line(text.replace('**', ''), 600)}"
+        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock():
+            return one_line(marker_text(block), 240)
+        case b.NoticeBlock():
+            return notice_text(block)
         case _:
             assert_never(block)
 
