@@ -72,6 +72,8 @@ class LazyGeminiModel:
     def __init__(self, api_key: ApiKey | None) -> None:
         self._api_key = api_key
         self._model: WarmableChatModel | None = None
+        self.on_retry: list[Callable[[int, int, str], object]] = []
+        """Told `(attempt, attempts, reason)` before a rate-limited request is retried."""
 
     @property
     def has_key(self) -> bool:
@@ -94,7 +96,9 @@ class LazyGeminiModel:
         if self._model is None:
             from koroku_desktop.llm.gemini import GeminiChatModel
 
-            self._model = GeminiChatModel(self._api_key.value)
+            real = GeminiChatModel(self._api_key.value)
+            real.on_retry = self.on_retry  # one list: listeners added later are told too
+            self._model = real
         return self._model
 
     def prepare(self) -> None:
@@ -279,6 +283,7 @@ def build_runtime(
         turn_lock=turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
+    model.on_retry.append(agent.hooks.on_retry)
     compactor = Compactor()
     compactor.attach(agent)
     runtime = Runtime(

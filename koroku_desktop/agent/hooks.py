@@ -98,4 +98,6 @@ class AgentHooks:
     on_turn_finished: Hook[[TurnResult]] = field(default_factory=lambda: Hook("on_turn_finished"))
     on_context_meter: Hook[[ContextMeter]] = field(default_factory=lambda: Hook("on_context_meter"))
     on_turn_waiting: Hook[[LockHolder]] = field(default_factory=lambda: Hook("on_turn_waiting"))
+    on_retry: Hook[[int, int, str]] = field(default_factory=lambda: Hook("on_retry"))
+    """Called with `(attempt, attempts, reason)` when a model request is tried again."""
     """Called when a turn must wait for another front end's (once per holder)."""

@@ -59,7 +59,8 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
 
 
 def _waiting_notice(runtime: Runtime) -> None:
-    """Say on stderr when the turn waits for another front end's (once per holder)."""
+    """Say on stderr when the turn waits for another front end's (once per holder), and when
+    a rate-limited request is tried again."""
 
     def on_wait(holder: LockHolder) -> None:
         print(
@@ -68,7 +69,11 @@ def _waiting_notice(runtime: Runtime) -> None:
             flush=True,
         )
 
+    def on_retry(attempt: int, attempts: int, reason: str) -> None:
+        print(f"retrying ({attempt} of {attempts}): {reason}", file=sys.stderr, flush=True)
+
     runtime.agent.hooks.on_turn_waiting.append(on_wait)
+    runtime.agent.hooks.on_retry.append(on_retry)
 
 
 def _show_others(runtime: Runtime, out: Any) -> None:

@@ -77,6 +77,8 @@ class GeminiChatModel:
         self._api_key = api_key.strip()
         self._timeout_s = timeout_s
         self._retry_attempts = max(1, retry_attempts)
+        self.on_retry: list[Callable[[int, int, str], object]] = []
+        """Told `(attempt, attempts, reason)` before a rate-limited request is tried again."""
         self._retry_initial_delay_s = retry_initial_delay_s
         retry = types.HttpRetryOptions(
             attempts=max(1, retry_attempts),
@@ -180,6 +182,8 @@ class GeminiChatModel:
                             error.status,
                         )
                     raise error from None
+                for listener in list(self.on_retry):
+                    listener(attempt + 1, self._retry_attempts, error.message)
                 await asyncio.sleep(delay)
 
     async def count_tokens(self, request: ModelRequest) -> int:

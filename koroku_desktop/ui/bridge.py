@@ -73,6 +73,7 @@ class AgentBridge(QObject):
     busy_changed = Signal(bool)
     cleared = Signal()
     waiting_changed = Signal(str)  # "waiting for the turn running in the terminal", or ""
+    retrying = Signal(int, int, str)  # attempt, attempts, reason: a request is tried again
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -114,6 +115,7 @@ class AgentBridge(QObject):
         hooks.on_turn_finished.append(self._on_turn_finished)
         hooks.on_context_meter.append(self._on_meter)
         hooks.on_turn_waiting.append(self._on_waiting)
+        hooks.on_retry.append(self.retrying.emit)
 
     @property
     def agent(self) -> Agent:

@@ -160,3 +160,14 @@ def test_chat_replays_history_streams_and_clear_appends_an_event(
     kinds = [row[0] for row in koroku.sql("SELECT kind FROM events ORDER BY seq")]
     assert kinds[-1] == "cleared"
     assert koroku.sql("SELECT COUNT(*) FROM events WHERE kind='message'")[0][0] == 4
+
+
+def test_ask_says_when_a_rate_limited_request_is_retried(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    fake_gemini.fail(429, retry_delay="0.3s")
+    fake_gemini.reply_text("after the wait")
+    result = koroku.run("ask", "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "after the wait"
+    assert "retrying (2 of " in result.stderr

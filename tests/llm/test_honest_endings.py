@@ -47,6 +47,22 @@ async def test_429_waits_the_retry_delay_the_service_asks_for(fake_gemini: FakeG
     await model.aclose()
 
 
+async def test_a_retry_is_told_to_the_listeners_with_attempt_and_reason(
+    fake_gemini: FakeGemini,
+) -> None:
+    model = make_model(retry_attempts=3, timeout_s=10)
+    told: list[tuple[int, int, str]] = []
+    model.on_retry.append(
+        lambda attempt, attempts, reason: told.append((attempt, attempts, reason))
+    )
+    fake_gemini.fail(429, retry_delay="0.2s")
+    fake_gemini.reply_text("after the wait")
+    await model.generate(ask("hi"))
+    assert [(a, n) for a, n, _ in told] == [(2, 3)]
+    assert told[0][2]  # the reason, in words
+    await model.aclose()
+
+
 async def test_429_asking_longer_than_the_timeout_fails_at_once_and_says_so(
     fake_gemini: FakeGemini,
 ) -> None:

@@ -103,3 +103,19 @@ def test_waiting_for_another_front_ends_turn_is_a_status_row(
     assert window.model.status is None
     status.on_retry(2, 4, "HTTP 503")
     assert window.model.status == "Retrying (2 of 4, HTTP 503)…"
+
+
+def test_a_rate_limited_request_shows_retrying_in_the_status_row(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    window = desktop.window
+    if desktop.welcome is not None:
+        desktop.welcome.ok_button.click()
+    fake_gemini.fail(429, retry_delay="2s")
+    fake_gemini.reply_text("After the wait.")
+    type_and_send(qtbot, window.input, "hello")
+    qtbot.waitUntil(
+        lambda: (window.model.status or "").startswith("Retrying (2 of "), timeout=10000
+    )
+    qtbot.waitUntil(lambda: "After the wait." in texts(window.model, "model"), timeout=15000)
+    qtbot.waitUntil(lambda: window.model.status is None)

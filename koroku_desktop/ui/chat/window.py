@@ -77,6 +77,7 @@ class ChatWindow(QMainWindow):
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
         self.view.action_requested.connect(self._row_action)
         self.turn_status = TurnStatus(bridge, self.model, self)
+        bridge.retrying.connect(self.turn_status.on_retry)
         outer.addWidget(self.view, 1)
         self.empty = EmptyState()
         self.empty.prompt_chosen.connect(self._use_example)
