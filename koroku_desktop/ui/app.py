@@ -143,6 +143,16 @@ class Desktop(QObject):
         self.bridge.follow(self.runtime.log.data_version)
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
+        self._keep(self._compact_long_history())
+
+    async def _compact_long_history(self) -> None:
+        """A long or over-threshold history opened: compact it in the background now.
+
+        Turns go on meanwhile (it holds the turn lease only to append); `quit` cancels it
+        with nothing half-written, and the next start begins it again.
+        """
+        if self.runtime.model.has_key:
+            await self.runtime.compactor.maybe_compact(self.runtime.agent)
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -179,6 +189,7 @@ class Desktop(QObject):
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
         await self.bridge.shutdown()
+        await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish
             # before Qt and the database go away.
