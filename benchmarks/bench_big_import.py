@@ -97,13 +97,16 @@ async def _two_turns(home: Path, *, inline: bool) -> dict[str, float]:
     options = AgentOptions("bench", 10, home, home, compact_at_tokens=100_000)
     agent = Agent(log, model, ToolRegistry(None), ApprovalPolicy(), _Yes(), options, turn_lock=lock)
     compactor = Compactor()
-    compactor.attach(agent)
     if inline:
+        # How it ran before: the whole compaction inside the first turn's lease.
+        async def compact_inside(agent: Agent, result: TurnResult) -> None:
+            size = await compactor.prompt_tokens(agent)
+            if size >= options.compact_at_tokens or agent.overflowing:
+                await compactor._compact(agent, size, hold_turn=False)
 
-        async def wait_inside(_agent: Agent, _result: TurnResult) -> None:
-            await compactor.wait()
-
-        agent.after_turn.append(wait_inside)
+        agent.after_turn.append(compact_inside)
+    else:
+        compactor.attach(agent)
     chunks: list[int] = []
     compactor.progress.append(lambda done, total: chunks.append(total))
     started = time.perf_counter()
