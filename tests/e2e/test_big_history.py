@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from pathlib import Path
 
@@ -111,3 +112,39 @@ def test_another_ask_runs_while_the_first_compacts_and_stays_live(
     assert again.returncode == 0, again.stderr
     sent = json.dumps(fake_gemini.generate_requests()[-1].contents)
     assert "SUMMARY of the imported history." in sent and "meanwhile?" in sent
+
+
+def test_ctrl_c_during_the_compaction_after_ask_writes_nothing_and_the_next_ask_redoes_it(
+    koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
+) -> None:
+    export = tmp_path / "long.json"
+    _export(export)
+    assert koroku.run("import", str(export), GEMINI_API_KEY="").returncode == 0
+    summarising, gate = threading.Event(), threading.Event()
+
+    def stuck_brain(request: ReceivedRequest) -> Reply:
+        if request.system_text == SUMMARIZER_INSTRUCTION:
+            summarising.set()
+            gate.wait(GUARD_S)
+            return TextReply("SUMMARY too late")
+        return TextReply("answer from the recent part")
+
+    fake_gemini.set_fallback(stuck_brain)
+    first = koroku.popen("ask", "what now?", KOROKU_COMPACT_AT_TOKENS="20000")
+    try:
+        assert summarising.wait(GUARD_S), "the ask never started compacting"
+        first.send_signal(signal.SIGINT)
+        out, err = first.communicate(timeout=GUARD_S)
+    finally:
+        gate.set()
+    assert first.returncode == 130, err
+    assert out.strip() == "answer from the recent part"  # the answer was out before
+    assert "Traceback" not in err
+    kinds = [k for (k,) in koroku.sql("SELECT kind FROM events ORDER BY seq")]
+    assert "compaction" not in kinds and kinds[-1] == "message"
+    assert not koroku.sql("SELECT * FROM turn_leases")  # both leases given back
+
+    fake_gemini.set_fallback(_brain)
+    again = koroku.run("ask", "and now?", KOROKU_COMPACT_AT_TOKENS="20000")
+    assert again.returncode == 0, again.stderr
+    assert koroku.sql("SELECT kind FROM events ORDER BY seq DESC LIMIT 1") == [("compaction",)]
