@@ -201,10 +201,15 @@ class Compactor:
         the latest boundary and append. A cancel before the append leaves the log as it was;
         a cancel during it still finishes that one write (`Agent.append`).
         """
-        async with self._compaction_lease(agent) as free:
-            if not free:
-                return None
-            return await self._compact(agent, tokens_before, hold_turn=True)
+        try:
+            async with self._compaction_lease(agent) as free:
+                if not free:
+                    return None
+                return await self._compact(agent, tokens_before, hold_turn=True)
+        except Exception as exc:  # e.g. the database went read-only: no one awaits this task
+            self.last_problem = f"the compaction failed: {exc}"
+            log.exception("background compaction failed; it is tried again after a turn")
+            return None
 
     @contextlib.asynccontextmanager
     async def _compaction_lease(self, agent: Agent) -> AsyncIterator[bool]:
