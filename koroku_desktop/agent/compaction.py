@@ -1,20 +1,30 @@
 """Compaction: when the live context grows past the threshold, fold older turns into a summary.
 
-Runs after a turn (never in the middle of one). The conversation's prompt size is the last
-response's reported prompt + output tokens plus an estimate for what was appended since;
-`count_tokens` is asked only when that estimate is close to the threshold, and the
-summarizer's own usage never counts. The recent turns are kept word for word (see `cut`), the
-rest is summarised together with the previous summary, and the result is a `compaction`
-event appended through the agent (so the live context updates) plus an entry in the day's
-memory file. If the summarizer fails, nothing is appended and it is tried after the next turn.
+Decided after a turn (never in the middle of one), run in the background. The conversation's
+prompt size is the last response's reported prompt + output tokens plus an estimate for what
+was appended since; `count_tokens` is asked only when that estimate is close to the threshold,
+and the summarizer's own usage never counts. The recent turns are kept word for word (see
+`cut`), the rest is summarised together with the previous summary, and the result is a
+`compaction` event appended through the agent (so the live context updates) plus an entry in
+the day's memory file. If the summarizer fails, nothing is appended and it is tried after the
+next turn.
+
+Ordering (see `background`): the summariser requests run outside the turn lease, so turns go
+on meanwhile on the recent part; events they append have seqs above the chosen cut, so the
+compaction's `kept_from_seq` keeps them live. Only the final append takes the turn lease, and
+under it the latest boundary is checked again: a clear or compaction that landed meanwhile
+(here or in another process) makes this one stand down instead of folding stale context. A
+second lease, `<conversation>#compaction`, keeps two processes from compacting at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_tokens
@@ -29,6 +39,7 @@ from koroku_desktop.domain.events import (
     RejectedEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import TextPart
 
@@ -46,10 +57,29 @@ that is smaller (`compact_now`); the last user turn and what follows it are alwa
 PAGE = 5_000
 
 
-def read_messages(agent: Agent, first: int, before: int) -> list[StoredEvent]:
+def compaction_key(conversation_id: str) -> str:
+    """The lease key that keeps two processes from compacting one conversation at once."""
+    return f"{conversation_id}#compaction"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one compaction folds, chosen from the live context when it starts."""
+
+    boundary_seq: int
+    older: list[StoredEvent]
+    kept: list[StoredEvent]
+    previous: str | None
+    tokens_before: int
+
+
+def read_messages(
+    agent: Agent, first: int, before: int, also_rejected: frozenset[int] = frozenset()
+) -> list[StoredEvent]:
     """The live message events with seq in [first, before), read from the log page by page.
 
-    Messages a later `rejected` event set aside are left out, as in the live context.
+    Messages a later `rejected` event set aside (or in `also_rejected`) are left out, as in
+    the live context. Blocking: call it in a worker thread.
     """
     found: list[StoredEvent] = []
     rejected: set[int] = set()
@@ -67,15 +97,17 @@ def read_messages(agent: Agent, first: int, before: int) -> list[StoredEvent]:
         if len(page) < PAGE:
             break
         after = page[-1].seq
-    rejected |= agent.view.rejected
+    rejected |= also_rejected
     return [m for m in found if m.seq not in rejected]
 
 
 class Compactor:
     """Folds older turns of an agent's live context into a rolling, LLM-written summary.
 
-    Register `maybe_compact` in `agent.after_turn` (see `attach`); `compact_now` compacts on
-    request (`koroku compact`). `last_problem` says why the last attempt appended nothing.
+    `attach` makes each turn end with `maybe_compact`, which starts a background compaction
+    when the context passed the threshold; `wait` and `cancel` let a front end finish or stop
+    it. `compact_now` compacts on request (`koroku compact`, under the caller's turn lease).
+    `last_problem` says why the last attempt appended nothing.
     """
 
     def __init__(
@@ -95,32 +127,108 @@ class Compactor:
         self.last_problem: str | None = None
         self.progress: Hook[[int, int]] = Hook("compaction_progress")
         """Called with (chunks done, chunks in all) while a long history is summarised."""
+        self.task: asyncio.Task[CompactionEvent | None] | None = None
+        """The background compaction, while it runs (see `background`)."""
 
     def attach(self, agent: Agent) -> None:
-        """Run `maybe_compact` after each of `agent`'s turns."""
+        """Check after each of `agent`'s turns whether to compact (in the background)."""
         agent.after_turn.append(self.maybe_compact)
+
+    @property
+    def running(self) -> bool:
+        """Whether a background compaction runs now."""
+        return self.task is not None and not self.task.done()
+
+    async def wait(self) -> CompactionEvent | None:
+        """Wait for the background compaction (if any); cancelling the wait cancels it."""
+        task = self.task
+        if task is None:
+            return None
+        return await task
+
+    async def cancel(self) -> None:
+        """Stop the background compaction cleanly: nothing is half-written (see `background`)."""
+        task = self.task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     # -- when ------------------------------------------------------------------------------
 
-    async def maybe_compact(self, agent: Agent, result: TurnResult) -> CompactionEvent | None:
-        """After a turn: compact if the live context passed `compact_at_tokens`."""
-        if result.cancelled:
+    async def maybe_compact(
+        self, agent: Agent, result: TurnResult | None = None
+    ) -> asyncio.Task[CompactionEvent | None] | None:
+        """After a turn (or on opening a long history): start a background compaction if
+        the live context passed `compact_at_tokens` or overflowed. Returns its task."""
+        if (result is not None and result.cancelled) or self.running:
             return None
         await agent.load()
+        long = agent.overflowing or agent.view.unloaded is not None
         size = await self.prompt_tokens(agent)
-        if size < agent.options.compact_at_tokens and not agent.overflowing:
+        if size < agent.options.compact_at_tokens and not long:
             return None
         log.info("live context ~%d tokens >= %d: compacting", size, agent.options.compact_at_tokens)
-        return await self._compact(agent, size)
+        return self.start(agent, size)
+
+    def start(self, agent: Agent, tokens_before: int) -> asyncio.Task[CompactionEvent | None]:
+        """Start `background` as a task (or return the one running)."""
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self.background(agent, tokens_before))
+        return self.task
 
     async def compact_now(self, agent: Agent) -> CompactionEvent | None:
-        """Compact whatever the size (call between turns); None if nothing was appended."""
+        """Compact whatever the size, in the foreground; the caller holds the turn lease or
+        no turn runs. None if nothing was appended (`last_problem` says why)."""
         if agent.busy:
             self.last_problem = "a turn is running; compact after it"
             return None
+        if self.running:
+            self.last_problem = "a compaction is already running here"
+            return None
         await agent.load()
         size = await self.prompt_tokens(agent, count=True)
-        return await self._compact(agent, size)
+        async with self._compaction_lease(agent) as free:
+            if not free:
+                return None
+            return await self._compact(agent, size, hold_turn=False)
+
+    async def background(self, agent: Agent, tokens_before: int) -> CompactionEvent | None:
+        """Compact without holding the turn lease while the model summarises.
+
+        Under the compaction lease: choose the cut from the live context now, summarise
+        chunk by chunk, then take the turn lease (waiting for a running turn) only to check
+        the latest boundary and append. A cancel before the append leaves the log as it was;
+        a cancel during it still finishes that one write (`Agent.append`).
+        """
+        try:
+            async with self._compaction_lease(agent) as free:
+                if not free:
+                    return None
+                return await self._compact(agent, tokens_before, hold_turn=True)
+        except Exception as exc:  # e.g. the database went read-only: no one awaits this task
+            self.last_problem = f"the compaction failed: {exc}"
+            log.exception("background compaction failed; it is tried again after a turn")
+            return None
+
+    @contextlib.asynccontextmanager
+    async def _compaction_lease(self, agent: Agent) -> AsyncIterator[bool]:
+        """Hold `<conversation>#compaction` (True), or False when another process does."""
+        lease = agent.turn_lock
+        if lease is None:
+            yield True
+            return
+        key = compaction_key(agent.conversation_id)
+        holder = await asyncio.to_thread(lease.try_acquire, key, new_id())
+        if holder is not None:
+            self.last_problem = f"{holder.describe()} (pid {holder.pid}) is compacting it"
+            log.info("not compacting: %s", self.last_problem)
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            await asyncio.shield(asyncio.to_thread(lease.release, key))
 
     async def prompt_tokens(self, agent: Agent, *, count: bool = False) -> int:
         """The live context's prompt size in tokens, counted by the model only when needed.
@@ -158,11 +266,15 @@ class Compactor:
 
     # -- how -------------------------------------------------------------------------------
 
-    async def _compact(self, agent: Agent, tokens_before: int) -> CompactionEvent | None:
+    async def _plan(self, agent: Agent, tokens_before: int) -> _Plan | None:
+        """What to fold, from the live context as it is now (copied: turns go on)."""
         view = agent.view
+        boundary = view.boundary_seq
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
+        previous = view.summary.summary if view.summary is not None else None
         if view.unloaded is not None:  # a long history: its older part is only in the log
-            older_part = await asyncio.to_thread(read_messages, agent, *view.unloaded)
+            rejected = frozenset(view.rejected)
+            older_part = await asyncio.to_thread(read_messages, agent, *view.unloaded, rejected)
             stored = older_part + stored
         events = [m.event for m in stored if isinstance(m.event, MessageEvent)]
         # A quarter of the threshold; when compacting by hand below it, of the current size.
@@ -172,12 +284,21 @@ class Compactor:
             self.last_problem = "nothing to compact: the live context is only the latest turn"
             log.info(self.last_problem)
             return None
-        older, kept = stored[:cut], stored[cut:]
-        previous = view.summary.summary if view.summary is not None else None
+        return _Plan(boundary, stored[:cut], stored[cut:], previous, tokens_before)
+
+    async def _compact(
+        self, agent: Agent, tokens_before: int, *, hold_turn: bool
+    ) -> CompactionEvent | None:
+        plan = await self._plan(agent, tokens_before)
+        if plan is None:
+            return None
         summarizer = Summarizer(agent.model, self.max_input_chars, self.tool_chars)
         try:
             summary = await summarizer.summarize(
-                self.summarizer_model or agent.options.model, previous, older, self.progress
+                self.summarizer_model or agent.options.model,
+                plan.previous,
+                plan.older,
+                self.progress,
             )
         except ModelError as exc:
             self.last_problem = f"the summarizer failed: {exc}"
@@ -187,19 +308,37 @@ class Compactor:
             self.last_problem = "the summarizer returned no text"
             log.warning("compaction skipped, will retry after the next turn: empty summary")
             return None
-        tokens_after = await self._tokens_after(agent, summary, kept)
+        tokens_after = await self._tokens_after(agent, summary, plan.kept)
+        older = plan.older
         event = CompactionEvent(
             summary=summary,
             covers_up_to_seq=older[-1].seq,
-            kept_from_seq=kept[0].seq if kept else older[-1].seq + 1,
+            kept_from_seq=plan.kept[0].seq if plan.kept else older[-1].seq + 1,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
         )
-        await agent.append([event])
-        self.last_problem = None
+        if hold_turn:
+            async with agent.hold_turn():  # caught up: the latest boundary is folded in
+                if not await self._land(agent, plan, event):
+                    return None
+        elif not await self._land(agent, plan, event):
+            return None
         await self._remember(agent, summary)
         agent.hooks.on_context_meter(agent.context_meter())
         return event
+
+    async def _land(self, agent: Agent, plan: _Plan, event: CompactionEvent) -> bool:
+        """Append `event` unless a clear or compaction landed since the plan (stale)."""
+        if agent.view.boundary_seq != plan.boundary_seq:
+            self.last_problem = (
+                f"a newer clear or compaction (#{agent.view.boundary_seq}) landed meanwhile; "
+                "this compaction was dropped"
+            )
+            log.info(self.last_problem)
+            return False
+        await agent.append([event])
+        self.last_problem = None
+        return True
 
     async def _tokens_after(self, agent: Agent, summary: str, kept: list[StoredEvent]) -> int:
         """The prompt size once compacted: counted by the model, or estimated if that fails."""

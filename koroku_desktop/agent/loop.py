@@ -7,15 +7,20 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
-from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog, TurnLock
+from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.agent.tool_calls import (  # the answers stay importable from here
+    CANCELLED as CANCELLED,
+)
+from koroku_desktop.agent.tool_calls import DENIED as DENIED
+from koroku_desktop.agent.tool_calls import OVER_BUDGET as OVER_BUDGET
+from koroku_desktop.agent.tool_calls import TurnState, run_calls
 from koroku_desktop.agent.turn_gate import TurnGate
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
@@ -28,21 +33,16 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
-    FunctionCallPart,
-    FunctionResponsePart,
     TextPart,
     visible_text,
 )
 from koroku_desktop.domain.projection import largest_in_turn
 from koroku_desktop.tools.approval import ApprovalPolicy
-from koroku_desktop.tools.base import RecallSearch, ToolContext
-from koroku_desktop.tools.registry import ToolRegistry, split_media
+from koroku_desktop.tools.base import RecallSearch
+from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
-DENIED = {"error": "denied by the user"}
-CANCELLED = {"error": "cancelled by the user before the tool returned"}
-OVER_BUDGET = {"error": "not run: the tool-call budget for this turn is spent"}
 # After the budget is spent no tools are offered; if the model still calls, how often we
 # answer with errors before ending the turn ourselves.
 MAX_CALLS_WITHOUT_TOOLS = 2
@@ -52,7 +52,8 @@ rest from the log (so the first turn after a big import does not wait for them).
 
 
 AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
-"""A step run after every turn, inside the turn lock (compaction is one)."""
+"""A step run after every turn, inside the turn lock (compaction's check is one: it only
+decides, and the compaction itself runs in the background, see agent/compaction.py)."""
 
 
 @dataclass
@@ -64,16 +65,6 @@ class AgentOptions:
     workspace: Path
     data_dir: Path
     compact_at_tokens: int = 100_000
-
-
-@dataclass
-class _TurnState:
-    """What one turn has done so far (for cancellation and the result)."""
-
-    calls_made: int
-    partial_text: list[str] = field(default_factory=list)
-    executed: int = 0
-    budget_exhausted: bool = False
 
 
 class Agent:
@@ -146,6 +137,11 @@ class Agent:
         if folded:
             self.hooks.on_context_meter(self.context_meter())
         return folded
+
+    @property
+    def turn_lock(self) -> TurnLock | None:
+        """The cross-process lease turns take (compaction takes a second key on it)."""
+        return self._gate.lease
 
     @property
     def current_turn_id(self) -> str | None:
@@ -289,7 +285,7 @@ class Agent:
                 [MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])]
             )
         self.hooks.on_turn_started(text)
-        state = _TurnState(calls_made=view.tool_calls_since_user_turn())
+        state = TurnState(calls_made=view.tool_calls_since_user_turn())
         try:
             return await self._loop(state)
         except asyncio.CancelledError:
@@ -301,7 +297,7 @@ class Agent:
                 last_seq=self.view.last_seq,
             )
 
-    async def _loop(self, state: _TurnState) -> TurnResult:
+    async def _loop(self, state: TurnState) -> TurnResult:
         calls_without_tools = 0
         while True:
             budget = self.options.max_tool_calls
@@ -336,7 +332,7 @@ class Agent:
                 )
             if not tools_offered:
                 calls_without_tools += 1
-            await self._run_calls(calls, state)
+            await run_calls(self, calls, state)
             if calls_without_tools >= MAX_CALLS_WITHOUT_TOOLS:
                 note = (
                     f"I stopped after {state.executed} tool calls (the limit for one turn). "
@@ -368,55 +364,7 @@ class Agent:
             exc.status,
         )
 
-    async def _run_calls(self, calls: list[FunctionCallPart], state: _TurnState) -> None:
-        """Run each call in order and persist all responses as one user content."""
-        responses: list[FunctionResponsePart] = []
-        try:
-            for call in calls:
-                responses.append(await self._run_call(call, state))
-        except asyncio.CancelledError:
-            responses.extend(
-                FunctionResponsePart(
-                    name=c.name, id=c.id, response=dict(CANCELLED), call_args=c.args
-                )
-                for c in calls[len(responses) :]
-            )
-            await self.append([MessageEvent(role="user", origin="tools", parts=responses)])
-            raise
-        await self.append([MessageEvent(role="user", origin="tools", parts=responses)])
-
-    async def _run_call(self, call: FunctionCallPart, state: _TurnState) -> FunctionResponsePart:
-        self.hooks.on_tool_call(call)
-        args: dict[str, Any] = dict(call.args)
-        media = None
-        if state.calls_made >= self.options.max_tool_calls:
-            response: dict[str, Any] = dict(OVER_BUDGET)
-        else:
-            state.calls_made += 1
-            allowed = True
-            if self.policy.needs_asking(call.name, self.tools, args, self.options.workspace):
-                source = self.tools.describe(call.name)
-                request = ApprovalRequest(call.id, call.name, args, source)
-                decision = await self.approver.approve(request)
-                allowed = decision.allowed
-                if allowed and decision.scope != "once":
-                    self.policy.grant(call.name, decision.scope)
-                if allowed and decision.args is not None:
-                    args = dict(decision.args)
-            if allowed:
-                state.executed += 1
-                ctx = ToolContext(self.options.workspace, self.options.data_dir, self.recall)
-                response, _ran = await self.tools.run(call.name, args, ctx)
-                media = split_media(response)
-            else:
-                response = dict(DENIED)
-        part = FunctionResponsePart(
-            name=call.name, id=call.id, response=response, call_args=args, parts=media
-        )
-        self.hooks.on_tool_result(call, part)  # failed or not: `part.failed`, the one rule
-        return part
-
-    async def _after_cancel(self, state: _TurnState) -> None:
+    async def _after_cancel(self, state: TurnState) -> None:
         """Leave the log consistent after a cancel: partial text kept, dangling calls answered."""
         if state.partial_text:
             text = "".join(state.partial_text)

@@ -154,9 +154,31 @@ async def _ask(runtime: Runtime, text: str, *, wait: bool) -> TurnResult:
     """
     try:
         await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
-        return await runtime.agent.run_turn(text, wait=wait)
+        result = await runtime.agent.run_turn(text, wait=wait)
     finally:
         await runtime.stop_mcp()
+    await finish_compaction(runtime)
+    return result
+
+
+async def finish_compaction(runtime: Runtime) -> None:
+    """Finish a compaction the turn started (the answer is already out), saying so.
+
+    Finished here rather than left for the next process: with one `ask` at a time, a
+    compaction left behind would be started and dropped again by every run. It runs outside
+    the turn lease (other front ends' turns go on) and Ctrl-C stops it with nothing written.
+    """
+    compactor = runtime.compactor
+    if not compactor.running:
+        return
+    print(
+        "koroku: compacting the history in the background (other turns may run meanwhile; "
+        "Ctrl-C stops it safely and the next turn starts it again)",
+        file=sys.stderr,
+        flush=True,
+    )
+    if await compactor.wait() is None and compactor.last_problem:
+        print(f"koroku: not compacted: {compactor.last_problem}", file=sys.stderr)
 
 
 def _meter_text(meter: ContextMeter) -> str:
@@ -201,6 +223,7 @@ async def _chat_loop(runtime: Runtime) -> None:
         await _repl(runtime)
     finally:
         await runtime.stop_mcp()
+    await finish_compaction(runtime)
 
 
 async def _repl(runtime: Runtime) -> None:

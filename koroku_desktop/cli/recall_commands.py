@@ -183,6 +183,9 @@ def import_koroku_export(path: Path) -> int:
 def compact_long_history() -> None:
     """After an import: compact a live context over the threshold now, showing progress.
 
+    Like the compaction after a turn it runs outside the turn lease (turns elsewhere go on
+    on the recent part) and takes the turn lease only to append the summary.
+
     Without a key it is left for the first turn (which meanwhile sends only recent turns).
     """
     with open_runtime(TerminalApprover(), need_key=False) as runtime:
@@ -200,9 +203,15 @@ def compact_long_history() -> None:
                     file=sys.stderr,
                 )
                 return
-            print("koroku: the imported history is long; compacting it now", file=sys.stderr)
-            if await runtime.compactor.compact_now(agent) is None:
-                print(f"koroku: not compacted: {runtime.compactor.last_problem}", file=sys.stderr)
+            print(
+                "koroku: the imported history is long; compacting it now (turns may run "
+                "meanwhile; Ctrl-C stops it safely and the next turn starts it again)",
+                file=sys.stderr,
+            )
+            compactor = runtime.compactor
+            task = await compactor.maybe_compact(agent)
+            if (task is None or await compactor.wait() is None) and compactor.last_problem:
+                print(f"koroku: not compacted: {compactor.last_problem}", file=sys.stderr)
 
         runtime.compactor.progress.append(compaction_progress)
         asyncio.run(run())

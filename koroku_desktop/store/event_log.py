@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-import json
 import logging
 import sqlite3
 import threading
@@ -36,6 +35,7 @@ from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
+from koroku_desktop.store.search import SEARCH_SQL, pending_rows, search_hits
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
 
@@ -46,12 +46,6 @@ _INSERT_EVENT = (
     " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _MERGE_EVENT = _INSERT_EVENT + " ON CONFLICT (event_id) DO NOTHING"
-_SEARCH = (
-    "SELECT e.seq, e.conversation_id, e.created_at, e.kind, CAST(e.payload AS BLOB),"
-    " snippet(events_fts, 0, '[[', ']]', '…', 16)"
-    " FROM events_fts JOIN events AS e ON e.seq = events_fts.rowid"
-    " WHERE events_fts MATCH ? ORDER BY events_fts.rowid DESC LIMIT ?"
-)
 
 
 class StoreClosedError(RuntimeError):
@@ -403,42 +397,8 @@ class SqliteEventLog(PagedLog):
                 folded = True
             except (sqlite3.Error, PeeweeException) as exc:  # e.g. a read-only file
                 log.info("could not fold pending search text: %s", exc)
-        rows = self._rows(_SEARCH, (match, limit))
+        rows = self._rows(SEARCH_SQL, (match, limit))
         if not folded:  # pending text cannot be folded in: search it on the side
-            rows = sorted(rows + self._pending_rows(match, limit), key=lambda r: -int(r[0]))
-        hits: list[SearchHit] = []
-        for seq, conversation_id, created_at, kind, payload, snippet in rows[:limit]:
-            hits.append(
-                SearchHit(
-                    seq=int(seq),
-                    conversation_id=str(conversation_id),
-                    created_at=float(created_at),
-                    kind=str(kind),
-                    role=_role_of(payload),
-                    snippet=str(snippet),
-                )
-            )
-        return hits
-
-    def _pending_rows(self, match: str, limit: int) -> list[Row]:
-        """Search hits among text not yet folded into the index, through a TEMP FTS table
-        (a read-only database still allows those)."""
-        conn = self._conn().conn()
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(body)")
-        conn.execute("DELETE FROM temp.pending_fts")
-        conn.execute(
-            "INSERT INTO temp.pending_fts (rowid, body) SELECT seq, body FROM events_fts_pending"
-        )
-        rows: list[Row] = conn.execute(
-            _SEARCH.replace("events_fts", "pending_fts"), (match, limit)
-        ).fetchall()
-        return rows
-
-
-def _role_of(payload: bytes | str) -> str | None:
-    try:
-        data = json.loads(payload)
-    except ValueError:  # bad JSON or bad UTF-8 (UnicodeDecodeError is a ValueError)
-        return None
-    role = data.get("role") if isinstance(data, dict) else None
-    return role if isinstance(role, str) else None
+            pending = pending_rows(self._conn().conn(), match, limit)
+            rows = sorted(rows + pending, key=lambda r: -int(r[0]))
+        return search_hits(rows[:limit])

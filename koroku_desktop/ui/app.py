@@ -9,20 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import sys
-import tempfile
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.hooks import TurnResult
-from koroku_desktop.config import ApiKey, Paths, Settings, SettingsError, default_paths
+from koroku_desktop.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import DatabaseUnavailable, LazyGeminiModel, Runtime, build_runtime
+from koroku_desktop.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
@@ -147,6 +144,16 @@ class Desktop(QObject):
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
+        self._keep(self._compact_long_history())
+
+    async def _compact_long_history(self) -> None:
+        """A long or over-threshold history opened: compact it in the background now.
+
+        Turns go on meanwhile (it holds the turn lease only to append); `quit` cancels it
+        with nothing half-written, and the next start begins it again.
+        """
+        if self.runtime.model.has_key:
+            await self.runtime.compactor.maybe_compact(self.runtime.agent)
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -184,6 +191,7 @@ class Desktop(QObject):
         self._quitting = True
         await self.global_shortcut.close()
         await self.bridge.shutdown()
+        await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish
             # before Qt and the database go away.
@@ -324,6 +332,8 @@ class Desktop(QObject):
 def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     """Start the desktop app (or hand the wish to the running one); the exit code."""
     if self_check:
+        from koroku_desktop.ui.self_check import run_self_check
+
         return run_self_check()
     import qasync
 
@@ -356,58 +366,3 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     with loop:
         code: int = loop.run_until_complete(main())
     return code
-
-
-# -- koroku --self-check ---------------------------------------------------------------
-
-
-def run_self_check() -> int:
-    """`koroku --self-check`: start offscreen on a temporary data dir, build every window,
-    import the Gemini SDK, quit; 0, or 1 with the reason on stderr (used on frozen builds)."""
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    # Never touch the user's keyring (it may prompt to unlock): the check needs no key.
-    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    try:
-        with tempfile.TemporaryDirectory(
-            prefix="koroku-self-check-", ignore_cleanup_errors=True
-        ) as tmp:
-            _self_check_in(Paths(Path(tmp)).ensure())
-    except Exception as exc:
-        print(f"koroku self-check: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    print("koroku self-check: ok")
-    return 0
-
-
-def _self_check_in(paths: Paths) -> None:
-    import qasync
-
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    app.setApplicationName("Koroku")
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    desktop = Desktop(app, paths, use_tray=True)
-
-    async def check() -> None:
-        try:
-            await desktop.start()
-            if not paths.db.is_file():
-                raise RuntimeError(f"the database was not created at {paths.db}")
-            desktop.popup.popup()
-            for widget in (desktop.window, desktop.popup):
-                if widget.grab().isNull():
-                    raise RuntimeError(f"{type(widget).__name__} could not be drawn")
-            if desktop.tray is not None:
-                desktop.tray.menu.grab()
-            # Through the model port's warm-up, as `_warm_up` does: `ui` never imports `llm`.
-            model = LazyGeminiModel(ApiKey("self-check", "self-check"))
-            model.prepare()
-            model.connect()
-            if "google.genai" not in sys.modules:
-                raise RuntimeError("google.genai was not imported")
-        finally:
-            await desktop.quit()
-
-    with loop:
-        loop.run_until_complete(check())

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
@@ -83,6 +84,12 @@ class Harness:
     workspace: Path
     fake: FakeGemini
     brain: Brain
+
+    async def run_turn(self, text: str) -> TurnResult:
+        """One turn, then the background compaction it may have started, to its end."""
+        result = await self.agent.run_turn(text)
+        await self.compactor.wait()
+        return result
 
     def summarizer_requests(self) -> list[ReceivedRequest]:
         return [r for r in self.fake.generate_requests() if is_summarizer(r)]

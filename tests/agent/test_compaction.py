@@ -31,7 +31,7 @@ async def talk_until_compacted(h: Harness, max_turns: int = 10) -> list[int]:
     sizes: list[int] = []
     for n in range(max_turns):
         before = len(compactions(h))
-        result = await h.agent.run_turn(f"turn {n}: {LONG}")
+        result = await h.run_turn(f"turn {n}: {LONG}")
         assert result.ok, result.error
         usage = h.agent.view.message_events()[-1].usage
         sizes.append(usage.prompt_tokens or 0 if usage else 0)
@@ -76,7 +76,7 @@ async def test_passing_the_threshold_compacts_and_the_next_request_is_summary_pl
 
     # The next turn sends the summary + kept tail; the fake checked signatures and pairing.
     before = h.turn_requests()[-1]
-    result = await h.agent.run_turn("what now?")
+    result = await h.run_turn("what now?")
     assert result.ok, result.error
     nxt = next(r for r in h.turn_requests() if r.last_text() == "what now?")
     texts = ["".join(p.get("text", "") for p in c["parts"]) for c in nxt.contents]
@@ -104,7 +104,7 @@ async def test_far_below_the_threshold_nothing_is_counted_or_summarised(
 ) -> None:
     h: Harness = harness_factory(compact_at=100_000)
     for n in range(3):
-        assert (await h.agent.run_turn(f"hello {n}")).ok
+        assert (await h.run_turn(f"hello {n}")).ok
     assert not [r for r in h.fake.requests if r.method == "countTokens"]
     assert h.summarizer_requests() == []
     assert compactions(h) == []
@@ -122,7 +122,7 @@ async def test_a_failing_summarizer_appends_nothing_and_is_retried_after_the_nex
     )
     attempts = 0
     for n in range(10):
-        result = await h.agent.run_turn(f"turn {n}: {LONG}")
+        result = await h.run_turn(f"turn {n}: {LONG}")
         assert result.ok, result.error  # the turn itself succeeds
         if h.summarizer_requests():
             attempts = len(h.summarizer_requests())
@@ -135,10 +135,10 @@ async def test_a_failing_summarizer_appends_nothing_and_is_retried_after_the_nex
 
     # The summarizer recovers: the next turn compacts.
     h.brain.summary = None
-    assert (await h.agent.run_turn("and now?")).ok
+    assert (await h.run_turn("and now?")).ok
     assert len(compactions(h)) == 1
     assert memory_file(h.home, datetime.now()).exists()
-    assert (await h.agent.run_turn("still there?")).ok
+    assert (await h.run_turn("still there?")).ok
 
 
 async def test_compact_now_summarises_in_chunks_when_the_input_is_too_large(
@@ -146,7 +146,7 @@ async def test_compact_now_summarises_in_chunks_when_the_input_is_too_large(
 ) -> None:
     h: Harness = harness_factory(compact_at=1_000_000, max_input_chars=6_000, keep_fraction=0.0)
     for n in range(6):
-        assert (await h.agent.run_turn(f"turn {n}: {LONG}")).ok
+        assert (await h.run_turn(f"turn {n}: {LONG}")).ok
     assert compactions(h) == []  # far below the threshold: nothing automatic
 
     event = await h.compactor.compact_now(h.agent)
@@ -170,7 +170,7 @@ async def test_compact_now_with_only_the_latest_turn_does_nothing(
     harness_factory: Factory,
 ) -> None:
     h: Harness = harness_factory()
-    assert (await h.agent.run_turn("hi")).ok
+    assert (await h.run_turn("hi")).ok
     assert await h.compactor.compact_now(h.agent) is None
     assert h.compactor.last_problem and "nothing to compact" in h.compactor.last_problem
     assert h.summarizer_requests() == []
@@ -189,7 +189,7 @@ async def test_after_a_restart_the_meter_uses_the_compacted_size(
     meter = again.agent.context_meter()
     assert meter.used_tokens == event.tokens_after < 4_000
     # Talking on from the reloaded log does not compact again straight away.
-    assert (await again.agent.run_turn("short")).ok
+    assert (await again.run_turn("short")).ok
     assert len(compactions(again)) == 1
 
 
@@ -198,7 +198,7 @@ async def test_search_and_recall_find_compacted_and_cleared_history(
 ) -> None:
     h: Harness = harness_factory(compact_at=4_000)
     h.brain.read_files = False
-    assert (await h.agent.run_turn("my bike lock code is zebracrossing")).ok
+    assert (await h.run_turn("my bike lock code is zebracrossing")).ok
     await talk_until_compacted(h)
     assert "zebracrossing" not in json.dumps(
         [e.model_dump() for e in h.agent.view.message_events()]
@@ -217,7 +217,7 @@ async def test_search_and_recall_find_compacted_and_cleared_history(
         return CallsReply((("recall", {"query": "zebracrossing"}),))
 
     h.fake.reply_with(recall_then_answer, times=2)
-    result = await h.agent.run_turn("what was my lock code?")
+    result = await h.run_turn("what was my lock code?")
     assert result.ok and result.text == "found it"
     response = h.agent.view.message_events()[-2].function_responses[0]
     assert response.name == "recall"
@@ -240,14 +240,14 @@ async def test_count_tokens_is_asked_only_when_an_inexact_estimate_is_near_the_t
 ) -> None:
     h: Harness = harness_factory(compact_at=100_000)
     h.brain.read_files = False
-    assert (await h.agent.run_turn(f"first: {LONG}")).ok
+    assert (await h.run_turn(f"first: {LONG}")).ok
     used = h.agent.estimate_context_tokens()  # exact: the reply's reported usage
     h.agent.options.compact_at_tokens = int(used / 0.9)
-    assert (await h.agent.run_turn("short")).ok  # exact again, near: no count needed
+    assert (await h.run_turn("short")).ok  # exact again, near: no count needed
     assert not [r for r in h.fake.requests if r.method == "countTokens"]
 
     h.fake.fail(400, message="bad request for this test")
-    result = await h.agent.run_turn("this one fails")  # nothing reported since: estimated
+    result = await h.run_turn("this one fails")  # nothing reported since: estimated
     assert result.error is not None
     counts = [r for r in h.fake.requests if r.method == "countTokens"]
     assert len(counts) == 1

@@ -134,9 +134,11 @@ async def test_a_long_history_loads_its_tail_and_compaction_reads_the_rest(
             for n in range(60)
         ],
     )
-    Compactor().attach(agent)
+    compactor = Compactor()
+    compactor.attach(agent)
     result = await agent.run_turn("now")
     assert result.ok, result.error
+    await compactor.wait()  # it runs in the background, after the turn
     first = model.requests[0]
     assert len(first.contents) <= 11 and "m0" not in _texts(first).split()
     (summarizer,) = [r for r in model.requests if r.system_instruction == SUMMARIZER_INSTRUCTION]

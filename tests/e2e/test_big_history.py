@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import threading
 from pathlib import Path
 
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
@@ -11,6 +13,7 @@ from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply
 from tests.fakes.gemini_server import FakeGemini
 
 EVENTS = 240
+GUARD_S = 60  # only so that a deadlock fails the test instead of hanging it
 
 
 def _export(path: Path) -> None:
@@ -66,3 +69,82 @@ def test_first_ask_sends_recent_turns_then_compacts_with_progress(
     assert again.returncode == 0, again.stderr
     latest = fake_gemini.generate_requests()[-1]
     assert "SUMMARY of the imported history." in json.dumps(latest.contents[0])
+
+
+def test_another_ask_runs_while_the_first_compacts_and_stays_live(
+    koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
+) -> None:
+    export = tmp_path / "long.json"
+    _export(export)
+    assert koroku.run("import", str(export), GEMINI_API_KEY="").returncode == 0
+    summarising, gate = threading.Event(), threading.Event()
+
+    def slow_brain(request: ReceivedRequest) -> Reply:
+        if request.system_text == SUMMARIZER_INSTRUCTION:
+            summarising.set()
+            gate.wait(GUARD_S)  # the first `ask` compacts until the test lets it go
+            return TextReply("SUMMARY of the imported history.")
+        return TextReply(f"answer to {request.last_text()}")
+
+    fake_gemini.set_fallback(slow_brain)
+    first = koroku.popen("ask", "what now?", KOROKU_COMPACT_AT_TOKENS="20000")
+    try:
+        assert summarising.wait(GUARD_S), "the first ask never started compacting"
+        # Another process's turn gets the lease while the summariser is stuck.
+        second = koroku.run("ask", "meanwhile?", KOROKU_COMPACT_AT_TOKENS="20000")
+        assert second.returncode == 0, second.stderr
+        assert second.stdout.strip() == "answer to meanwhile?"
+        assert "is compacting it" in second.stderr  # it left the compaction to the first
+        assert not koroku.sql("SELECT seq FROM events WHERE kind = 'compaction'")
+    finally:
+        gate.set()
+        out, err = first.communicate(timeout=GUARD_S)
+    assert first.returncode == 0, err
+    assert out.strip() == "answer to what now?" and "compacting the history" in err
+    ((seq, payload),) = koroku.sql("SELECT seq, payload FROM events WHERE kind = 'compaction'")
+    ((meanwhile,),) = koroku.sql(
+        "SELECT seq FROM events WHERE kind = 'message' AND payload LIKE '%meanwhile?%'"
+        " ORDER BY seq LIMIT 1"
+    )
+    assert json.loads(str(payload))["kept_from_seq"] <= int(str(meanwhile)) < int(str(seq))
+    fake_gemini.set_fallback(_brain)
+    again = koroku.run("ask", "and now?", KOROKU_COMPACT_AT_TOKENS="20000")
+    assert again.returncode == 0, again.stderr
+    sent = json.dumps(fake_gemini.generate_requests()[-1].contents)
+    assert "SUMMARY of the imported history." in sent and "meanwhile?" in sent
+
+
+def test_ctrl_c_during_the_compaction_after_ask_writes_nothing_and_the_next_ask_redoes_it(
+    koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
+) -> None:
+    export = tmp_path / "long.json"
+    _export(export)
+    assert koroku.run("import", str(export), GEMINI_API_KEY="").returncode == 0
+    summarising, gate = threading.Event(), threading.Event()
+
+    def stuck_brain(request: ReceivedRequest) -> Reply:
+        if request.system_text == SUMMARIZER_INSTRUCTION:
+            summarising.set()
+            gate.wait(GUARD_S)
+            return TextReply("SUMMARY too late")
+        return TextReply("answer from the recent part")
+
+    fake_gemini.set_fallback(stuck_brain)
+    first = koroku.popen("ask", "what now?", KOROKU_COMPACT_AT_TOKENS="20000")
+    try:
+        assert summarising.wait(GUARD_S), "the ask never started compacting"
+        first.send_signal(signal.SIGINT)
+        out, err = first.communicate(timeout=GUARD_S)
+    finally:
+        gate.set()
+    assert first.returncode == 130, err
+    assert out.strip() == "answer from the recent part"  # the answer was out before
+    assert "Traceback" not in err
+    kinds = [k for (k,) in koroku.sql("SELECT kind FROM events ORDER BY seq")]
+    assert "compaction" not in kinds and kinds[-1] == "message"
+    assert not koroku.sql("SELECT * FROM turn_leases")  # both leases given back
+
+    fake_gemini.set_fallback(_brain)
+    again = koroku.run("ask", "and now?", KOROKU_COMPACT_AT_TOKENS="20000")
+    assert again.returncode == 0, again.stderr
+    assert koroku.sql("SELECT kind FROM events ORDER BY seq DESC LIMIT 1") == [("compaction",)]

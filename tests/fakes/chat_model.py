@@ -8,8 +8,9 @@ pass on a history the service would reject. Everything about the wire uses `Fake
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,8 @@ from tests.fakes.gemini_rules import check_contents
 
 FakeReply = MessageEvent | str | list[Part] | ModelError
 """What a reply function returns: a whole model content, its text, its parts, or an error."""
-ReplyFunction = Callable[[ModelRequest], FakeReply]
+ReplyFunction = Callable[[ModelRequest], FakeReply | Awaitable[FakeReply]]
+"""Sync, or async (a reply that waits for the test, e.g. a slow summariser)."""
 
 
 def wire_contents(contents: list[MessageEvent]) -> list[dict[str, Any]]:
@@ -72,7 +74,8 @@ class FakeChatModel:
                 raise ModelError("too_large", problem, 400)
         if problem is not None:
             raise ModelError("bad_request", f"Gemini rejected the request (HTTP 400): {problem}")
-        answer = self.reply(request)
+        reply = self.reply(request)
+        answer = await reply if inspect.isawaitable(reply) else reply
         if isinstance(answer, ModelError):
             raise answer
         if isinstance(answer, str):
