@@ -46,6 +46,10 @@ class Settings(BaseModel):
     start_at_login: bool = False
     theme: Literal["system", "light", "dark"] = "system"
     welcomed: bool = False
+    thinking_level: Literal["", "minimal", "low", "medium", "high"] = ""
+    """Gemini's thinking level for chat turns ("" = the model's default)."""
+    quick_ask_thinking_level: Literal["", "minimal", "low", "medium", "high"] = "low"
+    """The thinking level of quick-ask turns: lower by default, for a faster answer."""
 
     @field_validator("model")
     @classmethod

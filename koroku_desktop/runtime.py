@@ -137,6 +137,8 @@ class Runtime:
         opts.max_tool_calls = settings.max_tool_calls
         opts.workspace = settings.workspace_path()
         opts.compact_at_tokens = settings.compact_at_tokens
+        opts.thinking_level = settings.thinking_level
+        opts.quick_thinking_level = settings.quick_ask_thinking_level
         self.policy.set_always(settings.always_allow)
 
     def persist_always_grant(self, tool: str) -> None:
@@ -186,6 +188,8 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
         workspace=settings.workspace_path(),
         data_dir=paths.home,
         compact_at_tokens=settings.compact_at_tokens,
+        thinking_level=settings.thinking_level,
+        quick_thinking_level=settings.quick_ask_thinking_level,
     )
     agent = Agent(
         event_log,

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from koroku_desktop.domain.parts import (
     TextPart,
     visible_text,
 )
+from koroku_desktop.domain.turn_time import time_note
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
 from koroku_desktop.tools.registry import ToolRegistry
@@ -53,6 +55,10 @@ class AgentOptions:
     workspace: Path
     data_dir: Path
     compact_at_tokens: int = 100_000
+    thinking_level: str = ""
+    """Gemini's thinking level for turns ("" = the model's default)."""
+    quick_thinking_level: str = "low"
+    """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
 
 
 @dataclass
@@ -60,6 +66,7 @@ class _TurnState:
     """What one turn has done so far (for cancellation and the result)."""
 
     calls_made: int
+    thinking_level: str = ""
     partial_text: list[str] = field(default_factory=list)
     executed: int = 0
     budget_exhausted: bool = False
@@ -94,6 +101,8 @@ class Agent:
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
         self.after_turn: list[AfterTurn] = []
+        self.clock: Callable[[], datetime] = datetime.now
+        """When a user turn is sent (its time note); tests drive it instead of sleeping."""
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
 
     # -- the live context --------------------------------------------------------------
@@ -137,14 +146,15 @@ class Agent:
 
     # -- turns -------------------------------------------------------------------------
 
-    async def run_turn(self, text: str | None) -> TurnResult:
+    async def run_turn(self, text: str | None, *, quick: bool = False) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
 
-        Turns are serialised: a second call waits for the first to finish (FIFO).
+        Turns are serialised: a second call waits for the first to finish (FIFO). `quick`
+        (quick-ask) uses the quick thinking level.
         """
         async with self._lock:
             await self.load()
-            inner = asyncio.create_task(self._turn(text))
+            inner = asyncio.create_task(self._turn(text, quick))
             self._current = inner
             try:
                 result = await inner
@@ -175,7 +185,18 @@ class Agent:
 
     def context_meter(self) -> ContextMeter:
         """How much of the compaction threshold the live context uses (an estimate)."""
-        return ContextMeter(self.estimate_context_tokens(), self.options.compact_at_tokens)
+        prompt, cached = self._last_usage()
+        return ContextMeter(
+            self.estimate_context_tokens(), self.options.compact_at_tokens, prompt, cached
+        )
+
+    def _last_usage(self) -> tuple[int | None, int | None]:
+        """Prompt and cached tokens of the last model reply in the live context."""
+        for stored in reversed(self._view.messages if self._view is not None else []):
+            event = stored.event
+            if isinstance(event, MessageEvent) and event.usage is not None:
+                return event.usage.prompt_tokens, event.usage.cached_tokens
+        return None, None
 
     def estimate_context_tokens(self) -> int:
         """Last reported prompt size plus ~4 characters a token for what came after it.
@@ -209,7 +230,10 @@ class Agent:
         return base + tail_chars // 4
 
     def request(
-        self, tools_offered: bool = True, contents: list[MessageEvent] | None = None
+        self,
+        tools_offered: bool = True,
+        contents: list[MessageEvent] | None = None,
+        thinking_level: str | None = None,
     ) -> ModelRequest:
         """The request the next step sends: system instruction, live contents, tools.
 
@@ -225,9 +249,10 @@ class Agent:
             system_instruction=instruction,
             contents=self.view.contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
+            thinking_level=opts.thinking_level if thinking_level is None else thinking_level,
         )
 
-    async def _turn(self, text: str | None) -> TurnResult:
+    async def _turn(self, text: str | None, quick: bool = False) -> TurnResult:
         view = self.view
         repair = view.repair()
         if repair is not None:
@@ -236,9 +261,11 @@ class Agent:
             )
             self.append([repair])
         if text is not None:
-            self.append([MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])])
+            parts = [time_note(self.clock()), TextPart(text=text)]
+            self.append([MessageEvent(role="user", origin="person", parts=parts)])
         self.hooks.on_turn_started(text)
-        state = _TurnState(calls_made=view.tool_calls_since_user_turn())
+        level = self.options.quick_thinking_level if quick else self.options.thinking_level
+        state = _TurnState(calls_made=view.tool_calls_since_user_turn(), thinking_level=level)
         try:
             return await self._loop(state)
         except asyncio.CancelledError:
@@ -263,7 +290,9 @@ class Agent:
                 self.hooks.on_text_delta(piece)
 
             try:
-                reply = await self.model.generate(self.request(tools_offered), on_delta)
+                reply = await self.model.generate(
+                    self.request(tools_offered, thinking_level=state.thinking_level), on_delta
+                )
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
                 return TurnResult(

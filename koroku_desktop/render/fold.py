@@ -20,6 +20,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.turn_time import without_time_note
 from koroku_desktop.render.blocks import (
     AttachmentBlock,
     Block,
@@ -85,6 +86,13 @@ def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
+def message_blocks(message: MessageEvent) -> tuple[Block, ...]:
+    """The blocks of a message; a user turn's time note (for the model) is not shown."""
+    if message.role == "user" and message.origin == "person":
+        return part_blocks(without_time_note(message.parts))
+    return part_blocks(message.parts)
+
+
 def event_marker(event: Event) -> MarkerBlock | None:
     """The marker a boundary event stands for (None for a message)."""
     match event:
@@ -104,7 +112,7 @@ def event_marker(event: Event) -> MarkerBlock | None:
 def event_blocks(event: Event) -> tuple[Block, ...]:
     """The blocks of one event: a message's parts, or the marker a boundary event is."""
     if isinstance(event, MessageEvent):
-        return part_blocks(event.parts)
+        return message_blocks(event)
     marker = event_marker(event)
     return () if marker is None else (marker,)
 
@@ -127,7 +135,7 @@ def entry_view(entry: LogEntry) -> EntryView:
             damaged = DamagedBlock(kind=entry.kind, error=entry.error, raw=entry.raw)
             return EntryView(entry.seq, entry.created_at, "marker", (damaged,), damaged)
         case StoredEvent(event=MessageEvent() as message):
-            blocks = part_blocks(message.parts)
+            blocks = message_blocks(message)
             return EntryView(entry.seq, entry.created_at, speaker(message), blocks)
         case StoredEvent(event=event):
             marker = event_marker(event)

@@ -55,6 +55,7 @@ class AgentBridge(QObject):
     error = Signal(str)
     compaction_done = Signal(object)  # CompactionEvent
     context_meter = Signal(int, int)  # used, threshold
+    context_cache_note = Signal(str)  # how much of the last request came from the cache
     queue_changed = Signal(list)  # texts waiting for their turn
     busy_changed = Signal(bool)
     cleared = Signal()
@@ -150,6 +151,7 @@ class AgentBridge(QObject):
 
     def _on_meter(self, meter: ContextMeter) -> None:
         self.context_meter.emit(meter.used_tokens, meter.threshold_tokens)
+        self.context_cache_note.emit(meter.cache_note())
 
     # -- reading -----------------------------------------------------------------------
 
@@ -174,9 +176,9 @@ class AgentBridge(QObject):
 
     # -- intents -----------------------------------------------------------------------
 
-    async def _run(self, text: str | None) -> TurnResult | None:
+    async def _run(self, text: str | None, quick: bool = False) -> TurnResult | None:
         try:
-            return await self.agent.run_turn(text)
+            return await self.agent.run_turn(text, quick=quick)
         except asyncio.CancelledError:
             if text is not None and text in self._queued:
                 self._queued.remove(text)
@@ -192,7 +194,7 @@ class AgentBridge(QObject):
             if self._active == 0:
                 self.busy_changed.emit(False)
 
-    def _start(self, text: str | None) -> asyncio.Task[TurnResult | None]:
+    def _start(self, text: str | None, quick: bool = False) -> asyncio.Task[TurnResult | None]:
         """Book the turn now (busy, queue) and run it as a task on the loop."""
         queued = self._active > 0
         self._active += 1
@@ -201,21 +203,22 @@ class AgentBridge(QObject):
         if queued and text is not None:
             self._queued.append(text)
             self.queue_changed.emit(list(self._queued))
-        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(self._run(text))
+        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(self._run(text, quick))
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
         return task
 
     @Slot(str)
-    def send(self, text: str) -> asyncio.Task[TurnResult | None] | None:
+    def send(self, text: str, quick: bool = False) -> asyncio.Task[TurnResult | None] | None:
         """Send a message (an async slot: returns the turn's task at once).
 
-        While a turn runs the message is queued, shown as queued, and sent in order.
+        While a turn runs the message is queued, shown as queued, and sent in order. `quick`
+        (quick-ask) runs it at the quick thinking level.
         """
         text = text.strip()
         if not text:
             return None
-        return self._start(text)
+        return self._start(text, quick)
 
     @Slot()
     def retry(self) -> asyncio.Task[TurnResult | None]:

@@ -33,6 +33,8 @@ from tests.fakes.gemini_replies import (
     ReplyFn,
     Step,
     TextReply,
+    cache_pieces,
+    cached_prefix_tokens,
     error_body,
     prompt_tokens,
     render,
@@ -119,6 +121,8 @@ class FakeGemini:
         self._steps: deque[Step] = deque()
         self._fallback: Reply | ReplyFn | None = None
         self._issued: dict[str, bytes | None] = {}
+        self._cache_pieces: list[str] = []
+        """The previous generate request's prompt, for the implicit-cache usage figure."""
         self._lock = threading.Lock()
         self._conns: set[socket.socket] = set()
         self._stopping = threading.Event()
@@ -361,8 +365,11 @@ class FakeGemini:
     ) -> None:
         stream = request.method == "streamGenerateContent"
         rendered = render(reply, request, stream)
+        pieces = cache_pieces(request.body)
         with self._lock:
             self._issued.update(rendered.signed_calls)
+            cached = cached_prefix_tokens(self._cache_pieces, pieces)
+            self._cache_pieces = pieces
         response_id = secrets.token_urlsafe(12)
         output_chars = 0
         bodies: list[JsonDict] = []
@@ -377,6 +384,7 @@ class FakeGemini:
                     thought_chars=rendered.thought_chars,
                     final=final,
                     response_id=response_id,
+                    cached_tokens=cached,
                 )
             )
         if not stream:

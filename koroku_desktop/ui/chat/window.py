@@ -178,6 +178,7 @@ class ChatWindow(QMainWindow):
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
+        bridge.context_cache_note.connect(self.show_cache_note)
 
     # -- content -----------------------------------------------------------------------
 
@@ -241,7 +242,18 @@ class ChatWindow(QMainWindow):
         fraction = used / threshold if threshold else 0.0
         self.meter.setValue(min(1000, int(fraction * 1000)))
         self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
-        self.meter.setToolTip(f"{fraction:.0%} of the context before Koroku compacts it")
+        self._meter_tip = f"{fraction:.0%} of the context before Koroku compacts it"
+        self._show_meter_tip()
+
+    def show_cache_note(self, note: str) -> None:
+        """How much of the last request Gemini served from its prompt cache (in the tooltip)."""
+        self._cache_note = note
+        self._show_meter_tip()
+
+    def _show_meter_tip(self) -> None:
+        tip = getattr(self, "_meter_tip", "")
+        note = getattr(self, "_cache_note", "")
+        self.meter.setToolTip(f"{tip}\n{note}" if note else tip)
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""
