@@ -50,6 +50,10 @@ class Settings(BaseModel):
     """Gemini's thinking level for chat turns ("" = the model's default)."""
     quick_ask_thinking_level: Literal["", "minimal", "low", "medium", "high"] = "low"
     """The thinking level of quick-ask turns: lower by default, for a faster answer."""
+    embedding_model: str = Field("gemini-embedding-001", min_length=1)
+    """The model that embeds the log for search by meaning (a change re-embeds it)."""
+    surface_memories: bool = True
+    """Attach past passages related to each new message ("Remembered") to the turn."""
 
     @field_validator("model")
     @classmethod

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
+from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import (
     NO_KEY_HELP,
     ApiKey,
@@ -28,6 +30,7 @@ from koroku_desktop.config import (
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.fsutil import atomic_writer
+from koroku_desktop.recall_wiring import build_recall, recall_tool_search
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.event_log import SqliteEventLog
@@ -119,6 +122,9 @@ class Runtime:
     model: LazyGeminiModel
     agent: Agent
     compactor: Compactor = field(default_factory=Compactor)
+    search: HybridSearch | None = None
+    """The one search (keywords and meaning) every front end uses."""
+    background_embedder: BackgroundEmbedder | None = None
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -140,6 +146,8 @@ class Runtime:
         opts.thinking_level = settings.thinking_level
         opts.quick_thinking_level = settings.quick_ask_thinking_level
         self.policy.set_always(settings.always_allow)
+        if self.background_embedder is not None:
+            self.background_embedder.embedder.model = settings.embedding_model
 
     def persist_always_grant(self, tool: str) -> None:
         """Record an 'always allow' grant in settings.json (keeping others' changes)."""
@@ -205,9 +213,19 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
     compactor = Compactor()
     compactor.attach(agent)
     runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor)
+    wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime
+
+
+def wire_recall(runtime: Runtime, settings: Settings) -> None:
+    """Hybrid search for the `recall` tool and the front ends; embedding after each turn."""
+    model = runtime.model
+    search, background = build_recall(runtime.log, lambda: model.api_key, settings.embedding_model)
+    runtime.search, runtime.background_embedder = search, background
+    runtime.agent.recall = recall_tool_search(search, runtime.agent)
+    runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 
 
 def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:

@@ -101,9 +101,11 @@ class Agent:
         self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
         self._current: asyncio.Task[TurnResult] | None = None
         self.after_turn: list[AfterTurn] = []
+        """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
         self.clock: Callable[[], datetime] = datetime.now
         """When a user turn is sent (its time note); tests drive it instead of sleeping."""
-        """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
+        self.turn_from_seq: int | None = None
+        """The first seq of the running (or last) turn: searches leave its own events out."""
 
     # -- the live context --------------------------------------------------------------
 
@@ -254,6 +256,7 @@ class Agent:
 
     async def _turn(self, text: str | None, quick: bool = False) -> TurnResult:
         view = self.view
+        self.turn_from_seq = view.last_seq + 1 if text is not None else view.last_user_seq()
         repair = view.repair()
         if repair is not None:
             log.warning(

@@ -32,6 +32,7 @@ from koroku_desktop.store.migrations import migrate
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
+from koroku_desktop.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ class SqliteEventLog:
         self._damaged_lock = threading.Lock()
         self.migrations_run = migrate(self._db, self.path)
         self.index = SearchIndex(self._db)
+        self.vectors = VectorStore(self._db, self.index)
+        """Embeddings of the log and the hybrid search's reads (store/vectors.py)."""
 
     # -- lifecycle -------------------------------------------------------------------------
 

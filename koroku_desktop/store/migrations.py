@@ -81,10 +81,25 @@ def _m003_fts_pending(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m004_vectors(conn: sqlite3.Connection) -> None:
+    # Embeddings of the log (see store/vectors.py): one space per model and dimensionality.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS vector_spaces ("
+        "id INTEGER PRIMARY KEY, model TEXT NOT NULL, dims INTEGER NOT NULL,"
+        " done_seq INTEGER NOT NULL, created_at REAL NOT NULL, UNIQUE (model, dims))"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS event_vectors ("
+        "space INTEGER NOT NULL, seq INTEGER NOT NULL, chunk INTEGER NOT NULL,"
+        " scale REAL NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (space, seq, chunk))"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
     Migration("m003_fts_pending", _m003_fts_pending),
+    Migration("m004_vectors", _m004_vectors),
 )
 
 
