@@ -52,5 +52,7 @@ def chunks(seq: int, text: str) -> list[Chunk]:
             pieces.append(Chunk(seq, len(pieces), piece))
         if end >= len(text):
             break
-        start = max(start + 1, end - OVERLAP_CHARS)
+        overlap = max(start + 1, end - OVERLAP_CHARS)
+        space = text.find(" ", overlap, end)
+        start = space + 1 if space != -1 else overlap  # start the next chunk on a word
     return pieces

@@ -44,6 +44,7 @@ from tests.fakes.gemini_replies import (
 from tests.fakes.gemini_rules import check_contents
 
 BAD_KEY = "bad-key"
+_GENERATE = ("generateContent", "streamGenerateContent")
 _METHODS = ("generateContent", "streamGenerateContent", "countTokens", "batchEmbedContents")
 _BAD_KEY_DETAILS: list[JsonDict] = [
     {
@@ -265,7 +266,7 @@ class FakeGemini:
     def generate_requests(self) -> list[ReceivedRequest]:
         """The received generateContent / streamGenerateContent requests."""
         with self._lock:
-            return [r for r in self.requests if r.method != "countTokens"]
+            return [r for r in self.requests if r.method in _GENERATE]
 
     # -- serving --------------------------------------------------------------------------
 
