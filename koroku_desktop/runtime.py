@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
+from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import (
@@ -145,6 +146,7 @@ class Runtime:
         opts.compact_at_tokens = settings.compact_at_tokens
         opts.thinking_level = settings.thinking_level
         opts.quick_thinking_level = settings.quick_ask_thinking_level
+        opts.surface_memories = settings.surface_memories
         self.policy.set_always(settings.always_allow)
         if self.background_embedder is not None:
             self.background_embedder.embedder.model = settings.embedding_model
@@ -225,6 +227,8 @@ def wire_recall(runtime: Runtime, settings: Settings) -> None:
     search, background = build_recall(runtime.log, lambda: model.api_key, settings.embedding_model)
     runtime.search, runtime.background_embedder = search, background
     runtime.agent.recall = recall_tool_search(search, runtime.agent)
+    runtime.agent.memories = MemorySurfacer(search)
+    runtime.agent.options.surface_memories = settings.surface_memories
     runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
+from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
 from koroku_desktop.domain.context import ContextView
@@ -27,6 +28,7 @@ from koroku_desktop.domain.parts import (
     TextPart,
     visible_text,
 )
+from koroku_desktop.domain.remembered import Remembered, remembered_part
 from koroku_desktop.domain.turn_time import time_note
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
@@ -59,6 +61,8 @@ class AgentOptions:
     """Gemini's thinking level for turns ("" = the model's default)."""
     quick_thinking_level: str = "low"
     """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
+    surface_memories: bool = True
+    """Attach related past passages to each new user turn (needs `Agent.memories`)."""
 
 
 @dataclass
@@ -106,6 +110,8 @@ class Agent:
         """When a user turn is sent (its time note); tests drive it instead of sleeping."""
         self.turn_from_seq: int | None = None
         """The first seq of the running (or last) turn: searches leave its own events out."""
+        self.memories: MemorySurfacer | None = None
+        """Finds past passages to attach to a new user turn (None: never)."""
 
     # -- the live context --------------------------------------------------------------
 
@@ -265,6 +271,13 @@ class Agent:
             self.append([repair])
         if text is not None:
             parts = [time_note(self.clock()), TextPart(text=text)]
+            try:
+                remembered = await self._remembered(text)
+            except asyncio.CancelledError:
+                self.append([MessageEvent(role="user", origin="person", parts=parts)])
+                return TurnResult(text="", cancelled=True, last_seq=self.view.last_seq)
+            if remembered:
+                parts.append(remembered_part(remembered))
             self.append([MessageEvent(role="user", origin="person", parts=parts)])
         self.hooks.on_turn_started(text)
         level = self.options.quick_thinking_level if quick else self.options.thinking_level
@@ -279,6 +292,14 @@ class Agent:
                 cancelled=True,
                 last_seq=self.view.last_seq,
             )
+
+    async def _remembered(self, text: str) -> list[Remembered]:
+        """Past passages related to `text` that the model does not already see."""
+        if self.memories is None or not self.options.surface_memories:
+            return []
+        view = self.view
+        live = {m.seq for m in view.messages} | {view.boundary_seq}
+        return await self.memories.recall_for(text, self.turn_from_seq, live)
 
     async def _loop(self, state: _TurnState) -> TurnResult:
         calls_without_tools = 0

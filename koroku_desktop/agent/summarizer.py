@@ -68,7 +68,13 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             return f"[file {uri}]"
         case b.UnknownBlock():
             return "[a part of an unknown kind]"
-        case b.ThoughtBlock() | b.CompactionBlock() | b.ClearedBlock() | b.DamagedBlock():
+        case (
+            b.ThoughtBlock()
+            | b.CompactionBlock()
+            | b.ClearedBlock()
+            | b.DamagedBlock()
+            | b.RememberedBlock()
+        ):
             return ""
         case _:
             assert_never(block)

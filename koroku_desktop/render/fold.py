@@ -20,6 +20,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.remembered import parse_remembered
 from koroku_desktop.domain.turn_time import without_time_note
 from koroku_desktop.render.blocks import (
     AttachmentBlock,
@@ -30,6 +31,7 @@ from koroku_desktop.render.blocks import (
     DamagedBlock,
     EntryView,
     MarkerBlock,
+    RememberedBlock,
     Speaker,
     TextBlock,
     ThoughtBlock,
@@ -87,10 +89,18 @@ def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
 
 
 def message_blocks(message: MessageEvent) -> tuple[Block, ...]:
-    """The blocks of a message; a user turn's time note (for the model) is not shown."""
-    if message.role == "user" and message.origin == "person":
-        return part_blocks(without_time_note(message.parts))
-    return part_blocks(message.parts)
+    """The blocks of a message. In a person's turn the time note (for the model) is not
+    shown, and surfaced past passages are a `RememberedBlock`."""
+    if not (message.role == "user" and message.origin == "person"):
+        return part_blocks(message.parts)
+    blocks: list[Block] = []
+    for part in without_time_note(message.parts):
+        passages = parse_remembered(part)
+        if passages is not None:
+            blocks.append(RememberedBlock(tuple(passages)))
+        elif (block := part_block(part)) is not None:
+            blocks.append(block)
+    return tuple(blocks)
 
 
 def event_marker(event: Event) -> MarkerBlock | None:

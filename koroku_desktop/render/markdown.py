@@ -43,6 +43,9 @@ def block_markdown(
             return f"*[file: {uri} ({mime or 'unknown type'})]*"
         case b.UnknownBlock():
             return "*[a part of an unknown kind]*"
+        case b.RememberedBlock(passages=passages):
+            lines = "\n".join(f"- #{p.seq} ({p.when}, {p.who}): {p.text}" for p in passages)
+            return f"*Remembered from earlier:*\n\n{lines}"
         case b.CompactionBlock(summary=summary, covers_up_to_seq=covers):
             return f"> **Summary** of #{covers} and before\n>\n{quote(summary)}"
         case b.ClearedBlock():

@@ -29,7 +29,13 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
-        case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
+        case (
+            b.AttachmentBlock()
+            | b.UnknownBlock()
+            | b.ClearedBlock()
+            | b.DamagedBlock()
+            | b.RememberedBlock()  # the past passages are indexed where they were said
+        ):
             return ""
         case _:
             assert_never(block)

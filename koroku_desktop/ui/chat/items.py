@@ -15,11 +15,14 @@ from koroku_desktop.domain.parts import FunctionCallPart
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.text import fence
+from koroku_desktop.ui.chat.remembered import remembered_chips
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
 # and notice (a damaged row) map one to one.
-ItemKind = Literal["user", "model", "thought", "tool", "compaction", "cleared", "notice"]
+ItemKind = Literal[
+    "user", "model", "thought", "tool", "compaction", "cleared", "notice", "remembered"
+]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
 _uids = itertools.count(1)
@@ -145,6 +148,9 @@ def items_for_entry(
                 add_text(role_kind, f"\n\n*[file: {uri}]*\n\n")
             case b.UnknownBlock():
                 pass  # kept in the log and sent back; nothing a person can read
+            case b.RememberedBlock(passages=passages):
+                chips = add("remembered", remembered_chips(passages))
+                chips.args = {"remembered": [p.seq for p in passages]}
             case b.ToolCallBlock(name=name, args=args, call_id=call_id):
                 card = add("tool", tool=name)
                 card.args, card.call_id = dict(args), call_id

@@ -15,4 +15,5 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "compaction": CompactionPainter(),
     "cleared": DividerPainter("muted"),
     "notice": DividerPainter("danger"),
+    "remembered": DividerPainter("muted"),
 }

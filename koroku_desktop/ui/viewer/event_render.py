@@ -65,6 +65,8 @@ def block_summary(block: b.Block) -> str:
             return f"[{'file' if uri else 'inline data'}: {uri or mime or 'data'}]"
         case b.UnknownBlock():
             return "[unknown part]"
+        case b.RememberedBlock(passages=passages):
+            return "[remembered " + ", ".join(f"#{p.seq}" for p in passages) + "]"
         case b.CompactionBlock(summary=text, covers_up_to_seq=covers):
             return f"Summary of #{covers} and before: {one_line(text.replace('**', ''), 600)}"
         case b.ClearedBlock():
