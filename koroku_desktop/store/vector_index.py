@@ -2,9 +2,9 @@
 
 Vectors are stored quantised to int8 with one float scale each (`quantise`): 768 dims take
 772 bytes instead of 3,072 as float32, and the cosine ranking is kept to within about 1 %.
-Search converts the int8 matrix block by block to float32 and takes one matrix-vector
-product per block: no extension to load (this Python's sqlite3 cannot load `sqlite-vec`,
-and a frozen bundle would have to ship it), no index to build or keep in step.
+Search is a brute-force scan (see `VectorIndex`): no extension to load (this Python's
+sqlite3 cannot load `sqlite-vec`, and a frozen bundle would have to ship it), no index to
+build or keep in step.
 The index loads rows it has not seen (by rowid) before every search, so vectors written by
 the background embedder or by another process are found at once.
 """
@@ -19,8 +19,10 @@ import numpy.typing as npt
 
 from koroku_desktop.domain.recall import VectorMatch
 
-BLOCK_ROWS = 65_536
-"""Rows converted to float32 at a time (256 MB of float32 at 768 dims would be 4x this)."""
+BLOCK_ROWS = 32_768
+"""Rows of sign bits compared at a time (stays in the CPU cache)."""
+CANDIDATES = 2_000
+"""Rows the sign-bit pass hands to exact int8 scoring."""
 
 _LOAD = (
     "SELECT rowid, seq, scale, vector FROM event_vectors"
@@ -44,7 +46,12 @@ def unit(values: list[float]) -> npt.NDArray[np.float32]:
 
 
 class VectorIndex:
-    """The int8 vectors of one space (model and dimensionality), kept in step with the table."""
+    """The int8 vectors of one space (model and dimensionality), kept in step with the table.
+
+    Search is two passes: the Hamming distance between sign bits (`bits`, 1 bit a dimension,
+    XOR and popcount, blockwise) picks `CANDIDATES` rows, then their int8 vectors are scored
+    exactly. Below that many rows every row is scored exactly.
+    """
 
     def __init__(self, space: int, dimensions: int) -> None:
         self.space = space
@@ -54,6 +61,7 @@ class VectorIndex:
         self._seqs = np.zeros(0, dtype=np.int64)
         self._scales = np.zeros(0, dtype=np.float32)
         self._matrix = np.zeros((0, dimensions), dtype=np.int8)
+        self._bits = np.zeros((0, _words(dimensions)), dtype=np.uint64)
 
     def __len__(self) -> int:
         return int(self._seqs.size)
@@ -61,49 +69,82 @@ class VectorIndex:
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Load the rows written since the last refresh."""
         with self._lock:
+            rows: list[tuple[int, int, float, bytes]] = []
             while True:
-                rows = conn.execute(_LOAD, (self.space, self._last_rowid)).fetchall()
-                if not rows:
-                    return
+                page = conn.execute(_LOAD, (self.space, self._last_rowid)).fetchall()
+                if not page:
+                    break
+                self._last_rowid = int(page[-1][0])
+                dims = self.dimensions
+                rows.extend(r for r in page if len(r[3]) == dims)
+            if rows:
                 self._add(rows)
 
     def _add(self, rows: list[tuple[int, int, float, bytes]]) -> None:
         dims = self.dimensions
-        good = [r for r in rows if len(r[3]) == dims]
-        self._last_rowid = int(rows[-1][0])
-        if not good:
-            return
-        matrix = np.frombuffer(b"".join(r[3] for r in good), dtype=np.int8).reshape(-1, dims)
-        self._seqs = np.concatenate([self._seqs, np.fromiter((r[1] for r in good), np.int64)])
-        self._scales = np.concatenate([self._scales, np.fromiter((r[2] for r in good), np.float32)])
+        matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.int8).reshape(-1, dims)
+        self._seqs = np.concatenate([self._seqs, np.fromiter((r[1] for r in rows), np.int64)])
+        self._scales = np.concatenate([self._scales, np.fromiter((r[2] for r in rows), np.float32)])
         self._matrix = np.concatenate([self._matrix, matrix])
+        self._bits = np.concatenate([self._bits, sign_bits(matrix)])
 
     def nearest(
         self, query: npt.NDArray[np.float32], limit: int, below_seq: int | None = None
     ) -> list[VectorMatch]:
         """The `limit` events with the most similar chunk, best first."""
         with self._lock:
-            seqs, scales, matrix = self._seqs, self._scales, self._matrix
+            seqs, scales, matrix, bits = self._seqs, self._scales, self._matrix, self._bits
         if seqs.size == 0 or limit <= 0:
             return []
-        scores = np.empty(seqs.size, dtype=np.float32)
-        for start in range(0, seqs.size, BLOCK_ROWS):
-            block = matrix[start : start + BLOCK_ROWS].astype(np.float32)
-            scores[start : start + BLOCK_ROWS] = block @ query
-        scores *= scales
-        if below_seq is not None:
-            scores[seqs >= below_seq] = -np.inf
-        take = min(seqs.size, limit * 4)
-        top = np.argpartition(-scores, take - 1)[:take]
-        top = top[np.argsort(-scores[top])]
+        allowed = None if below_seq is None else seqs < below_seq
+        rows = self._candidates(bits, query, allowed, max(CANDIDATES, limit * 20))
+        scores = (matrix[rows].astype(np.float32) @ query) * scales[rows]
+        order = np.argsort(-scores)
         matches: list[VectorMatch] = []
         seen: set[int] = set()
-        for i in top:
-            seq, score = int(seqs[i]), float(scores[i])
-            if score == -np.inf or seq in seen:
+        for i in order:
+            row = rows[i]
+            if allowed is not None and not allowed[row]:
+                continue
+            seq = int(seqs[row])
+            if seq in seen:
                 continue
             seen.add(seq)
-            matches.append(VectorMatch(seq, score))
+            matches.append(VectorMatch(seq, float(scores[i])))
             if len(matches) >= limit:
                 break
         return matches
+
+    @staticmethod
+    def _candidates(
+        bits: npt.NDArray[np.uint64],
+        query: npt.NDArray[np.float32],
+        allowed: npt.NDArray[np.bool_] | None,
+        count: int,
+    ) -> npt.NDArray[np.intp]:
+        """The rows whose sign bits are nearest the query's (all rows when few)."""
+        total = bits.shape[0]
+        if total <= count:
+            return np.arange(total)
+        query_bits = sign_bits(query[None, :])[0]
+        distance = np.empty(total, dtype=np.uint16)
+        for start in range(0, total, BLOCK_ROWS):
+            block = bits[start : start + BLOCK_ROWS]
+            np.bitwise_count(block ^ query_bits).sum(
+                axis=1, dtype=np.uint16, out=distance[start : start + BLOCK_ROWS]
+            )
+        if allowed is not None:
+            distance[~allowed] = np.iinfo(np.uint16).max
+        return np.argpartition(distance, count - 1)[:count]
+
+
+def _words(dimensions: int) -> int:
+    return (dimensions + 63) // 64
+
+
+def sign_bits(matrix: npt.NDArray[np.int8] | npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
+    """One bit a dimension (set when positive), packed into uint64 words per row."""
+    rows, dims = matrix.shape
+    padded = np.zeros((rows, _words(dims) * 64), dtype=bool)
+    padded[:, :dims] = matrix > 0
+    return np.ascontiguousarray(np.packbits(padded, axis=1).view(np.uint64))
