@@ -13,6 +13,7 @@ from typing import Any
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import ApiKey
@@ -82,9 +83,7 @@ def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
 
     async def run(query: str, limit: int) -> list[dict[str, Any]]:
         result = await search.search(query, limit, below_seq=agent.turn_from_seq)
-        live = {m.seq for m in agent.view.messages}
-        if agent.view.boundary_seq:
-            live.add(agent.view.boundary_seq)
+        live = live_seqs(agent.view)
         return [hit_record(h, h.hit.seq in live) for h in result.hits]
 
     return run

@@ -160,7 +160,9 @@ class Runtime:
         return export_file(self.log, self.agent.conversation_id, fmt, live, path)
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database (stopping background embedding first)."""
+        if self.background_embedder is not None:
+            self.background_embedder.cancel()
         self.log.close()
 
 

@@ -52,7 +52,25 @@ class BackgroundEmbedder:
         """Start catching up in the background if not already (call on the event loop)."""
         if self.running:
             return
-        self._task = asyncio.ensure_future(self.catch_up())
+        self._task = asyncio.ensure_future(self._background())
+
+    async def _background(self) -> int:
+        """`catch_up` as a background task: any failure is logged, never raised."""
+        try:
+            return await self.catch_up()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a closed or damaged store must not surface as a crash
+            log.warning("background embedding stopped: %s", exc)
+            self.last_error = str(exc)
+            return 0
+
+    def cancel(self) -> None:
+        """Stop at once (sync: on close); what was stored stays, the rest waits for next time."""
+        if self._retry is not None:
+            self._retry.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
     async def catch_up(self, max_batches: int | None = None) -> int:
         """Embed pending events until none is left (or the API fails); how many were done."""

@@ -85,6 +85,15 @@ class ContextMeter:
         )
 
 
+def last_reply_usage(messages: list[StoredEvent]) -> tuple[int | None, int | None]:
+    """Prompt and cached tokens of the last reply with usage among `messages` (the meter's)."""
+    for stored in reversed(messages):
+        event = stored.event
+        if isinstance(event, MessageEvent) and event.usage is not None:
+            return event.usage.prompt_tokens, event.usage.cached_tokens
+    return None, None
+
+
 @dataclass
 class AgentHooks:
     """Every hook of the agent, each a `Hook` to `.append(callback)` to."""

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
+from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
 from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
@@ -193,18 +193,10 @@ class Agent:
 
     def context_meter(self) -> ContextMeter:
         """How much of the compaction threshold the live context uses (an estimate)."""
-        prompt, cached = self._last_usage()
+        prompt, cached = last_reply_usage(self._view.messages if self._view else [])
         return ContextMeter(
             self.estimate_context_tokens(), self.options.compact_at_tokens, prompt, cached
         )
-
-    def _last_usage(self) -> tuple[int | None, int | None]:
-        """Prompt and cached tokens of the last model reply in the live context."""
-        for stored in reversed(self._view.messages if self._view is not None else []):
-            event = stored.event
-            if isinstance(event, MessageEvent) and event.usage is not None:
-                return event.usage.prompt_tokens, event.usage.cached_tokens
-        return None, None
 
     def estimate_context_tokens(self) -> int:
         """Last reported prompt size plus ~4 characters a token for what came after it.
@@ -297,9 +289,7 @@ class Agent:
         """Past passages related to `text` that the model does not already see."""
         if self.memories is None or not self.options.surface_memories:
             return []
-        view = self.view
-        live = {m.seq for m in view.messages} | {view.boundary_seq}
-        return await self.memories.recall_for(text, self.turn_from_seq, live)
+        return await self.memories.for_turn(text, self.view, self.turn_from_seq)
 
     async def _loop(self, state: _TurnState) -> TurnResult:
         calls_without_tools = 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.remembered import Remembered
 
@@ -22,6 +23,11 @@ log = logging.getLogger(__name__)
 
 THRESHOLD = 0.75
 """Cosine similarity a passage needs to surface unasked (search results need less)."""
+
+
+def live_seqs(view: ContextView) -> set[int]:
+    """The seqs of what the model sees now: the kept messages and the summary (if any)."""
+    return {m.seq for m in view.messages} | {view.boundary_seq}
 
 
 @dataclass
@@ -32,6 +38,12 @@ class MemorySurfacer:
     threshold: float = THRESHOLD
     limit: int = 3
     timeout_s: float = 3.0
+
+    async def for_turn(
+        self, text: str, view: ContextView, below_seq: int | None
+    ) -> list[Remembered]:
+        """Passages for a new turn in `view`: what the live context holds is left out."""
+        return await self.recall_for(text, below_seq, live_seqs(view))
 
     async def recall_for(
         self, text: str, below_seq: int | None, live_seqs: set[int]

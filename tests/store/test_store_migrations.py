@@ -29,7 +29,7 @@ def applied(db_path: Path) -> list[str]:
 def test_fresh_file_runs_all_migrations_without_backup(db_path: Path) -> None:
     with SqliteEventLog(db_path) as log:
         assert log.migrations_run == [m.name for m in MIGRATIONS]
-    assert applied(db_path) == ["m001_events", "m002_fts", "m003_fts_pending"]
+    assert applied(db_path) == ["m001_events", "m002_fts", "m003_fts_pending", "m004_vectors"]
     assert backups(db_path) == []
 
 
@@ -74,4 +74,4 @@ def test_pending_migration_backs_up_existing_file_and_backfills_fts(db_path: Pat
         assert not old.execute("SELECT 1 FROM sqlite_master WHERE name = 'events_fts'").fetchone()
     finally:
         old.close()
-    assert applied(db_path) == ["m001_events", "m002_fts", "m003_fts_pending"]
+    assert applied(db_path) == ["m001_events", "m002_fts", "m003_fts_pending", "m004_vectors"]
