@@ -30,6 +30,7 @@ from koroku_desktop.config import (
 )
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.recall_wiring import build_recall, recall_tool_search
 from koroku_desktop.render.markdown import write_markdown
@@ -150,6 +151,20 @@ class Runtime:
         self.policy.set_always(settings.always_allow)
         if self.background_embedder is not None:
             self.background_embedder.embedder.model = settings.embedding_model
+
+    async def find(self, query: str, limit: int) -> tuple[list[SearchHit], str | None]:
+        """The one search (a `Finder`): by keywords and meaning, or keywords only with a note.
+
+        Keyword-only is the full-text search (every word, newest first), off the loop.
+        """
+        if self.search is not None:
+            result = await self.search.search(query, limit)
+            if result.mode == "hybrid":
+                return [h.hit for h in result.hits], None
+            note = result.note
+        else:
+            note = "keyword search only"
+        return await asyncio.to_thread(self.log.search, query, limit), note
 
     def persist_always_grant(self, tool: str) -> None:
         """Record an 'always allow' grant in settings.json (keeping others' changes)."""

@@ -254,13 +254,13 @@ class Agent:
 
     async def _turn(self, text: str | None, quick: bool = False) -> TurnResult:
         view = self.view
-        self.turn_from_seq = view.last_seq + 1 if text is not None else view.last_user_seq()
+        self.turn_from_seq = view.last_user_seq()  # a retry: its question starts the turn
         repair = view.repair()
         if repair is not None:
             log.warning(
                 "answering %d dangling tool call(s) from an interrupted turn", len(repair.parts)
             )
-            self.append([repair])
+            self.turn_from_seq = self.append([repair])[0].seq
         if text is not None:
             parts = [time_note(self.clock()), TextPart(text=text)]
             try:
@@ -270,7 +270,8 @@ class Agent:
                 return TurnResult(text="", cancelled=True, last_seq=self.view.last_seq)
             if remembered:
                 parts.append(remembered_part(remembered))
-            self.append([MessageEvent(role="user", origin="person", parts=parts)])
+            (user,) = self.append([MessageEvent(role="user", origin="person", parts=parts)])
+            self.turn_from_seq = user.seq if repair is None else self.turn_from_seq
         self.hooks.on_turn_started(text)
         level = self.options.quick_thinking_level if quick else self.options.thinking_level
         state = _TurnState(calls_made=view.tool_calls_since_user_turn(), thinking_level=level)
@@ -289,7 +290,7 @@ class Agent:
         """Past passages related to `text` that the model does not already see."""
         if self.memories is None or not self.options.surface_memories:
             return []
-        return await self.memories.for_turn(text, self.view, self.turn_from_seq)
+        return await self.memories.for_turn(text, self.view, None)  # nothing of it is stored yet
 
     async def _loop(self, state: _TurnState) -> TurnResult:
         calls_without_tools = 0

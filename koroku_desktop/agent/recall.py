@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -33,6 +33,9 @@ CANDIDATES = 3
 """Each leg fetches `CANDIDATES * limit` results to fuse."""
 
 SearchMode = Literal["hybrid", "keyword"]
+
+Finder = Callable[[str, int], Awaitable[tuple[list[SearchHit], str | None]]]
+"""`find(query, limit)`: the hits of the one search, and a note when it fell back to keywords."""
 
 
 @dataclass(frozen=True)

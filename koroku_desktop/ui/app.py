@@ -215,6 +215,7 @@ class Desktop(QObject):
                 self.runtime.export_to_file,
                 self.runtime.paths.memory,
                 self.runtime.agent.conversation_id,
+                find=self.runtime.find,
             )
         else:
             self.history.refresh()

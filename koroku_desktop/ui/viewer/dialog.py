@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.ports import LogReader
+from koroku_desktop.agent.recall import Finder
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
 from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
@@ -38,6 +39,8 @@ class HistoryDialog(QDialog):
         memory_folder: Path,
         conversation_id: str,
         parent: QWidget | None = None,
+        *,
+        find: Finder | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Koroku — History & memory")
@@ -54,7 +57,7 @@ class HistoryDialog(QDialog):
         col.addWidget(intro)
         self.tabs = QTabWidget()
         self.timeline = TimelinePanel(log, conversation_id)
-        self.search = SearchPanel(log)
+        self.search = SearchPanel(log, find=find)
         self.compactions = CompactionsPanel(log, conversation_id)
         self.memory = MemoryPanel(memory_folder)
         for name, panel in zip(
