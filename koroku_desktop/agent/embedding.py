@@ -12,12 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from koroku_desktop.agent.ports import Embedder, RecallStore
 from koroku_desktop.domain.model_io import ModelError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 BATCH_EVENTS = 64
 
@@ -42,6 +46,9 @@ class BackgroundEmbedder:
         """Events embedded by this process (for progress and the benchmark)."""
         self._task: asyncio.Task[int] | None = None
         self._retry: asyncio.TimerHandle | None = None
+        self._store_lock = threading.Lock()
+        """Held by a worker thread while it is inside the store, so `cancel` can wait it out."""
+        self._closed = False
 
     @property
     def running(self) -> bool:
@@ -66,11 +73,14 @@ class BackgroundEmbedder:
             return 0
 
     def cancel(self) -> None:
-        """Stop at once (sync: on close); what was stored stays, the rest waits for next time."""
+        """Stop for good before the store closes (sync). Waits for a store call running in a
+        worker thread to end; what was stored stays, the rest waits for the next start."""
         if self._retry is not None:
             self._retry.cancel()
         if self._task is not None:
             self._task.cancel()
+        with self._store_lock:
+            self._closed = True
 
     async def catch_up(self, max_batches: int | None = None) -> int:
         """Embed pending events until none is left (or the API fails); how many were done."""
@@ -78,7 +88,9 @@ class BackgroundEmbedder:
         batches = 0
         while max_batches is None or batches < max_batches:
             model, dims = self.embedder.model, self.embedder.dimensions
-            batch = await asyncio.to_thread(self.store.pending, model, dims, self.batch_events)
+            batch = await asyncio.to_thread(
+                self._in_store, self.store.pending, model, dims, self.batch_events
+            )
             if batch.events == 0:
                 self.last_error = None
                 break
@@ -87,11 +99,18 @@ class BackgroundEmbedder:
             except ModelError as exc:
                 self._failed(exc)
                 break
-            await asyncio.to_thread(self.store.store, model, dims, batch, vectors)
+            await asyncio.to_thread(self._in_store, self.store.store, model, dims, batch, vectors)
             done += batch.events
             batches += 1
             self.embedded_events += batch.events
         return done
+
+    def _in_store(self, call: Callable[..., T], *args: Any) -> T:
+        """Run a store call in this worker thread, unless the store is being closed."""
+        with self._store_lock:
+            if self._closed:
+                raise asyncio.CancelledError
+            return call(*args)
 
     def _failed(self, exc: ModelError) -> None:
         if self.last_error is None:

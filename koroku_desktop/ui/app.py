@@ -151,6 +151,8 @@ class Desktop(QObject):
                 self.runtime.model.connect()
             except Exception:
                 log.warning("warming up the Gemini client failed", exc_info=True)
+            if self.runtime.background_embedder is not None:
+                self.runtime.background_embedder.kick()  # backfill what is not embedded yet
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
