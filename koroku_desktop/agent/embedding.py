@@ -26,6 +26,10 @@ T = TypeVar("T")
 BATCH_EVENTS = 64
 
 
+class EmbeddingStopped(RuntimeError):
+    """A store call after `BackgroundEmbedder.cancel` (the log is closing)."""
+
+
 class BackgroundEmbedder:
     """Keeps the log's vectors up to date with `embedder`, one batch at a time."""
 
@@ -109,7 +113,7 @@ class BackgroundEmbedder:
         """Run a store call in this worker thread, unless the store is being closed."""
         with self._store_lock:
             if self._closed:
-                raise asyncio.CancelledError
+                raise EmbeddingStopped("the log is closing")
             return call(*args)
 
     def _failed(self, exc: ModelError) -> None:

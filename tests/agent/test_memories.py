@@ -7,7 +7,7 @@ import pytest
 
 from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.remembered import REMEMBERED_HEADER, parse_remembered
+from koroku_desktop.domain.remembered import REMEMBERED_HEADER, parse_remembered, said_text
 from koroku_desktop.render.blocks import RememberedBlock, TextBlock
 from koroku_desktop.render.fold import entry_view
 from tests.agent.test_recall_by_meaning import CAR, OTHER, Setup, _say, setup
@@ -44,6 +44,7 @@ async def test_a_related_question_after_clear_brings_the_passage_along(
     passages = parse_remembered(user.parts[-1])
     assert passages is not None and [p.seq for p in passages] == [car_seq]
     assert "crimson" in passages[0].text
+    assert said_text(user.parts) == "what colour is my automobile?"  # what quick-ask matches
     # Sent to the model as part of the turn, clearly marked as past data.
     sent = fake_gemini.generate_requests()[-1].contents[-1]["parts"]
     assert sent[-1]["text"].startswith(REMEMBERED_HEADER) and "crimson" in sent[-1]["text"]

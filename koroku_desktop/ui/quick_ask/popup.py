@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
-from koroku_desktop.domain.turn_time import without_time_note
+from koroku_desktop.domain.remembered import said_text
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
@@ -208,10 +208,7 @@ class QuickAskPopup(QWidget):
             return
         if event.is_user_turn:
             # The message is appended just before the turn starts: it opens our exchange.
-            mine = (
-                self._sent is not None
-                and visible_text(without_time_note(event.parts)) == self._sent
-            )
+            mine = self._sent is not None and said_text(event.parts) == self._sent
             self.active = mine
             if mine:
                 self.exchange_seq = stored.seq
