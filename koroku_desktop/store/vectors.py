@@ -10,7 +10,9 @@ logs written before this feature are simply behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import threading
 import time
 
@@ -46,13 +48,23 @@ class VectorStore:
 
     # -- spaces and progress ---------------------------------------------------------------
 
+    def _space_id(self, model: str, dimensions: int) -> int | None:
+        """The space's id, or None when nothing was ever embedded with it (no write)."""
+        row = (
+            self._db.conn()
+            .execute(
+                "SELECT id FROM vector_spaces WHERE model = ? AND dims = ?", (model, dimensions)
+            )
+            .fetchone()
+        )
+        return None if row is None else int(row[0])
+
     def _space(self, model: str, dimensions: int) -> int:
+        """The space's id, created when missing (a write: only the embedder calls it)."""
+        found = self._space_id(model, dimensions)
+        if found is not None:
+            return found
         conn = self._db.conn()
-        row = conn.execute(
-            "SELECT id FROM vector_spaces WHERE model = ? AND dims = ?", (model, dimensions)
-        ).fetchone()
-        if row is not None:
-            return int(row[0])
         with self._db.atomic("IMMEDIATE"):
             conn.execute(
                 "INSERT OR IGNORE INTO vector_spaces (model, dims, done_seq, created_at)"
@@ -72,7 +84,7 @@ class VectorStore:
     def status(self, model: str, dimensions: int) -> EmbeddingStatus:
         """How far the log is embedded in this space (counts pending events: a scan)."""
         conn = self._db.conn()
-        space = self._space(model, dimensions)
+        space = self._space_id(model, dimensions) or 0
         done = self._done_seq(space)
         (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
         (pending,) = conn.execute(
@@ -145,7 +157,9 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
-        space = self._space(model, dimensions)
+        space = self._space_id(model, dimensions)
+        if space is None:
+            return []
         with self._lock:
             index = self._indexes.get(space)
             if index is None:
@@ -158,7 +172,9 @@ class VectorStore:
         match = fts_any_query(query)
         if match is None or limit <= 0:
             return []
-        self._fts.flush()
+        # On a read-only file the flush fails: rows not yet folded in are missed then.
+        with contextlib.suppress(sqlite3.OperationalError):
+            self._fts.flush()
         bound = below_seq if below_seq is not None else 2**62
         rows = self._db.conn().execute(_BM25, (match, bound, limit)).fetchall()
         return [_hit(row, str(row[5])) for row in rows]
