@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent
@@ -49,6 +50,9 @@ def test_remembered_passages_show_under_the_message_in_the_chat(
     chips = items[1]
     assert chips.text.startswith("Remembered: ") and f"#{car}" in chips.text
     assert "crimson" in chips.text
+    model = desktop.window.model
+    tip = model.data(model.index(1), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(f"#{car} · ") and "my car is painted crimson" in tip
 
 
 def test_memory_and_thinking_settings_apply_live(

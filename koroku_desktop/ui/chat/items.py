@@ -15,7 +15,7 @@ from koroku_desktop.domain.parts import FunctionCallPart
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.text import fence
-from koroku_desktop.ui.chat.remembered import remembered_chips
+from koroku_desktop.ui.chat.remembered import remembered_chips, remembered_details
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
@@ -150,7 +150,7 @@ def items_for_entry(
                 pass  # kept in the log and sent back; nothing a person can read
             case b.RememberedBlock(passages=passages):
                 chips = add("remembered", remembered_chips(passages))
-                chips.args = {"remembered": [p.seq for p in passages]}
+                chips.args = {"remembered": remembered_details(passages)}
             case b.ToolCallBlock(name=name, args=args, call_id=call_id):
                 card = add("tool", tool=name)
                 card.args, card.call_id = dict(args), call_id

@@ -15,3 +15,8 @@ def remembered_chips(passages: tuple[Remembered, ...]) -> str:
         short = text if len(text) <= CHIP_CHARS else text[: CHIP_CHARS - 1] + "…"
         chips.append(f"⟨#{p.seq} {short}⟩")
     return "Remembered: " + " ".join(chips)
+
+
+def remembered_details(passages: tuple[Remembered, ...]) -> str:
+    """The passages in full (the row's tooltip): where each comes from, and what it says."""
+    return "\n\n".join(f"#{p.seq} · {p.when} · {p.who}\n{p.text}" for p in passages)
