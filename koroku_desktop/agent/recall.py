@@ -95,6 +95,13 @@ class HybridSearch:
         hits = await self._fuse(keyword, matches, limit)
         return RecallResult(hits, "keyword" if note else "hybrid", note)
 
+    async def warm(self) -> None:
+        """Load the vectors into memory now, off the loop (the first search pays it otherwise:
+        about 15 s for a million events)."""
+        if self.embedder is not None:
+            dims = self.embedder.dimensions
+            await self.nearest([1.0] + [0.0] * (dims - 1), 1, None)
+
     async def nearest(
         self, vector: list[float], limit: int, below_seq: int | None
     ) -> list[VectorMatch]:

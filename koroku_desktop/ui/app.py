@@ -153,6 +153,8 @@ class Desktop(QObject):
                 log.warning("warming up the Gemini client failed", exc_info=True)
             if self.runtime.background_embedder is not None:
                 self.runtime.background_embedder.kick()  # backfill what is not embedded yet
+            if self.runtime.search is not None:
+                await self.runtime.search.warm()
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
