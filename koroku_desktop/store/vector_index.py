@@ -22,8 +22,10 @@ from koroku_desktop.domain.recall import VectorMatch
 CANDIDATES = 2_000
 """Rows the sign-bit pass hands to exact int8 scoring."""
 
+# NOT INDEXED: walk the rowid range (new rows only); through the (space, seq, chunk) index
+# SQLite would visit every row of the space on every search.
 _LOAD = (
-    "SELECT rowid, seq, scale, vector FROM event_vectors"
+    "SELECT rowid, seq, scale, vector FROM event_vectors NOT INDEXED"
     " WHERE space = ? AND rowid > ? ORDER BY rowid LIMIT 200000"
 )
 
