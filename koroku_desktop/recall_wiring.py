@@ -18,7 +18,7 @@ from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import ApiKey
 from koroku_desktop.domain.model_io import ModelError
-from koroku_desktop.domain.recall import RecallHit
+from koroku_desktop.domain.recall import EmbeddingStatus, RecallHit
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.tools.base import RecallSearch
 
@@ -96,3 +96,16 @@ def build_recall(
     embedder = LazyGeminiEmbedder(api_key, model)
     search = HybridSearch(event_log.vectors, embedder)
     return search, BackgroundEmbedder(event_log.vectors, embedder)
+
+
+def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:
+    """How far search by meaning has got, for a person ('' when everything is embedded)."""
+    if status.complete:
+        return ""
+    total = status.last_seq or 1
+    share = min(100, round(100 * status.done_seq / total))
+    text = (
+        f"Search by meaning covers {share}% of the log so far; "
+        f"{status.pending_events:,} events are still being embedded."
+    )
+    return text + (f" Paused: {last_error}" if last_error else "")

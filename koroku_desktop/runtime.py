@@ -32,7 +32,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.fsutil import atomic_writer
-from koroku_desktop.recall_wiring import build_recall, recall_tool_search
+from koroku_desktop.recall_wiring import build_recall, progress_text, recall_tool_search
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.event_log import SqliteEventLog
@@ -165,6 +165,15 @@ class Runtime:
         else:
             note = "keyword search only"
         return await asyncio.to_thread(self.log.search, query, limit), note
+
+    async def embedding_progress(self) -> str:
+        """A line on how much of the log is embedded for search by meaning ('' if unknown)."""
+        worker = self.background_embedder
+        if worker is None or self.model.api_key is None:
+            return ""
+        model, dims = worker.embedder.model, worker.embedder.dimensions
+        status = await asyncio.to_thread(self.log.vectors.status, model, dims)
+        return progress_text(status, worker.last_error)
 
     def persist_always_grant(self, tool: str) -> None:
         """Record an 'always allow' grant in settings.json (keeping others' changes)."""

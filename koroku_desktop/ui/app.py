@@ -220,6 +220,7 @@ class Desktop(QObject):
                 self.runtime.paths.memory,
                 self.runtime.agent.conversation_id,
                 find=self.runtime.find,
+                progress=self.runtime.embedding_progress,
             )
         else:
             self.history.refresh()

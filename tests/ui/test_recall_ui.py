@@ -27,9 +27,10 @@ def test_the_viewer_searches_by_meaning(desktop: Desktop, qtbot: QtBot) -> None:
     _say(desktop, "buy oat milk and bread")
     worker = desktop.runtime.background_embedder
     assert worker is not None
-    assert run(qtbot, worker.catch_up()) == 2
     dialog = desktop.show_history()
-    dialog.show_tab("Search")
+    dialog.show_tab("Search")  # the backfill's progress shows under the box
+    qtbot.waitUntil(lambda: "2 events are still being embedded" in dialog.search.progress.text())
+    assert run(qtbot, worker.catch_up()) == 2
     dialog.search.box.setText("automobile colour")
     hits = run(qtbot, dialog.search.search_now())
     assert [h.seq for h in hits][:1] == [car]

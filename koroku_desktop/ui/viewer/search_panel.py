@@ -84,6 +84,11 @@ class SearchPanel(QWidget):
         )
         self.summary.setObjectName("Muted")
         col.addWidget(self.summary)
+        self.progress = QLabel("")
+        """How much of the log is embedded for search by meaning (see `show_progress`)."""
+        self.progress.setObjectName("Muted")
+        self.progress.setVisible(False)
+        col.addWidget(self.progress)
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setSpacing(1)
@@ -99,6 +104,11 @@ class SearchPanel(QWidget):
         self._debounce.setInterval(350)
         self._debounce.timeout.connect(self.search_now)
         self.box.textEdited.connect(lambda _t: self._debounce.start())
+
+    def show_progress(self, text: str) -> None:
+        """Show the embedding progress line ('' hides it)."""
+        self.progress.setText(text)
+        self.progress.setVisible(bool(text))
 
     def search_now(self) -> asyncio.Future[list[SearchHit]]:
         """Run the search for the box's text off the event loop; resolves to the hits."""
