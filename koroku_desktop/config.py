@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -54,6 +55,8 @@ class Settings(BaseModel):
     """The model that embeds the log for search by meaning (a change re-embeds it)."""
     surface_memories: bool = True
     """Attach past passages related to each new message ("Remembered") to the turn."""
+    mcp_trust_read_only: bool = False
+    """Run MCP tools their server marks read-only (`readOnlyHint`) without asking."""
 
     @field_validator("model")
     @classmethod
@@ -90,15 +93,32 @@ class Paths:
         return self.home / "tools"
 
     @property
+    def mcp_config(self) -> Path:
+        """mcp.json: the MCP servers (Claude desktop's `mcpServers` format)."""
+        return self.home / "mcp.json"
+
+    @property
+    def logs(self) -> Path:
+        """Logs, e.g. each stdio MCP server's stderr (mcp-<name>.log)."""
+        return self.home / "logs"
+
+    @property
     def settings_file(self) -> Path:
         """settings.json."""
         return self.home / "settings.json"
 
     def ensure(self) -> Paths:
-        """Create the data dir (0700) and its folders."""
+        """Create the data dir and its folders, all 0700 (owner only).
+
+        Changes nothing that is already right, and gives up quietly where it cannot (a
+        read-only file system): the read-only commands must still work there.
+        """
         for folder in (self.home, self.memory, self.tools):
-            folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.home, stat.S_IRWXU)
+            with contextlib.suppress(OSError):
+                if not folder.is_dir():
+                    folder.mkdir(mode=stat.S_IRWXU, parents=True, exist_ok=True)
+                if stat.S_IMODE(folder.stat().st_mode) != stat.S_IRWXU:
+                    os.chmod(folder, stat.S_IRWXU)
         return self
 
 

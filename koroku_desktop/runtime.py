@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -29,19 +31,39 @@ from koroku_desktop.config import (
     resolve_api_key,
 )
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.ids import writer_name
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.fsutil import atomic_writer
+from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
+from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.recall_wiring import build_recall, progress_text, recall_tool_search
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
+from koroku_desktop.store.db_errors import (
+    DB_ERRORS,
+    DatabaseUnavailable,
+    explain,
+    open_event_log,
+)
+from koroku_desktop.store.doctor import diagnose as check_database
+from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
+
+__all__ = [
+    "DB_ERRORS",
+    "DatabaseUnavailable",
+    "check_database",
+    "explain",
+    "recover_database",
+]  # re-exported for the front ends
 
 CONVERSATION_ID = "default"
 
@@ -124,6 +146,10 @@ class Runtime:
     model: LazyGeminiModel
     agent: Agent
     compactor: Compactor = field(default_factory=Compactor)
+    mcp: McpManager | None = None
+    """The MCP servers of mcp.json (start them with `start_mcp`, stop with `stop_mcp`)."""
+    turn_lock: SqliteTurnLock | None = None
+    """The cross-process turn lease (None for a read-only runtime, which runs no turns)."""
     search: HybridSearch | None = None
     """The one search (keywords and meaning) every front end uses."""
     background_embedder: BackgroundEmbedder | None = None
@@ -149,6 +175,9 @@ class Runtime:
         opts.quick_thinking_level = settings.quick_ask_thinking_level
         opts.surface_memories = settings.surface_memories
         self.policy.set_always(settings.always_allow)
+        self.policy.trust_read_only = settings.mcp_trust_read_only
+        if self.mcp is not None:
+            self.mcp.reload_if_changed()
         if self.background_embedder is not None:
             self.background_embedder.embedder.model = settings.embedding_model
 
@@ -183,11 +212,46 @@ class Runtime:
         """Export this conversation's log (or live context) to `path`; see `export_file`."""
         return export_file(self.log, self.agent.conversation_id, fmt, live, path)
 
+    def set_mcp_trust_read_only(self, trust: bool) -> None:
+        """Let read-only MCP tools run without asking (or not), now and in settings.json."""
+        self.settings_store.update({"mcp_trust_read_only": trust})
+
+    async def start_mcp(
+        self, wait_s: float = 0.0, notice: Callable[[str], object] | None = None
+    ) -> None:
+        """Start the MCP servers in the background; wait up to `wait_s` for them (the CLI does).
+
+        `notice` gets one line whenever a server fails or mcp.json is bad. The desktop app
+        calls this once the window is up, never waiting. It never raises.
+        """
+        if self.mcp is None:
+            return
+        if notice is not None:
+            self.mcp.notices.append(notice)
+        try:
+            await self.mcp.start()
+            if wait_s > 0:
+                await self.mcp.wait_settled(wait_s)
+        except Exception:
+            log.warning("the MCP servers could not be started", exc_info=True)
+
+    async def stop_mcp(self) -> None:
+        """Stop every MCP server (stdio processes terminated and reaped)."""
+        if self.mcp is not None:
+            await self.mcp.stop()
+
     def close(self) -> None:
-        """Close the database (stopping background embedding first)."""
+        """Give back the turn lease (if held), stop background embedding, close the database."""
         if self.background_embedder is not None:
             self.background_embedder.cancel()
+        if self.turn_lock is not None:
+            self.turn_lock.close()
         self.log.close()
+
+
+def mcp_manager(paths: Paths) -> McpManager:
+    """The MCP servers of `<data dir>/mcp.json`, their stderr logged under `<data dir>/logs`."""
+    return McpManager(paths.mcp_config, paths.logs)
 
 
 def recall_search(event_log: SqliteEventLog) -> RecallSearch:
@@ -209,15 +273,31 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     return search
 
 
-def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
-    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings."""
+def build_runtime(
+    approver: Approver,
+    paths: Paths | None = None,
+    *,
+    read_only: bool = False,
+    front_end: str = "app",
+) -> Runtime:
+    """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
+    `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
+    `open_event_log`).
+
+    `front_end` (app, ask, chat, compact...) is recorded on every event written and on the
+    turn lease, so another front end can say whose turn it is waiting for.
+    """
     paths = paths or default_paths()
     settings_store = SettingsStore.open(paths)
     settings = settings_store.effective
-    event_log = SqliteEventLog(paths.db)
+    event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
+    turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
     tools = ToolRegistry(paths.tools)
+    mcp = mcp_manager(paths)
+    tools.add_source(mcp)
     model = LazyGeminiModel(resolve_api_key())
     policy = ApprovalPolicy(always=settings.always_allow)
+    policy.trust_read_only = settings.mcp_trust_read_only
     options = AgentOptions(
         model=settings.model,
         max_tool_calls=settings.max_tool_calls,
@@ -236,11 +316,23 @@ def build_runtime(approver: Approver, paths: Paths | None = None) -> Runtime:
         options,
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
+        turn_lock=turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     compactor = Compactor()
     compactor.attach(agent)
-    runtime = Runtime(paths, settings_store, event_log, tools, policy, model, agent, compactor)
+    runtime = Runtime(
+        paths,
+        settings_store,
+        event_log,
+        tools,
+        policy,
+        model,
+        agent,
+        compactor,
+        mcp=mcp,
+        turn_lock=turn_lock,
+    )
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
@@ -279,5 +371,8 @@ def export_file(
     event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
 ) -> int:
     """Write an export to `path` atomically (temp file, then rename); return how many events."""
+    if not path.parent.is_dir():  # folders Koroku creates for an export are private
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
     with atomic_writer(path) as out:
         return write_log_export(event_log, conversation_id, fmt, live, out)

@@ -18,12 +18,17 @@ from collections.abc import Callable
 from datetime import datetime
 
 from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_tokens
-from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.agent.hooks import Hook, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memory import append_memory
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.domain.context import SUMMARY_PREFIX
-from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
+from koroku_desktop.domain.events import (
+    CompactionEvent,
+    MessageEvent,
+    RejectedEvent,
+    StoredEvent,
+)
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import TextPart
 
@@ -36,6 +41,34 @@ SURE_FRACTION = 1.25
 KEEP_FRACTION = 0.25
 """The kept tail is at most about this share of the threshold, or of the current size when
 that is smaller (`compact_now`); the last user turn and what follows it are always kept."""
+
+
+PAGE = 5_000
+
+
+def read_messages(agent: Agent, first: int, before: int) -> list[StoredEvent]:
+    """The live message events with seq in [first, before), read from the log page by page.
+
+    Messages a later `rejected` event set aside are left out, as in the live context.
+    """
+    found: list[StoredEvent] = []
+    rejected: set[int] = set()
+    after = first - 1
+    while True:
+        page = agent.log.entries(
+            agent.conversation_id, after_seq=after, before_seq=before, limit=PAGE
+        )
+        for entry in page:
+            if isinstance(entry, StoredEvent):
+                if isinstance(entry.event, MessageEvent):
+                    found.append(entry)
+                elif isinstance(entry.event, RejectedEvent):
+                    rejected.add(entry.event.rejected_seq)
+        if len(page) < PAGE:
+            break
+        after = page[-1].seq
+    rejected |= agent.view.rejected
+    return [m for m in found if m.seq not in rejected]
 
 
 class Compactor:
@@ -60,6 +93,8 @@ class Compactor:
         self.keep_fraction = keep_fraction
         self.clock = clock
         self.last_problem: str | None = None
+        self.progress: Hook[[int, int]] = Hook("compaction_progress")
+        """Called with (chunks done, chunks in all) while a long history is summarised."""
 
     def attach(self, agent: Agent) -> None:
         """Run `maybe_compact` after each of `agent`'s turns."""
@@ -73,7 +108,7 @@ class Compactor:
             return None
         await agent.load()
         size = await self.prompt_tokens(agent)
-        if size < agent.options.compact_at_tokens:
+        if size < agent.options.compact_at_tokens and not agent.overflowing:
             return None
         log.info("live context ~%d tokens >= %d: compacting", size, agent.options.compact_at_tokens)
         return await self._compact(agent, size)
@@ -126,6 +161,9 @@ class Compactor:
     async def _compact(self, agent: Agent, tokens_before: int) -> CompactionEvent | None:
         view = agent.view
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
+        if view.unloaded is not None:  # a long history: its older part is only in the log
+            older_part = await asyncio.to_thread(read_messages, agent, *view.unloaded)
+            stored = older_part + stored
         events = [m.event for m in stored if isinstance(m.event, MessageEvent)]
         # A quarter of the threshold; when compacting by hand below it, of the current size.
         budget = int(min(agent.options.compact_at_tokens, tokens_before) * self.keep_fraction)
@@ -139,7 +177,7 @@ class Compactor:
         summarizer = Summarizer(agent.model, self.max_input_chars, self.tool_chars)
         try:
             summary = await summarizer.summarize(
-                self.summarizer_model or agent.options.model, previous, older
+                self.summarizer_model or agent.options.model, previous, older, self.progress
             )
         except ModelError as exc:
             self.last_problem = f"the summarizer failed: {exc}"
@@ -157,7 +195,7 @@ class Compactor:
             tokens_before=tokens_before,
             tokens_after=tokens_after,
         )
-        agent.append([event])
+        await agent.append([event])
         self.last_problem = None
         await self._remember(agent, summary)
         agent.hooks.on_context_meter(agent.context_meter())

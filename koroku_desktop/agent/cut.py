@@ -9,9 +9,13 @@ answering it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
+from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import MessageEvent
+
+log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
 
@@ -77,3 +81,45 @@ def choose_cut(
         # from the nearest earlier point where a cut is valid.
         best = next((i for i in range(latest - 1, 0, -1) if is_valid_cut(messages, i)), None)
     return best
+
+
+def recent_start(
+    messages: Sequence[MessageEvent],
+    budget_tokens: int,
+    size: Callable[[MessageEvent], int] = estimate_tokens,
+) -> int:
+    """Where the most recent whole turns that fit in `budget_tokens` start (0: all fit).
+
+    Walks back from the end only as far as the budget reaches, so it costs the same for a
+    history of 100 contents as for one of 100,000. The last user turn is always included.
+    """
+    kept = 0
+    latest = last_user_turn(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        kept += size(messages[index])
+        if kept > budget_tokens and (latest is None or index < latest):
+            start = index + 1
+            while start < len(messages) and not (
+                messages[start].is_user_turn and is_valid_cut(messages, start)
+            ):
+                start += 1
+            if start < len(messages):
+                return start
+            return latest if latest is not None and latest > 0 else 0
+    return 0
+
+
+def sendable(view: ContextView, budget_tokens: int) -> tuple[list[MessageEvent], bool]:
+    """The contents to send, and whether older turns were left out for now.
+
+    While a history too long to send waits for its compaction (or was only partly loaded),
+    the request carries the summary and the most recent turns that fit in `budget_tokens`.
+    """
+    contents = view.contents()
+    head = 1 if view.summary is not None else 0
+    start = recent_start(contents[head:], budget_tokens)
+    if not start:
+        return contents, view.unloaded is not None
+    kept = [*contents[:head], *contents[head + start :]]
+    log.info("history too long to send until compacted: sending %d contents", len(kept))
+    return kept, True

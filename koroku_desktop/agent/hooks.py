@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Generic, ParamSpec
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
-from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.lease import LockHolder
+from koroku_desktop.domain.model_io import ModelError, finish_notice
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,14 @@ class TurnResult:
     cancelled: bool = False
     error: ModelError | None = None
     last_seq: int = 0
+    finish_reason: str | None = None
+    """Why the final reply ended (`STOP`, `MAX_TOKENS`, `SAFETY`...), when known."""
+    turn_id: str = ""
+
+    @property
+    def notice(self) -> str | None:
+        """A sentence saying the answer was cut off, or None when it ended normally."""
+        return finish_notice(self.finish_reason)
 
     @property
     def ok(self) -> bool:
@@ -112,3 +121,5 @@ class AgentHooks:
     on_turn_started: Hook[[str | None]] = field(default_factory=lambda: Hook("on_turn_started"))
     on_turn_finished: Hook[[TurnResult]] = field(default_factory=lambda: Hook("on_turn_finished"))
     on_context_meter: Hook[[ContextMeter]] = field(default_factory=lambda: Hook("on_context_meter"))
+    on_turn_waiting: Hook[[LockHolder]] = field(default_factory=lambda: Hook("on_turn_waiting"))
+    """Called when a turn must wait for another front end's (once per holder)."""

@@ -3,24 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.agent.context_size import estimate_tokens
+from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
 from koroku_desktop.agent.memories import MemorySurfacer
-from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog
+from koroku_desktop.agent.ports import ApprovalRequest, Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.agent.turn_gate import TurnGate
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
     ClearedEvent,
     Event,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
     FunctionCallPart,
@@ -28,11 +35,12 @@ from koroku_desktop.domain.parts import (
     TextPart,
     visible_text,
 )
+from koroku_desktop.domain.projection import largest_in_turn
 from koroku_desktop.domain.remembered import Remembered, remembered_part
 from koroku_desktop.domain.turn_time import time_note
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
-from koroku_desktop.tools.registry import ToolRegistry
+from koroku_desktop.tools.registry import ToolRegistry, split_media
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +50,9 @@ OVER_BUDGET = {"error": "not run: the tool-call budget for this turn is spent"}
 # After the budget is spent no tools are offered; if the model still calls, how often we
 # answer with errors before ending the turn ourselves.
 MAX_CALLS_WITHOUT_TOOLS = 2
+LIVE_TAIL_LIMIT = 5_000
+"""At most this many events of an uncompacted history are loaded; a compaction reads the
+rest from the log (so the first turn after a big import does not wait for them)."""
 
 
 AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
@@ -77,7 +88,10 @@ class _TurnState:
 
 
 class Agent:
-    """Runs turns for one conversation over an event log, a chat model and a tool registry."""
+    """Runs turns for one conversation over a shared event log, a model and tools.
+
+    A turn holds the conversation's `TurnLock` (if given) and first folds what others wrote.
+    """
 
     def __init__(
         self,
@@ -90,6 +104,7 @@ class Agent:
         *,
         conversation_id: str = "default",
         recall: RecallSearch | None = None,
+        turn_lock: TurnLock | None = None,
     ) -> None:
         self.log = log
         self.model = model
@@ -101,11 +116,13 @@ class Agent:
         self.recall = recall
         self.hooks = AgentHooks()
         self._view: ContextView | None = None
-        self._loading: asyncio.Future[ContextView] | None = None
-        self._lock = asyncio.Lock()  # FIFO: turns wait in the order they were asked for
+        self._loading: asyncio.Future[tuple[ContextView, int]] | None = None
         self._current: asyncio.Task[TurnResult] | None = None
+        self.overflowing = False
+        """The last request left older turns out: the history is waiting for a compaction."""
         self.after_turn: list[AfterTurn] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
+        self._gate = TurnGate(log, conversation_id, turn_lock, self.hooks.on_turn_waiting)
         self.clock: Callable[[], datetime] = datetime.now
         """When a user turn is sent (its time note); tests drive it instead of sleeping."""
         self.turn_from_seq: int | None = None
@@ -120,16 +137,49 @@ class Agent:
         if self._view is None:
             if self._loading is None:
                 self._loading = asyncio.ensure_future(asyncio.to_thread(self._read_live))
-            view = await asyncio.shield(self._loading)
+            view, seen = await asyncio.shield(self._loading)
             if self._view is None:
                 self._view = view
+                self._gate.saw(seen)
         return self._view
 
-    def _read_live(self) -> ContextView:
-        live = self.log.load_live(self.conversation_id)
+    def _read_live(self) -> tuple[ContextView, int]:
+        live = self.log.load_live(self.conversation_id, LIVE_TAIL_LIMIT)
         if live.damaged:
             log.warning("%d damaged events skipped in the live context", len(live.damaged))
-        return ContextView.from_tail(live.boundary, live.events)
+        view = ContextView.from_tail(live.boundary, live.events, live.unloaded)
+        return view, max([view.last_seq, *(d.seq for d in live.damaged)])
+
+    async def catch_up(self) -> list[StoredEvent]:
+        """Fold (off the loop) what others appended since the last seq seen here; return it.
+
+        A compaction or clear among them rebuilds the view. Nothing is folded twice.
+        """
+        view = await self.load()
+        folded = await self._gate.read_new()
+        for stored in folded:
+            view.apply(stored)
+            self.hooks.on_event_appended(stored)
+        if folded:
+            self.hooks.on_context_meter(self.context_meter())
+        return folded
+
+    @property
+    def current_turn_id(self) -> str | None:
+        """The id of the turn running here (None between turns)."""
+        return self._gate.turn_id
+
+    @asynccontextmanager
+    async def hold_turn(
+        self, *, wait: bool = True, turn_id: str | None = None, counted: bool = False
+    ) -> AsyncIterator[str]:
+        """Own the conversation (local lock, then lease), caught up; yield the turn id.
+
+        `counted` makes `busy` true meanwhile. `TurnBusyError` if held elsewhere and not `wait`.
+        """
+        async with self._gate.hold(wait=wait, turn_id=turn_id or new_id(), counted=counted) as turn:
+            await self.catch_up()
+            yield turn
 
     @property
     def view(self) -> ContextView:
@@ -138,44 +188,71 @@ class Agent:
             raise RuntimeError("Agent.load() has not run yet")
         return self._view
 
-    def append(self, events: Sequence[Event]) -> list[StoredEvent]:
-        """Append to the log, fold into the live context, tell subscribers."""
-        stored = self.log.append(self.conversation_id, events)
+    async def append(self, events: Sequence[Event]) -> list[StoredEvent]:
+        """Append to the log in a worker thread, fold into the live context, tell subscribers.
+
+        A cancel while the write runs still waits for it and folds it (the log has it).
+        """
+        write = asyncio.to_thread(
+            self.log.append, self.conversation_id, events, turn_id=self._gate.turn_id
+        )
+        pending = asyncio.ensure_future(write)
+        try:
+            stored = await asyncio.shield(pending)
+        except asyncio.CancelledError:
+            self._fold(await pending)
+            raise
+        self._fold(stored)
+        return stored
+
+    def _fold(self, stored: list[StoredEvent]) -> None:
         for item in stored:
+            if item.seq <= self._gate.seen_seq:
+                continue  # a follow step read it first and folded it already
+            self._gate.saw(item.seq)
             if self._view is not None:
                 self._view.apply(item)
             self.hooks.on_event_appended(item)
-        return stored
 
     @property
     def busy(self) -> bool:
-        """True while a turn runs or waits."""
-        return self._lock.locked()
+        """True while a turn (or a clear) runs or waits here."""
+        return self._gate.turns > 0
 
     # -- turns -------------------------------------------------------------------------
 
-    async def run_turn(self, text: str | None, *, quick: bool = False) -> TurnResult:
+    async def run_turn(
+        self,
+        text: str | None,
+        *,
+        turn_id: str | None = None,
+        wait: bool = True,
+        quick: bool = False,
+    ) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
 
-        Turns are serialised: a second call waits for the first to finish (FIFO). `quick`
+        Turns are serialised, in this process (FIFO) and across processes (the lease): a
+        second call waits for the first to finish, or raises `TurnBusyError` if not `wait`.
+        `turn_id` lets a front end know the turn's events before they exist. `quick`
         (quick-ask) uses the quick thinking level.
         """
-        async with self._lock:
-            await self.load()
+        async with self.hold_turn(wait=wait, turn_id=turn_id, counted=True) as turn:
             inner = asyncio.create_task(self._turn(text, quick))
             self._current = inner
             try:
                 result = await inner
             finally:
                 self._current = None
+            result = dataclasses.replace(result, turn_id=turn)
             for callback in list(self.after_turn):
                 try:
                     await callback(self, result)
                 except Exception:
                     log.exception("after-turn step failed")
-            self.hooks.on_turn_finished(result)
-            self.hooks.on_context_meter(self.context_meter())
-            return result
+        # Told once the lease is given back: the next turn (anywhere) may start now.
+        self.hooks.on_turn_finished(result)
+        self.hooks.on_context_meter(self.context_meter())
+        return result
 
     def cancel(self) -> bool:
         """Cancel the running turn; it ends with a consistent log. True if one was running."""
@@ -184,11 +261,10 @@ class Agent:
             return True
         return False
 
-    async def clear(self) -> None:
-        """Start afresh: append a `cleared` event (nothing is deleted)."""
-        async with self._lock:
-            await self.load()
-            self.append([ClearedEvent()])
+    async def clear(self, *, wait: bool = True) -> None:
+        """Start afresh: append a `cleared` event (nothing is deleted), under the lease."""
+        async with self.hold_turn(wait=wait, counted=True):
+            await self.append([ClearedEvent()])
             self.hooks.on_context_meter(self.context_meter())
 
     def context_meter(self) -> ContextMeter:
@@ -199,35 +275,8 @@ class Agent:
         )
 
     def estimate_context_tokens(self) -> int:
-        """Last reported prompt size plus ~4 characters a token for what came after it.
-
-        Usage reported before the latest compaction is stale (it measured the old context):
-        then the compaction's `tokens_after` is the base, or everything is estimated.
-        """
-        if self._view is None:
-            return 0
-        summary = self._view.summary
-        base: int | None = None
-        tail_chars = 0
-        for stored in reversed(self._view.messages):
-            event = stored.event
-            if not isinstance(event, MessageEvent):
-                continue
-            fresh = stored.seq > self._view.boundary_seq
-            if fresh and event.usage and event.usage.prompt_tokens is not None:
-                base = event.usage.prompt_tokens + (event.usage.output_tokens or 0)
-                break
-            if not fresh and summary is not None and summary.tokens_after is not None:
-                base = summary.tokens_after
-                break
-            tail_chars += sum(len(p.model_dump_json()) for p in event.parts)
-        if base is None:
-            base = 0
-            if summary is not None and summary.tokens_after is not None:
-                base = summary.tokens_after
-            elif summary is not None:
-                tail_chars += len(summary.summary)
-        return base + tail_chars // 4
+        """The live context's size in tokens, estimated (see `context_size.estimate_tokens`)."""
+        return 0 if self._view is None else estimate_tokens(self._view)
 
     def request(
         self,
@@ -247,30 +296,35 @@ class Agent:
         return ModelRequest(
             model=opts.model,
             system_instruction=instruction,
-            contents=self.view.contents() if contents is None else contents,
+            contents=self._recent_contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
             thinking_level=opts.thinking_level if thinking_level is None else thinking_level,
         )
 
+    def _recent_contents(self) -> list[MessageEvent]:
+        contents, self.overflowing = sendable(self.view, 2 * self.options.compact_at_tokens)
+        return contents
+
     async def _turn(self, text: str | None, quick: bool = False) -> TurnResult:
         view = self.view
         self.turn_from_seq = view.last_user_seq()  # a retry: its question starts the turn
+        # We hold the lease, so whoever made a dangling call is gone: answer it now.
         repair = view.repair()
         if repair is not None:
             log.warning(
                 "answering %d dangling tool call(s) from an interrupted turn", len(repair.parts)
             )
-            self.turn_from_seq = self.append([repair])[0].seq
+            self.turn_from_seq = (await self.append([repair]))[0].seq
         if text is not None:
             parts = [time_note(self.clock()), TextPart(text=text)]
             try:
                 remembered = await self._remembered(text)
             except asyncio.CancelledError:
-                self.append([MessageEvent(role="user", origin="person", parts=parts)])
+                await self.append([MessageEvent(role="user", origin="person", parts=parts)])
                 return TurnResult(text="", cancelled=True, last_seq=self.view.last_seq)
             if remembered:
                 parts.append(remembered_part(remembered))
-            (user,) = self.append([MessageEvent(role="user", origin="person", parts=parts)])
+            (user,) = await self.append([MessageEvent(role="user", origin="person", parts=parts)])
             self.turn_from_seq = user.seq if repair is None else self.turn_from_seq
         self.hooks.on_turn_started(text)
         level = self.options.quick_thinking_level if quick else self.options.thinking_level
@@ -278,7 +332,7 @@ class Agent:
         try:
             return await self._loop(state)
         except asyncio.CancelledError:
-            self._after_cancel(state)
+            await self._after_cancel(state)
             return TurnResult(
                 text="".join(state.partial_text),
                 tool_calls=state.executed,
@@ -310,11 +364,13 @@ class Agent:
                 )
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
+                if exc.kind == "too_large":
+                    exc = await self._set_aside(exc)
                 return TurnResult(
                     text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
                 )
             state.partial_text = []
-            self.append([reply])
+            await self.append([reply])
             self.hooks.on_model_response(reply)
             calls = reply.function_calls
             if not calls:
@@ -323,6 +379,7 @@ class Agent:
                     tool_calls=state.executed,
                     budget_exhausted=state.budget_exhausted,
                     last_seq=self.view.last_seq,
+                    finish_reason=reply.finish_reason,
                 )
             if not tools_offered:
                 calls_without_tools += 1
@@ -332,7 +389,7 @@ class Agent:
                     f"I stopped after {state.executed} tool calls (the limit for one turn). "
                     "Tell me how you would like to go on."
                 )
-                self.append(
+                await self.append(
                     [MessageEvent(role="model", origin="model", parts=[TextPart(text=note)])]
                 )
                 return TurnResult(
@@ -341,6 +398,22 @@ class Agent:
                     budget_exhausted=True,
                     last_seq=self.view.last_seq,
                 )
+
+    async def _set_aside(self, exc: ModelError) -> ModelError:
+        """Mark the turn's biggest message rejected (kept out of later requests); say so."""
+        target = largest_in_turn(self.view.messages)
+        if target is None:
+            return exc
+        await self.append([RejectedEvent(rejected_seq=target.seq, reason=exc.message)])
+        person = isinstance(target.event, MessageEvent) and target.event.is_user_turn
+        what = "Your message" if person else "A tool result"
+        return ModelError(
+            "too_large",
+            f"{exc.message} {what} (#{target.seq}) was set aside: it stays in the history but "
+            "is no longer sent to the model. Attach it as a file instead, or compact the "
+            "conversation (`koroku compact`), then ask again.",
+            exc.status,
+        )
 
     async def _run_calls(self, calls: list[FunctionCallPart], state: _TurnState) -> None:
         """Run each call in order and persist all responses as one user content."""
@@ -355,20 +428,23 @@ class Agent:
                 )
                 for c in calls[len(responses) :]
             )
-            self.append([MessageEvent(role="user", origin="tools", parts=responses)])
+            await self.append([MessageEvent(role="user", origin="tools", parts=responses)])
             raise
-        self.append([MessageEvent(role="user", origin="tools", parts=responses)])
+        await self.append([MessageEvent(role="user", origin="tools", parts=responses)])
 
     async def _run_call(self, call: FunctionCallPart, state: _TurnState) -> FunctionResponsePart:
         self.hooks.on_tool_call(call)
         args: dict[str, Any] = dict(call.args)
+        media = None
         if state.calls_made >= self.options.max_tool_calls:
             response: dict[str, Any] = dict(OVER_BUDGET)
         else:
             state.calls_made += 1
             allowed = True
-            if self.policy.needs_asking(call.name, self.tools):
-                decision = await self.approver.approve(ApprovalRequest(call.id, call.name, args))
+            if self.policy.needs_asking(call.name, self.tools, args, self.options.workspace):
+                source = self.tools.describe(call.name)
+                request = ApprovalRequest(call.id, call.name, args, source)
+                decision = await self.approver.approve(request)
                 allowed = decision.allowed
                 if allowed and decision.scope != "once":
                     self.policy.grant(call.name, decision.scope)
@@ -378,17 +454,20 @@ class Agent:
                 state.executed += 1
                 ctx = ToolContext(self.options.workspace, self.options.data_dir, self.recall)
                 response, _ran = await self.tools.run(call.name, args, ctx)
+                media = split_media(response)
             else:
                 response = dict(DENIED)
-        part = FunctionResponsePart(name=call.name, id=call.id, response=response, call_args=args)
+        part = FunctionResponsePart(
+            name=call.name, id=call.id, response=response, call_args=args, parts=media
+        )
         self.hooks.on_tool_result(call, part)  # failed or not: `part.failed`, the one rule
         return part
 
-    def _after_cancel(self, state: _TurnState) -> None:
+    async def _after_cancel(self, state: _TurnState) -> None:
         """Leave the log consistent after a cancel: partial text kept, dangling calls answered."""
         if state.partial_text:
             text = "".join(state.partial_text)
-            self.append(
+            await self.append(
                 [
                     MessageEvent(
                         role="model", origin="model", parts=[TextPart(text=text + "\n\n[stopped]")]
@@ -397,4 +476,4 @@ class Agent:
             )
         repair = self.view.repair(CANCELLED)
         if repair is not None:
-            self.append([repair])
+            await self.append([repair])

@@ -6,6 +6,7 @@ and are searched by the `recall` tool. They are only ever appended to, never rew
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -26,7 +27,11 @@ def append_memory(data_dir: Path, summary: str, when: datetime | None = None) ->
     """Append `summary` to the day's memory file (creating the folder); return the file."""
     when = when or datetime.now()
     path = memory_file(data_dir, when)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
+    if not path.parent.is_dir():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    # Memory files hold the summaries of private conversations: owner-only, like the log.
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as out:
         out.write(memory_entry(summary, when))
     return path

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from koroku_desktop.domain.events import Event, LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 from koroku_desktop.domain.recall import EmbeddingBatch, EmbeddingStatus, VectorMatch
@@ -34,14 +35,41 @@ class LogReader(Protocol):
 
 
 class EventLog(LogReader, Protocol):
-    """The append-only event log."""
+    """The append-only event log, shared by every process (and later device) that writes."""
 
-    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
-        """Write events atomically; return them with their seqs."""
+    def append(
+        self, conversation_id: str, events: Sequence[Event], *, turn_id: str | None = None
+    ) -> list[StoredEvent]:
+        """Write events atomically, each with a new event id and `turn_id`; return them."""
         ...
 
-    def load_live(self, conversation_id: str) -> LiveLoad:
-        """The latest boundary (compaction/cleared) and the events the live context needs."""
+    def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
+        """The latest boundary (compaction/cleared) and the events the live context needs.
+
+        With `tail_limit`, at most that many of the newest (`LiveLoad.unloaded` says which
+        were left out); an implementation may ignore it and load everything.
+        """
+        ...
+
+    def data_version(self) -> int:
+        """Changes whenever anyone commits to the log: a follower's cheap 'anything new?'."""
+        ...
+
+
+class TurnLock(Protocol):
+    """A per-conversation writer lease that holds across processes (and later machines).
+
+    A turn (and a clear or a manual compaction) runs from its user message to its final
+    answer under the lease; the holder keeps it alive with a heartbeat, and a dead holder's
+    lease expires, so a crash never blocks the next turn for long.
+    """
+
+    def try_acquire(self, conversation_id: str, turn_id: str) -> LockHolder | None:
+        """Take the lease now (None) or say who holds it. Blocking: call off the loop."""
+        ...
+
+    def release(self, conversation_id: str) -> None:
+        """Give the lease back (no error if not held). Blocking: call off the loop."""
         ...
 
 
@@ -103,6 +131,8 @@ class ApprovalRequest:
     call_id: str | None
     tool: str
     args: dict[str, Any]
+    source: str | None = None
+    """Where the tool comes from when it is not Koroku's own (e.g. an MCP server and tool)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ summarised chunk by chunk, each chunk folded into the summary of the ones before
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -68,10 +68,13 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             return f"[file {uri}]"
         case b.UnknownBlock():
             return "[a part of an unknown kind]"
+        case b.NoticeBlock(text=text):
+            return f"[{text}]"
         case (
             b.ThoughtBlock()
             | b.CompactionBlock()
             | b.ClearedBlock()
+            | b.RejectedBlock()
             | b.DamagedBlock()
             | b.RememberedBlock()
         ):
@@ -141,11 +144,20 @@ class Summarizer:
         return chunk_entries(entries, room)
 
     async def summarize(
-        self, model_name: str, previous: str | None, messages: Sequence[StoredEvent]
+        self,
+        model_name: str,
+        previous: str | None,
+        messages: Sequence[StoredEvent],
+        on_chunk: Callable[[int, int], object] | None = None,
     ) -> str:
-        """The new summary ('' when the model answered nothing). Raises `ModelError`."""
+        """The new summary ('' when the model answered nothing). Raises `ModelError`.
+
+        A long history takes several requests (a summary of each chunk folded into the
+        next); `on_chunk(done, total)` is called after each.
+        """
         summary = previous
-        for chunk in self.chunks(messages) or [[]]:
+        chunks = self.chunks(messages) or [[]]
+        for done, chunk in enumerate(chunks, start=1):
             request = ModelRequest(
                 model=model_name,
                 system_instruction=SUMMARIZER_INSTRUCTION,
@@ -161,4 +173,6 @@ class Summarizer:
             if not text:
                 return ""
             summary = text
+            if on_chunk is not None:
+                on_chunk(done, len(chunks))
         return summary or ""

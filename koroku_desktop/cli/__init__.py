@@ -8,7 +8,16 @@ import sys
 from collections.abc import Sequence
 
 from koroku_desktop import __version__
-from koroku_desktop.cli import admin, conversation, desktop, install, recall_commands, records
+from koroku_desktop.cli import (
+    admin,
+    conversation,
+    desktop,
+    doctor,
+    install,
+    mcp_commands,
+    recall_commands,
+    records,
+)
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -40,6 +49,8 @@ def build_parser(
     admin.register(sub)
     desktop.register(sub, start_desktop)
     install.register(sub)
+    mcp_commands.register(sub)
+    doctor.register(sub)
     return parser
 
 

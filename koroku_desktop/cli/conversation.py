@@ -8,13 +8,21 @@ import sys
 from typing import Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
+from koroku_desktop.agent.turn_gate import TurnBusyError
+from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
+from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
+from koroku_desktop.domain.lease import LockHolder
+from koroku_desktop.domain.model_io import finish_notice
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.runtime import Runtime
 
 EXIT_WORDS = {"exit", "quit", ":q"}
+MCP_START_WAIT_S = 15.0
+"""How long a terminal command waits for MCP servers to start before its first turn."""
 
 
 def register(sub: Any) -> None:
@@ -25,6 +33,11 @@ def register(sub: Any) -> None:
 
     ask = sub.add_parser("ask", help="one turn; prints only the answer on stdout")
     ask.add_argument("--yes", action="store_true", help="approve every tool call")
+    ask.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="if another window or terminal is in a turn, fail at once (exit 3)",
+    )
     ask.add_argument("text", nargs="+", help="the question; `-` reads it from stdin")
     ask.set_defaults(handler=cmd_ask)
 
@@ -45,31 +58,100 @@ def _progress_hooks(runtime: Runtime, out: Any) -> None:
     runtime.agent.hooks.on_tool_result.append(on_result)
 
 
+def _waiting_notice(runtime: Runtime) -> None:
+    """Say on stderr when the turn waits for another front end's (once per holder)."""
+
+    def on_wait(holder: LockHolder) -> None:
+        print(
+            f"waiting for the turn running in {holder.describe()} (pid {holder.pid})...",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    runtime.agent.hooks.on_turn_waiting.append(on_wait)
+
+
+def _show_others(runtime: Runtime, out: Any) -> None:
+    """Print what other front ends appended when this one catches up with the log."""
+    agent = runtime.agent
+
+    def on_event(stored: StoredEvent) -> None:
+        if stored.turn_id == agent.current_turn_id:
+            return  # our own turn: shown as it streams
+        if isinstance(stored.event, MessageEvent):
+            render_message(stored.event, out)
+        elif isinstance(stored.event, CompactionEvent):
+            out.write("(the conversation was compacted elsewhere)\n")
+        else:
+            out.write("(the conversation was cleared elsewhere)\n")
+        out.flush()
+
+    agent.hooks.on_event_appended.append(on_event)
+
+
 def _read_question(words: list[str]) -> str:
     if words == ["-"]:
-        return sys.stdin.read().strip()
-    return " ".join(words).strip()
+        return stdin_text().strip()
+    return argument_text(words).strip()
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """One turn in the same conversation; exit 0 ok, 1 API failure, 2 usage or no key."""
+    """One turn in the same conversation; exit 0 ok, 1 API failure, 2 usage or no key,
+    3 another front end's turn is running and `--no-wait` was given."""
     text = _read_question(args.text)
     if not text:
         print("koroku ask: nothing to ask", file=sys.stderr)
         return 2
+    answered: list[str] = []
+
+    def on_reply(reply: MessageEvent) -> None:
+        # The answer is printed as soon as it arrives: a compaction after the turn (a long
+        # history) must not hold it back.
+        if reply.function_calls or answered:
+            return
+        answered.append(visible_text(reply.parts))
+        print(answered[0], flush=True)
+        notice = finish_notice(reply.finish_reason)
+        if notice is not None:
+            print(f"koroku: {notice}", file=sys.stderr, flush=True)
+
     try:
-        with open_runtime(TerminalApprover(args.yes), need_key=True) as runtime:
+        with open_runtime(TerminalApprover(args.yes), need_key=True, front_end="ask") as runtime:
             _progress_hooks(runtime, sys.stderr)
-            result = asyncio.run(runtime.agent.run_turn(text))
+            runtime.agent.hooks.on_model_response.append(on_reply)
+            runtime.compactor.progress.append(compaction_progress)
+            _waiting_notice(runtime)
+            result = asyncio.run(_ask(runtime, text, wait=not args.no_wait))
     except CliExit as exc:
         return exc.code
+    except TurnBusyError as exc:
+        print(f"koroku ask: {exc}; not waiting (--no-wait)", file=sys.stderr)
+        return 3
     if result.error is not None:
         print(f"koroku: {result.error.message}", file=sys.stderr)
         return 1
     if result.cancelled:
         return 130
-    print(result.text)
+    if not answered or answered[0] != result.text:
+        print(result.text)
     return 0
+
+
+def _mcp_notice(line: str) -> None:
+    """A server that fails or crashes is reported on stderr."""
+    print(f"koroku: {line}", file=sys.stderr)
+
+
+async def _ask(runtime: Runtime, text: str, *, wait: bool) -> TurnResult:
+    """One turn with the MCP servers up (waiting briefly for them to start) and then stopped.
+
+    `wait=False`: `TurnBusyError` at once if another front end's turn is running.
+    """
+    try:
+        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        return await runtime.agent.run_turn(text, wait=wait)
+    finally:
+        await runtime.stop_mcp()
 
 
 def _meter_text(meter: ContextMeter) -> str:
@@ -100,11 +182,24 @@ async def _chat_loop(runtime: Runtime) -> None:
             print(f"✗ {result.error.message}", file=sys.stderr)
         elif result.cancelled:
             print("(stopped)", file=sys.stderr)
+        elif result.notice is not None:
+            print(f"⚠ {result.notice}", file=sys.stderr)
 
     agent.hooks.on_text_delta.append(on_delta)
     agent.hooks.on_turn_finished.append(on_finished)
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)
+    _waiting_notice(runtime)
+    _show_others(runtime, sys.stdout)
+    try:
+        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        await _repl(runtime)
+    finally:
+        await runtime.stop_mcp()
+
+
+async def _repl(runtime: Runtime) -> None:
+    agent = runtime.agent
     while True:
         try:
             line = await asyncio.to_thread(input, "\nyou> ")
@@ -131,8 +226,10 @@ async def _chat_loop(runtime: Runtime) -> None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """The REPL: replays the visible history, then streams answers."""
+    tolerate_bad_stdin()
     try:
-        with open_runtime(TerminalApprover(args.yes, out=sys.stdout), need_key=True) as runtime:
+        approver = TerminalApprover(args.yes, out=sys.stdout)
+        with open_runtime(approver, need_key=True, front_end="chat") as runtime:
             try:
                 asyncio.run(_chat_loop(runtime))
             except KeyboardInterrupt:

@@ -11,12 +11,16 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
+from koroku_desktop.cli.text_input import argument_text
+from koroku_desktop.domain.events import CompactionEvent
+from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.render.text import when
 from koroku_desktop.runtime import Runtime, write_log_export
@@ -61,12 +65,18 @@ def register(sub: Any) -> None:
     export.set_defaults(handler=cmd_export)
 
 
+async def _compact_held(runtime: Runtime) -> CompactionEvent | None:
+    """Compact under the turn lease (waits for a running turn), after catching up."""
+    async with runtime.agent.hold_turn():
+        return await runtime.compactor.compact_now(runtime.agent)
+
+
 def cmd_compact(args: argparse.Namespace) -> int:
     """Compact the live context now; print the token counts before and after."""
     try:
-        with open_runtime(TerminalApprover(), need_key=True) as runtime:
+        with open_runtime(TerminalApprover(), need_key=True, front_end="compact") as runtime:
             compactor = runtime.compactor
-            event = asyncio.run(compactor.compact_now(runtime.agent))
+            event = asyncio.run(_compact_held(runtime))
             problem = compactor.last_problem
     except CliExit as exc:
         return exc.code
@@ -113,14 +123,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Print the matches: seq, date, role and a highlighted snippet, best first.
 
     By keywords and meaning when a key is set and the embedding service answers; otherwise
-    (and with `--keyword`) by keywords only, newest first, saying so on stderr.
+    (and with `--keyword`) by keywords only, newest first, saying so on stderr. Only
+    `--backfill` writes (vectors); everything else opens the log read-only.
     """
-    query = " ".join(args.query)
+    query = argument_text(args.query)
     if not query and not (args.status or args.backfill):
         print("koroku search: say what to look for (or use --status)", file=sys.stderr)
         return 2
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(
+            TerminalApprover(), need_key=False, read_only=not args.backfill
+        ) as runtime:
             if args.status or args.backfill:
                 return embedding_status(runtime, backfill=args.backfill)
             hits = find(runtime, query, max(1, args.limit), keyword=args.keyword)
@@ -190,7 +203,7 @@ async def _backfill(runtime: Runtime) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the whole log (or the live context) as Markdown or as importable JSON."""
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             if args.output:
                 count = runtime.export_to_file(args.format, args.live, args.output)
             else:
@@ -227,4 +240,56 @@ def import_koroku_export(path: Path) -> int:
         f"imported {report.imported} event(s) from a Koroku export "
         f"(#{report.first_seq}–#{report.last_seq})"
     )
+    print_repairs(report.repairs)
+    try:
+        compact_long_history()
+    except CliExit as exc:
+        return exc.code
     return 0
+
+
+def compact_long_history() -> None:
+    """After an import: compact a live context over the threshold now, showing progress.
+
+    Without a key it is left for the first turn (which meanwhile sends only recent turns).
+    """
+    with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        agent = runtime.agent
+
+        async def run() -> None:
+            await agent.load()
+            long = agent.view.unloaded is not None
+            if not long and agent.estimate_context_tokens() < agent.options.compact_at_tokens:
+                return
+            if not runtime.model.has_key:
+                print(
+                    "koroku: the imported history is long; it will be compacted after the "
+                    "next turn (no API key now)",
+                    file=sys.stderr,
+                )
+                return
+            print("koroku: the imported history is long; compacting it now", file=sys.stderr)
+            if await runtime.compactor.compact_now(agent) is None:
+                print(f"koroku: not compacted: {runtime.compactor.last_problem}", file=sys.stderr)
+
+        runtime.compactor.progress.append(compaction_progress)
+        asyncio.run(run())
+
+
+def compaction_progress(done: int, total: int) -> None:
+    """Progress of a compaction that takes several requests, on stderr."""
+    if total > 1:
+        print(f"koroku: compacting a long history: part {done} of {total}", file=sys.stderr)
+
+
+def print_repairs(repairs: Sequence[Fix]) -> None:
+    """Say which imported events break Gemini's history rules and how requests repair them."""
+    if not repairs:
+        return
+    print(
+        f"note: {len(repairs)} problem(s) with tool calls and their responses; the log keeps "
+        "them as imported, and every request to the model repairs them:",
+        file=sys.stderr,
+    )
+    for fix in repairs[:20]:
+        print(f"  #{fix.seq}: {fix.action}", file=sys.stderr)

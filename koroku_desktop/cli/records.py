@@ -8,12 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from koroku_desktop.cli.recall_commands import import_koroku_export
+from koroku_desktop.cli.recall_commands import (
+    compact_long_history,
+    import_koroku_export,
+    print_repairs,
+)
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
 from koroku_desktop.domain.events import DamagedEvent, LogEntry, StoredEvent, dump_event
 from koroku_desktop.runtime import import_tutorial
-from koroku_desktop.store.portable import exported_entries, is_koroku_export
+from koroku_desktop.store.portable import exported_entries, sniff
 
 
 def register(sub: Any) -> None:
@@ -47,7 +51,7 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
 def cmd_history(args: argparse.Namespace) -> int:
     """Print the live context (what the model sees) or, with --all, the whole log."""
     try:
-        with open_runtime(TerminalApprover(), need_key=False) as runtime:
+        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
             if args.all:
                 for entry in exported_entries(runtime.log, runtime.agent.conversation_id):
                     if args.json:
@@ -77,7 +81,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not args.path.is_file():
         print(f"koroku import: no such file: {args.path}", file=sys.stderr)
         return 2
-    if is_koroku_export(args.path):
+    found = sniff(args.path)
+    if found == "unknown":
+        print(
+            f"koroku import: {args.path} is not a Koroku export or tutorial database "
+            "(expected a JSON file from `koroku export --format json`, or a SQLite file)",
+            file=sys.stderr,
+        )
+        return 2
+    if found == "export":
         return import_koroku_export(args.path)
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
@@ -87,4 +99,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"imported {report.imported} event(s), skipped {report.skipped}")
     for error in report.errors[:20]:
         print(f"  skipped: {error}", file=sys.stderr)
+    print_repairs(report.repairs)
+    if report.imported:
+        try:
+            compact_long_history()
+        except CliExit as exc:
+            return exc.code
     return 0 if report.imported or not report.skipped else 1

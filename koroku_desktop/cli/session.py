@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from koroku_desktop.agent.ports import Approver
 from koroku_desktop.config import NO_KEY_HELP, SettingsError
-from koroku_desktop.runtime import Runtime, build_runtime
+from koroku_desktop.runtime import (
+    DB_ERRORS,
+    DatabaseUnavailable,
+    Runtime,
+    build_runtime,
+    explain,
+)
 
 
 class CliExit(Exception):
@@ -20,17 +27,40 @@ class CliExit(Exception):
 
 
 @contextmanager
-def open_runtime(approver: Approver, *, need_key: bool) -> Iterator[Runtime]:
-    """Build the runtime; exit 2 with a clear message on bad settings or a missing key."""
+def open_runtime(
+    approver: Approver,
+    *,
+    need_key: bool,
+    read_only: bool = False,
+    front_end: str = "terminal",
+) -> Iterator[Runtime]:
+    """Build the runtime; exit 2 with a clear message on bad settings or a missing key.
+
+    A database that cannot be opened or written (damaged, read-only, locked, disk full),
+    now or while the command runs, exits 1 with one line saying so and the way out.
+    `read_only` is for commands that only read: they then work on a read-only data dir.
+    `front_end` names this process in the turn lease (`waiting for the turn running in ...`).
+    """
     try:
-        runtime = build_runtime(approver)
+        runtime = build_runtime(approver, read_only=read_only, front_end=front_end)
     except SettingsError as exc:
         print(f"koroku: {exc}", file=sys.stderr)
         raise CliExit(2) from None
+    except DatabaseUnavailable as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        raise CliExit(1) from None
     try:
         if need_key and not runtime.model.has_key:
             print(NO_KEY_HELP, file=sys.stderr)
             raise CliExit(2)
         yield runtime
+    except DB_ERRORS as exc:
+        message = explain(exc, runtime.paths.db)
+        if message is None:
+            raise
+        print(f"koroku: {message}", file=sys.stderr)
+        raise CliExit(1) from None
     finally:
-        runtime.close()
+        # Already reported: closing a broken database must not add a traceback.
+        with contextlib.suppress(*DB_ERRORS):
+            runtime.close()

@@ -27,6 +27,10 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"── compacted up to #{covers} ──\n{summary}"
         case b.ClearedBlock():
             return "── cleared ──"
+        case b.NoticeBlock(text=text):
+            return f"  ⚠ {text}"
+        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+            return f"── message #{rejected} set aside: {reason} ──"
         case b.DamagedBlock(kind=kind, error=error):
             return f"[damaged {kind}] {error}"
         case b.RememberedBlock(passages=passages):
@@ -74,7 +78,8 @@ class TerminalApprover:
             return ApprovalDecision(allowed=True)
         async with self._lock:
             args = json.dumps(request.args, indent=2, ensure_ascii=False)
-            self.out.write(f"\nKoroku wants to run {request.tool} with:\n{args}\n")
+            where = f" ({request.source})" if request.source else ""
+            self.out.write(f"\nKoroku wants to run {request.tool}{where} with:\n{args}\n")
             self.out.flush()
             answer = await asyncio.to_thread(self._ask, "Allow? [y/N] ")
         allowed = answer.strip().lower() in ("y", "yes")

@@ -6,16 +6,21 @@ events are appended, so the agent never re-reads history from the database on ev
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.domain.projection import Fix, fits_after, project
+
+log = logging.getLogger(__name__)
 
 SUMMARY_PREFIX = "Summary of our conversation so far (older turns were compacted):\n\n"
 INTERRUPTED = {"error": "interrupted before the tool returned"}
@@ -34,13 +39,27 @@ class ContextView:
     last_seq: int = 0
     boundary_seq: int = 0
     """Seq of the latest compaction or clear folded in (0: none)."""
+    unloaded: tuple[int, int] | None = None
+    """Live events left in the log when loading (first live seq, first loaded seq)."""
+    rejected: set[int] = field(default_factory=set)
+    """Seqs of messages the model refused (see `RejectedEvent`): never sent again."""
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
     _summary_content: MessageEvent | None = field(default=None, repr=False)
+    _suspect: bool = field(default=False, repr=False)
+    """Some kept message may break Gemini's rules: build the contents through `project`."""
+    _projected: list[MessageEvent] | None = field(default=None, repr=False)
+    _reported: set[Fix] = field(default_factory=set, repr=False)
 
     @classmethod
-    def from_tail(cls, boundary: StoredEvent | None, tail: Iterable[StoredEvent]) -> ContextView:
-        """Build from the store's live load: the boundary event and every event after it."""
-        view = cls()
+    def from_tail(
+        cls,
+        boundary: StoredEvent | None,
+        tail: Iterable[StoredEvent],
+        unloaded: tuple[int, int] | None = None,
+    ) -> ContextView:
+        """Build from the store's live load: the boundary event and every event after it
+        (or only the newest of them: `unloaded` says which live events were left out)."""
+        view = cls(unloaded=unloaded)
         if boundary is not None:
             view.apply(boundary)
         for stored in tail:
@@ -51,33 +70,76 @@ class ContextView:
         """Fold one newly appended (or loaded) event into the projection."""
         event = stored.event
         self.last_seq = max(self.last_seq, stored.seq)
+        self._projected = None
         if isinstance(event, ClearedEvent):
+            self.unloaded = None
             self.boundary_seq = stored.seq
             self.summary = None
             self._summary_content = None
             self.messages = []
             self._events = []
+            self._suspect = False
         elif isinstance(event, CompactionEvent):
             self.boundary_seq = stored.seq
             self.summary = event
             self._summary_content = MessageEvent(
                 role="user", parts=[TextPart(text=SUMMARY_PREFIX + event.summary)]
             )
-            self.messages = [m for m in self.messages if m.seq >= event.kept_from_seq]
-            self._events = [m.event for m in self.messages if isinstance(m.event, MessageEvent)]
-        elif isinstance(event, MessageEvent) and (
-            self.summary is None or stored.seq >= self.summary.kept_from_seq
+            self._keep(lambda m: m.seq >= event.kept_from_seq)
+            if self.unloaded is not None:
+                first, loaded = self.unloaded
+                first = max(first, event.kept_from_seq)
+                self.unloaded = (first, loaded) if first < loaded else None
+        elif isinstance(event, RejectedEvent):
+            self.rejected.add(event.rejected_seq)
+            self._keep(lambda m: m.seq != event.rejected_seq)
+        elif (
+            isinstance(event, MessageEvent)
+            and (self.summary is None or stored.seq >= self.summary.kept_from_seq)
+            and stored.seq not in self.rejected
         ):
+            previous = self._events[-1] if self._events else self._summary_content
+            if not fits_after(previous, event):
+                self._suspect = True
             self.messages.append(stored)
             self._events.append(event)
+
+    def _keep(self, keep: Callable[[StoredEvent], bool]) -> None:
+        """Keep only the messages `keep` accepts, and recheck them against the rules."""
+        self.messages = [m for m in self.messages if keep(m)]
+        self._events = [m.event for m in self.messages if isinstance(m.event, MessageEvent)]
+        previous = self._summary_content
+        self._suspect = False
+        for message in self._events:
+            if not fits_after(previous, message):
+                self._suspect = True
+                break
+            previous = message
 
     # -- what the model sees -------------------------------------------------------------
 
     def contents(self) -> list[MessageEvent]:
-        """The contents to send: the summary as a user content, then the kept messages."""
-        if self._summary_content is None:
-            return list(self._events)
-        return [self._summary_content, *self._events]
+        """The contents to send: the summary as a user content, then the kept messages.
+
+        Whatever the log holds, they satisfy Gemini's rules (see `domain/projection.py`): a
+        kept message that breaks one is fixed here, with a warning naming its seq.
+        """
+        if not self._suspect:
+            if self._summary_content is None:
+                return list(self._events)
+            return [self._summary_content, *self._events]
+        if self._projected is None:
+            numbered = [
+                (m.seq, m.event) for m in self.messages if isinstance(m.event, MessageEvent)
+            ]
+            if self._summary_content is not None:
+                numbered.insert(0, (self.boundary_seq, self._summary_content))
+            self._projected, fixes = project(numbered, close_trailing=False)
+            for fix in fixes:
+                if fix not in self._reported:
+                    self._reported.add(fix)
+                    log.warning("request fixed at seq %d: %s", fix.seq, fix.action)
+        return list(self._projected)
 
     def message_events(self) -> list[MessageEvent]:
         """The kept message events, without the summary."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -43,6 +44,8 @@ class MessageEvent(BaseModel):
     parts: list[Part]
     usage: Usage | None = None
     origin: Literal["person", "model", "tools", "repair", "import"] | None = None
+    finish_reason: str | None = None
+    """Why the model stopped (`STOP`, `MAX_TOKENS`, `SAFETY`, ...), for model replies."""
 
     @property
     def function_calls(self) -> list[FunctionCallPart]:
@@ -86,21 +89,47 @@ class ClearedEvent(BaseModel):
     schema_version: int = SCHEMA_VERSION
 
 
-Event = Annotated[MessageEvent | CompactionEvent | ClearedEvent, Field(discriminator="kind")]
+class RejectedEvent(BaseModel):
+    """The model refused the message at `rejected_seq` (e.g. too large for its input).
+
+    The message stays in the log but is left out of every later request.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["rejected"] = "rejected"
+    schema_version: int = SCHEMA_VERSION
+    rejected_seq: int
+    reason: str
+
+
+Event = Annotated[
+    MessageEvent | CompactionEvent | ClearedEvent | RejectedEvent, Field(discriminator="kind")
+]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-EVENT_KINDS = ("message", "compaction", "cleared")
+EVENT_KINDS = ("message", "compaction", "cleared", "rejected")
 BOUNDARY_KINDS = ("compaction", "cleared")
 
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """An event as it stands in the log, with its position."""
+    """An event as it stands in the log, with its position and identity.
+
+    `seq` is the position in this log (local to one database); `event_id` is the event's
+    globally unique id (UUIDv7), the key a multi-device sync merges on. `turn_id` groups the
+    events of one turn (the user message, replies, tool responses, a compaction after it).
+    `writer` says where it was written: `<front end>@<host>` (e.g. `ask@laptop`). Not to be
+    confused with `MessageEvent.origin`, which says who produced a content (person, model...).
+    """
 
     seq: int
     conversation_id: str
     created_at: float
     event: Event
+    event_id: str = ""
+    turn_id: str = ""
+    writer: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,18 +151,56 @@ class UpcastError(ValueError):
     """A payload that no known shape matches."""
 
 
-def upcast(kind: str, payload: dict[str, Any]) -> Event:
-    """Parse a stored payload of any known schema version into the current event model."""
-    if kind not in EVENT_KINDS:
-        raise UpcastError(f"unknown event kind {kind!r}")
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+"""One step of a kind's chain: a version-n payload in, the same event as version n+1 out."""
+
+UPCASTERS: dict[str, dict[int, Upcaster]] = {kind: {} for kind in EVENT_KINDS}
+"""Per kind, `{n: step from version n to n+1}`. Append a step whenever a payload's shape
+changes (and bump SCHEMA_VERSION); never edit a shipped step. Version 1 is the first shape:
+fields added later with defaults (`origin`, `usage`, `tokens_before`...) need no step."""
+
+
+def upcast_payload(
+    kind: str,
+    payload: Mapping[str, Any],
+    *,
+    chain: Mapping[int, Upcaster] | None = None,
+    current: int = SCHEMA_VERSION,
+) -> dict[str, Any]:
+    """Run `payload` (any known version) through its kind's chain up to `current`.
+
+    A payload without `schema_version` is version 1 (the first shape). Raises `UpcastError`
+    for a version newer than `current` or a gap in the chain.
+    """
+    steps = UPCASTERS.get(kind, {}) if chain is None else chain
     data = dict(payload)
     data.setdefault("kind", kind)
     if data["kind"] != kind:
         raise UpcastError(f"payload kind {data['kind']!r} does not match row kind {kind!r}")
-    version = int(data.get("schema_version", 1))
-    if version > SCHEMA_VERSION:
+    try:
+        version = int(data.get("schema_version", 1))
+    except (TypeError, ValueError) as exc:
+        raise UpcastError(f"bad schema_version {data.get('schema_version')!r}") from exc
+    if version > current:
         raise UpcastError(f"schema_version {version} is newer than this Koroku understands")
-    data["schema_version"] = SCHEMA_VERSION
+    if version < 1:
+        raise UpcastError(f"schema_version {version} never existed")
+    while version < current:
+        step = steps.get(version)
+        if step is None:
+            raise UpcastError(f"no upcaster for {kind} v{version} -> v{version + 1}")
+        data = step(data)
+        version += 1
+        data["schema_version"] = version
+    data["schema_version"] = current
+    return data
+
+
+def upcast(kind: str, payload: dict[str, Any]) -> Event:
+    """Parse a stored payload of any known schema version into the current event model."""
+    if kind not in EVENT_KINDS:
+        raise UpcastError(f"unknown event kind {kind!r}")
+    data = upcast_payload(kind, payload)
     try:
         return EVENT_ADAPTER.validate_python(data)
     except ValueError as exc:

@@ -29,7 +29,33 @@ class ModelRequest:
     """Gemini's thinking level ("minimal", "low", "medium", "high"; "" = the model's own)."""
 
 
-ModelErrorKind = Literal["auth", "quota", "bad_request", "unavailable", "network", "unknown"]
+_CUT_OFF = {
+    "MAX_TOKENS": "it reached the model's output limit",
+    "SAFETY": "Gemini stopped it for safety reasons",
+    "RECITATION": "Gemini stopped it because it was reciting a source",
+    "BLOCKLIST": "it contained a blocked term",
+    "PROHIBITED_CONTENT": "Gemini stopped it as prohibited content",
+    "SPII": "it contained sensitive personal information",
+    "MALFORMED_FUNCTION_CALL": "the model produced a malformed tool call",
+}
+_COMPLETE = {None, "", "STOP", "FINISH_REASON_UNSPECIFIED"}
+
+
+def finish_notice(finish_reason: str | None) -> str | None:
+    """What to tell the person when a reply ended early (None: it ended normally).
+
+    A reply cut off by MAX_TOKENS, SAFETY, RECITATION... would otherwise look complete.
+    """
+    if finish_reason in _COMPLETE:
+        return None
+    why = _CUT_OFF.get(str(finish_reason), "it ended early")
+    return f"The answer is incomplete: {why} (finish reason {finish_reason})."
+
+
+ModelErrorKind = Literal[
+    "auth", "quota", "bad_request", "too_large", "unavailable", "network", "unknown"
+]
+"""`too_large`: the request's input is over the model's token limit (HTTP 400)."""
 
 
 class ModelError(Exception):

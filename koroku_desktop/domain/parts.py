@@ -46,7 +46,8 @@ class FunctionResponsePart(_PartBase):
     """A tool's result sent back to the model.
 
     `call_args` keeps the arguments of the call it answers, for rendering only; it is never
-    sent to the model.
+    sent to the model. `parts` are media the tool returned (an MCP tool's images), sent
+    inside the function response so that the model sees them.
     """
 
     kind: Literal["function_response"] = "function_response"
@@ -54,6 +55,7 @@ class FunctionResponsePart(_PartBase):
     response: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
     call_args: dict[str, Any] | None = None
+    parts: list[InlineDataPart] | None = None
 
     @property
     def failed(self) -> bool:
@@ -96,6 +98,9 @@ class CodeExecutionResultPart(_PartBase):
     kind: Literal["code_execution_result"] = "code_execution_result"
     outcome: str | None = None
     output: str | None = None
+
+
+FunctionResponsePart.model_rebuild()
 
 
 class UnknownPart(_PartBase):

@@ -14,6 +14,9 @@ class LiveLoad:
     boundary: StoredEvent | None
     events: list[StoredEvent]
     damaged: list[DamagedEvent]
+    unloaded: tuple[int, int] | None = None
+    """A live range too long to load at once: (first live seq, first loaded seq). The events
+    in between are in the log but not in `events` (a compaction reads them from the log)."""
 
 
 @dataclass(frozen=True)

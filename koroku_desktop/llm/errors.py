@@ -36,6 +36,9 @@ def _api_error(exc: errors.APIError) -> ModelError:
     if code in (401, 403) or any(r in reasons for r in _AUTH_REASONS):
         kind = "auth"
         message = f"Gemini did not accept the API key (HTTP {code}){detail}"
+    elif code == 400 and "input token count" in service.lower():
+        kind = "too_large"
+        message = f"The request is too large for the model{detail}"
     elif code == 429:
         kind = "quota"
         message = f"Gemini's quota or rate limit was reached (HTTP 429){detail}"
@@ -64,6 +67,25 @@ def _network_message(exc: BaseException, timeout_s: float) -> str:
     if "Connect" in name or isinstance(exc, ConnectionRefusedError):
         return f"Could not connect to Gemini ({name}). Check the network connection."
     return f"The connection to Gemini was lost ({name}). Check the network connection."
+
+
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+
+
+def retry_delay_s(exc: BaseException) -> float | None:
+    """The delay a 429's `RetryInfo` asks for (`"retryDelay": "15s"`), in seconds, or None."""
+    if not isinstance(exc, errors.APIError) or not isinstance(exc.details, dict):
+        return None
+    error = exc.details.get("error", exc.details)
+    details = error.get("details") if isinstance(error, dict) else None
+    for item in details if isinstance(details, list) else []:
+        if isinstance(item, dict) and item.get("@type") == _RETRY_INFO:
+            raw = str(item.get("retryDelay", "")).strip()
+            try:
+                return max(0.0, float(raw.removesuffix("s")))
+            except ValueError:
+                return None
+    return None
 
 
 def to_model_error(exc: BaseException, *, api_key: str | None, timeout_s: float) -> ModelError:

@@ -22,12 +22,15 @@ from google.genai import types
 from koroku_desktop.domain.events import MessageEvent, Usage
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import Part, TextPart
+from koroku_desktop.domain.projection import is_usable_reply
 from koroku_desktop.llm.certs import use_certifi_if_store_empty
-from koroku_desktop.llm.errors import to_model_error
+from koroku_desktop.llm.errors import retry_delay_s, to_model_error
 from koroku_desktop.llm.mapping import content_to_sdk, part_from_sdk, tools_to_sdk
 
 DEFAULT_CHECK_MODEL = "gemini-3-flash-preview"
-RETRY_STATUS_CODES = (408, 429, 500, 502, 503, 504)
+RETRY_STATUS_CODES = (408, 500, 502, 503, 504)
+"""Retried by the SDK. A 429 is retried here instead, honouring the service's RetryInfo."""
+QUOTA_RETRY_ATTEMPTS = 4
 
 
 def append_part(parts: list[Part], part: Part) -> None:
@@ -73,6 +76,8 @@ class GeminiChatModel:
         """`retry_attempts` counts every attempt, the first included (the SDK's `attempts`)."""
         self._api_key = api_key.strip()
         self._timeout_s = timeout_s
+        self._retry_attempts = max(1, retry_attempts)
+        self._retry_initial_delay_s = retry_initial_delay_s
         retry = types.HttpRetryOptions(
             attempts=max(1, retry_attempts),
             initial_delay=retry_initial_delay_s,
@@ -96,24 +101,20 @@ class GeminiChatModel:
         Raises `ModelError` on failure.
         """
         started = time.monotonic()
-        try:
-            client = self._require_client()
-            contents = [content_to_sdk(m) for m in request.contents]
-            stream = await client.aio.models.generate_content_stream(
-                model=request.model, contents=contents, config=self._config(request)
-            )
-        except Exception as exc:
-            raise self._error(exc) from None
+        stream, first = await self._open_stream(request, started)
         parts: list[Part] = []
         summary = _StreamSummary()
         try:
             while True:
-                try:
-                    chunk = await anext(stream)
-                except StopAsyncIteration:
-                    break
-                except Exception as exc:
-                    raise self._error(exc) from None
+                if first is not None:
+                    chunk, first = first, None
+                else:
+                    try:
+                        chunk = await anext(stream)
+                    except StopAsyncIteration:
+                        break
+                    except Exception as exc:
+                        raise self._error(exc) from None
                 for part in summary.observe(chunk):
                     text = _visible_text(part)
                     if text and on_text_delta is not None:
@@ -124,10 +125,62 @@ class GeminiChatModel:
                 await asyncio.sleep(0)
         finally:
             await _close(stream)
-        if not parts:
+        if not parts or not is_usable_reply(MessageEvent(role="model", parts=parts)):
+            # Only empty text: nothing to show, and sent back it would poison every request.
             raise summary.empty_reply_error()
         usage = summary.usage(request.model, (time.monotonic() - started) * 1000)
-        return MessageEvent(role="model", origin="model", parts=parts, usage=usage)
+        return MessageEvent(
+            role="model",
+            origin="model",
+            parts=parts,
+            usage=usage,
+            finish_reason=summary.finish_reason,
+        )
+
+    async def _open_stream(
+        self, request: ModelRequest, started: float
+    ) -> tuple[AsyncIterator[types.GenerateContentResponse], types.GenerateContentResponse | None]:
+        """Start the stream and read its first chunk (None: an empty stream).
+
+        A 429 is retried after the delay the service asks for.
+
+        The SDK's own retries ignore the `RetryInfo` of a 429; here the delay is honoured
+        as long as it ends within the request's timeout (else the 429 is reported at once).
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            stream: AsyncIterator[types.GenerateContentResponse] | None = None
+            try:
+                client = self._require_client()
+                contents = [content_to_sdk(m) for m in request.contents]
+                stream = await client.aio.models.generate_content_stream(
+                    model=request.model, contents=contents, config=self._config(request)
+                )
+                try:
+                    return stream, await anext(stream)
+                except StopAsyncIteration:
+                    return stream, None
+            except Exception as exc:
+                if stream is not None:
+                    await _close(stream)
+                error = self._error(exc)
+                if error.kind != "quota" or attempt >= max(self._retry_attempts, 1):
+                    raise error from None
+                asked = retry_delay_s(exc)
+                delay = (
+                    asked if asked is not None else self._retry_initial_delay_s * 2 ** (attempt - 1)
+                )
+                left = self._timeout_s - (time.monotonic() - started)
+                if delay > left:
+                    if asked is not None:
+                        error = ModelError(
+                            "quota",
+                            f"{error.message} Gemini asks to wait {asked:g} s before retrying.",
+                            error.status,
+                        )
+                    raise error from None
+                await asyncio.sleep(delay)
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """The prompt size of `request` in tokens (system instruction and tools included).
@@ -222,6 +275,7 @@ class _StreamSummary:
         self.model_version: str | None = None
         self.finish_reason: str | None = None
         self.block_reason: str | None = None
+        self.block_message: str | None = None
         self.finish_message: str | None = None
 
     def observe(self, chunk: types.GenerateContentResponse) -> list[Part]:
@@ -232,6 +286,7 @@ class _StreamSummary:
         feedback = chunk.prompt_feedback
         if feedback is not None and feedback.block_reason is not None:
             self.block_reason = str(feedback.block_reason.value)
+            self.block_message = feedback.block_reason_message or self.block_message
         if not chunk.candidates:
             return []
         candidate = chunk.candidates[0]
@@ -257,7 +312,10 @@ class _StreamSummary:
     def empty_reply_error(self) -> ModelError:
         """The error for a stream that ended without any part."""
         if self.block_reason:
-            return ModelError("bad_request", f"Gemini blocked the request ({self.block_reason}).")
+            why = f" {self.block_message}" if self.block_message else ""
+            return ModelError(
+                "bad_request", f"Gemini blocked the request ({self.block_reason}).{why}"
+            )
         reason = self.finish_reason or "none given"
         detail = f" {self.finish_message}" if self.finish_message else ""
         return ModelError(

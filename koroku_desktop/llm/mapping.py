@@ -32,7 +32,7 @@ from koroku_desktop.domain.parts import (
 # For each part field we model: the sub-fields we keep. A part using anything else is unknown.
 _KNOWN: dict[str, frozenset[str]] = {
     "function_call": frozenset({"id", "name", "args"}),
-    "function_response": frozenset({"id", "name", "response"}),
+    "function_response": frozenset({"id", "name", "response", "parts"}),
     "inline_data": frozenset({"mime_type", "data"}),
     "file_data": frozenset({"mime_type", "file_uri"}),
     "executable_code": frozenset({"language", "code"}),
@@ -65,6 +65,20 @@ def _known_kind(part: types.Part) -> str | None:
     return kind
 
 
+def _media_from_sdk(parts: list[types.FunctionResponsePart] | None) -> list[InlineDataPart] | None:
+    """A function response's media parts, or None if one holds more than mime type and data."""
+    media: list[InlineDataPart] = []
+    for item in parts or []:
+        blob = item.inline_data
+        if _set_fields(item) != {"inline_data"} or blob is None:
+            return None
+        if not _set_fields(blob) <= {"mime_type", "data"}:
+            return None
+        data = base64.b64encode(blob.data or b"").decode("ascii")
+        media.append(InlineDataPart(mime_type=blob.mime_type, data=data))
+    return media
+
+
 def part_from_sdk(part: types.Part) -> Part:
     """One SDK part -> our domain part, losing nothing."""
     sig = encode_signature(part.thought_signature)
@@ -78,9 +92,15 @@ def part_from_sdk(part: types.Part) -> Part:
         )
     if kind == "function_response" and part.function_response is not None:
         fr = part.function_response
-        return FunctionResponsePart(
-            name=fr.name or "", response=dict(fr.response or {}), id=fr.id, thought_signature=sig
-        )
+        media = _media_from_sdk(fr.parts)
+        if media is not None:
+            return FunctionResponsePart(
+                name=fr.name or "",
+                response=dict(fr.response or {}),
+                id=fr.id,
+                parts=media or None,
+                thought_signature=sig,
+            )
     if kind == "inline_data" and part.inline_data is not None:
         blob = part.inline_data
         data = base64.b64encode(blob.data or b"").decode("ascii")
@@ -114,7 +134,17 @@ def part_to_sdk(part: Part) -> types.Part:
         call = types.FunctionCall(id=part.id, name=part.name, args=part.args)
         return types.Part(function_call=call, thought_signature=sig)
     if isinstance(part, FunctionResponsePart):
-        response = types.FunctionResponse(id=part.id, name=part.name, response=part.response)
+        media = [
+            types.FunctionResponsePart(
+                inline_data=types.FunctionResponseBlob(
+                    mime_type=m.mime_type, data=base64.b64decode(m.data)
+                )
+            )
+            for m in part.parts or []
+        ]
+        response = types.FunctionResponse(
+            id=part.id, name=part.name, response=part.response, parts=media or None
+        )
         return types.Part(function_response=response, thought_signature=sig)
     if isinstance(part, InlineDataPart):
         blob = types.Blob(mime_type=part.mime_type, data=base64.b64decode(part.data))

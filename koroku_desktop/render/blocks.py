@@ -15,7 +15,7 @@ from koroku_desktop.domain.remembered import Remembered
 
 Speaker = Literal["user", "model", "tools", "repair", "marker"]
 """Who an entry is from: the person, the model, Koroku's tool runner, a repair of an
-interrupted call, or nobody (a marker: compaction, clear, damaged row)."""
+interrupted call, or nobody (a marker: compaction, clear, set-aside message, damaged row)."""
 
 
 @dataclass(slots=True)
@@ -86,6 +86,13 @@ class RememberedBlock:
 
 
 @dataclass(slots=True)
+class NoticeBlock:
+    """A note under a message, e.g. an answer cut off by the output limit or a safety stop."""
+
+    text: str
+
+
+@dataclass(slots=True)
 class CompactionBlock:
     """Marker: the history up to `covers_up_to_seq` was folded into `summary`."""
 
@@ -99,6 +106,14 @@ class CompactionBlock:
 @dataclass(slots=True)
 class ClearedBlock:
     """Marker: the person cleared the conversation (nothing was deleted)."""
+
+
+@dataclass(slots=True)
+class RejectedBlock:
+    """Marker: message `rejected_seq` was set aside (too large for the model); kept in the log."""
+
+    rejected_seq: int
+    reason: str
 
 
 @dataclass(slots=True)
@@ -119,13 +134,15 @@ Block = (
     | AttachmentBlock
     | UnknownBlock
     | RememberedBlock
+    | NoticeBlock
     | CompactionBlock
     | ClearedBlock
+    | RejectedBlock
     | DamagedBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
-MarkerBlock = CompactionBlock | ClearedBlock | DamagedBlock
+MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock
 """The blocks that stand alone as an entry of their own (no speaker)."""
 
 

@@ -18,8 +18,10 @@ from koroku_desktop.domain.events import (
     Event,
     LogEntry,
     MessageEvent,
+    RejectedEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.remembered import parse_remembered
 from koroku_desktop.domain.turn_time import without_time_note
 from koroku_desktop.render.blocks import (
@@ -31,6 +33,8 @@ from koroku_desktop.render.blocks import (
     DamagedBlock,
     EntryView,
     MarkerBlock,
+    NoticeBlock,
+    RejectedBlock,
     RememberedBlock,
     Speaker,
     TextBlock,
@@ -88,9 +92,9 @@ def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-def message_blocks(message: MessageEvent) -> tuple[Block, ...]:
-    """The blocks of a message. In a person's turn the time note (for the model) is not
-    shown, and surfaced past passages are a `RememberedBlock`."""
+def _content_blocks(message: MessageEvent) -> tuple[Block, ...]:
+    """The blocks of a message's parts. In a person's turn the time note (for the model) is
+    not shown, and surfaced past passages are a `RememberedBlock`."""
     if not (message.role == "user" and message.origin == "person"):
         return part_blocks(message.parts)
     blocks: list[Block] = []
@@ -115,12 +119,21 @@ def event_marker(event: Event) -> MarkerBlock | None:
             )
         case ClearedEvent():
             return ClearedBlock()
+        case RejectedEvent():
+            return RejectedBlock(event.rejected_seq, event.reason)
         case _:
             assert_never(event)
 
 
+def message_blocks(event: MessageEvent) -> tuple[Block, ...]:
+    """A message's parts as blocks, then a notice when the answer ended early (cut off...)."""
+    blocks = _content_blocks(event)
+    notice = finish_notice(event.finish_reason)
+    return blocks if notice is None else (*blocks, NoticeBlock(notice))
+
+
 def event_blocks(event: Event) -> tuple[Block, ...]:
-    """The blocks of one event: a message's parts, or the marker a boundary event is."""
+    """The blocks of one event: a message's blocks, or the marker a boundary event is."""
     if isinstance(event, MessageEvent):
         return message_blocks(event)
     marker = event_marker(event)

@@ -48,6 +48,10 @@ def block_markdown(
             return f"*Remembered from earlier:*\n\n{lines}"
         case b.CompactionBlock(summary=summary, covers_up_to_seq=covers):
             return f"> **Summary** of #{covers} and before\n>\n{quote(summary)}"
+        case b.NoticeBlock(text=text):
+            return f"*⚠ {text}*"
+        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+            return f"*message #{rejected} set aside: {reason}*"
         case b.ClearedBlock():
             return "---\n\n*cleared: a fresh start*\n\n---"
         case b.DamagedBlock(kind=kind, error=error):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,19 @@ class KorokuDatabase(SqliteDatabase):
     `close_all` closes them all, which plain `close()` (current thread only) cannot.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
+        self.read_only = read_only
+        if read_only:
+            super().__init__(
+                read_only_uri(path),
+                pragmas=[("busy_timeout", int(BUSY_TIMEOUT_S * 1000))],
+                timeout=BUSY_TIMEOUT_S,
+                check_same_thread=False,
+                uri=True,
+            )
+            return
         super().__init__(
             str(path),
             pragmas=list(PRAGMAS),
@@ -53,6 +64,30 @@ class KorokuDatabase(SqliteDatabase):
         for conn in opened:
             conn.close()
         self.dispose()
+
+
+def read_only_uri(path: Path) -> str:
+    """The URI that opens `path` without ever writing to it or beside it.
+
+    `mode=ro` still needs the WAL's `-shm` file, which SQLite cannot create on a read-only
+    file system or folder; then the file is opened `immutable=1` (changes still in a `-wal`
+    file that was never checkpointed are not seen in that case).
+    """
+    base = "file:" + urllib.parse.quote(str(path.resolve()))
+    uri = base + "?mode=ro"
+    try:
+        probe = sqlite3.connect(uri, uri=True)
+        try:
+            probe.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        finally:
+            probe.close()
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc) and "readonly" not in str(exc):
+            return uri  # not about the -shm file: let the real open report it
+        return base + "?mode=ro&immutable=1"
+    except sqlite3.DatabaseError:
+        return uri  # a damaged file: the caller's own queries meet and report the damage
+    return uri
 
 
 def prepare_file(path: Path) -> bool:

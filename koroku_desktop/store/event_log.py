@@ -7,15 +7,19 @@ Each thread gets its own connection; WAL lets readers run while a writer appends
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+
+from peewee import PeeweeException
 
 from koroku_desktop.domain.events import (
     BOUNDARY_KINDS,
@@ -26,9 +30,10 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
-from koroku_desktop.store.migrations import migrate
+from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
@@ -37,11 +42,12 @@ from koroku_desktop.store.vectors import VectorStore
 log = logging.getLogger(__name__)
 
 _INSERT_EVENT = (
-    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at,"
+    " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_MERGE_EVENT = _INSERT_EVENT + " ON CONFLICT (event_id) DO NOTHING"
 _SEARCH = (
-    "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
+    "SELECT e.seq, e.conversation_id, e.created_at, e.kind, CAST(e.payload AS BLOB),"
     " snippet(events_fts, 0, '[[', ']]', '…', 16)"
     " FROM events_fts JOIN events AS e ON e.seq = events_fts.rowid"
     " WHERE events_fts MATCH ? ORDER BY events_fts.rowid DESC LIMIT ?"
@@ -60,14 +66,31 @@ class SqliteEventLog:
     instances or processes may open one file and see each other's appends.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, writer: str | None = None) -> None:
+        """`read_only` opens an existing file without writing to it or its folder (for the
+        commands that only read); it raises `MigrationNeeded` if the file must be upgraded.
+        `writer` is recorded on every event this instance appends (`<front end>@<host>`)."""
         self.path = Path(path)
-        prepare_file(self.path)
-        self._db = KorokuDatabase(self.path)
+        self.read_only = read_only
+        self.writer = writer or writer_name("koroku")
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
+        if not read_only:
+            prepare_file(self.path)
+        self._db = KorokuDatabase(self.path, read_only=read_only)
         self._closed = False
+        self._reads = 0
+        self._reads_done = threading.Condition()
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
-        self.migrations_run = migrate(self._db, self.path)
+        if read_only:
+            pending = pending_migrations(self._db.conn())
+            if pending:
+                self._db.close_all()
+                raise MigrationNeeded(f"{self.path} needs migrations: {', '.join(pending)}")
+            self.migrations_run: list[str] = []
+        else:
+            self.migrations_run = migrate(self._db, self.path)
         self.index = SearchIndex(self._db)
         self.vectors = VectorStore(self._db, self.index)
         """Embeddings of the log and the hybrid search's reads (store/vectors.py)."""
@@ -79,10 +102,19 @@ class SqliteEventLog:
         if self._closed:
             return
         try:
-            self.index.flush()
-        except Exception:  # closing must not fail; the text stays pending for next time
-            log.warning("could not fold pending search text on close", exc_info=True)
+            if not self.read_only:
+                self.index.flush()
+        except Exception as exc:  # closing must not fail; the text stays pending for next time
+            log.info("could not fold pending search text on close: %s", exc)
         self._closed = True
+        # A reader in a worker thread (the viewer, a follow step) may still be inside SQLite:
+        # closing its connection under it would crash the process. Let it finish first.
+        with self._reads_done:
+            self._reads_done.wait_for(lambda: self._reads == 0, timeout=5)
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
         self._db.close_all()
 
     def __enter__(self) -> SqliteEventLog:
@@ -113,41 +145,81 @@ class SqliteEventLog:
         """The text indexed for `event`; a hook so benchmarks can measure without FTS."""
         return searchable_text(event)
 
-    def append(self, conversation_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+    def append(
+        self, conversation_id: str, events: Sequence[Event], *, turn_id: str | None = None
+    ) -> list[StoredEvent]:
         """Write events in one transaction (with their search text); return them with seqs.
 
+        Each gets a new event id; all get `turn_id` (default: the first one's event id).
         Raises `sqlite3.Error` if the write fails; then nothing of the call was written.
         """
         if not events:
             return []
         now = time.time()
+        ids = [new_id() for _ in events]
+        turn = turn_id or ids[0]
+        incoming = [
+            StoredEvent(0, conversation_id, now, event, event_id, turn, self.writer)
+            for event, event_id in zip(events, ids, strict=True)
+        ]
+        return self._insert(incoming, _INSERT_EVENT)
+
+    def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
+        """Insert events written elsewhere, keeping their ids, turn, writer and time.
+
+        Idempotent on the event id: an event already in the log is skipped (what a sync
+        re-delivering events needs). Returns the events inserted, with their new local seqs.
+        """
+        return self._insert(list(incoming), _MERGE_EVENT)
+
+    def _insert(self, incoming: list[StoredEvent], sql: str) -> list[StoredEvent]:
         prepared = [
-            (
-                event,
-                event.model_dump_json(exclude_none=True),
-                self._search_text(event),
-            )
-            for event in events
+            (item, item.event.model_dump_json(exclude_none=True), self._search_text(item.event))
+            for item in incoming
         ]
         db = self._conn()
         stored: list[StoredEvent] = []
+        staged = 0
         with db.atomic("IMMEDIATE"):
             conn = db.conn()
-            for event, payload, text in prepared:
-                cursor = conn.execute(
-                    _INSERT_EVENT, (conversation_id, event.kind, SCHEMA_VERSION, payload, now)
-                )
+            for item, payload, text in prepared:
+                row = (item.conversation_id, item.event.kind, SCHEMA_VERSION, payload)
+                identity = (item.created_at, item.event_id, item.turn_id, item.writer)
+                cursor = conn.execute(sql, row + identity)
+                if cursor.rowcount == 0:
+                    continue  # merge: already known
                 seq = int(cursor.lastrowid or 0)
                 if text:
                     self.index.stage(conn, seq, text)
-                stored.append(StoredEvent(seq, conversation_id, now, event))
-        self.index.staged(sum(1 for _, _, text in prepared if text))
+                    staged += 1
+                stored.append(dataclasses.replace(item, seq=seq))
+        self.index.staged(staged)
         return stored
+
+    # -- following -------------------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """Changes after any commit to the file by anyone (`PRAGMA data_version` on a
+        connection kept for this alone): a follower's cheap test before reading anything."""
+        with self._watch_lock:
+            if self._closed:
+                raise StoreClosedError(f"event log {self.path} is closed")
+            if self._watch is None:
+                self._watch = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
+            return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     # -- reading ---------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        rows: list[Row] = self._conn().conn().execute(sql, tuple(params)).fetchall()
+        with self._reads_done:
+            db = self._conn()
+            self._reads += 1
+        try:
+            rows: list[Row] = db.conn().execute(sql, tuple(params)).fetchall()
+        finally:
+            with self._reads_done:
+                self._reads -= 1
+                self._reads_done.notify_all()
         return rows
 
     def _parse(self, row: Row) -> LogEntry:
@@ -208,31 +280,52 @@ class SqliteEventLog:
                 damaged.append(entry)
             below = max(candidates)
 
-    def load_live(self, conversation_id: str) -> LiveLoad:
+    def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
         """The latest boundary and the events the live context needs after it.
 
         For a compaction that is every event from its `kept_from_seq` (older compaction and
         clear rows left out); for a clear, every event after it. Reads only the tail: the
         boundary is found with `MAX(seq)` on the index and the tail is a range of seq.
+        With `tail_limit`, a longer live range loads only its last `tail_limit` rows (an
+        imported, uncompacted history) and says what it left out in `unloaded`.
         """
         damaged: list[DamagedEvent] = []
         boundary = self._latest_boundary(conversation_id, None, damaged)
-        if boundary is None:
+        start = 1
+        if boundary is not None:
+            start = boundary.seq + 1
+            if isinstance(boundary.event, CompactionEvent):
+                start = min(start, boundary.event.kept_from_seq)
+        unloaded: tuple[int, int] | None = None
+        cutoff = start
+        if tail_limit is not None:
+            # Both walk the rowid from one end: the cost is the tail's, not the history's.
+            first = self._rows(
+                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
+                " ORDER BY seq LIMIT 1",
+                (start, conversation_id),
+            )
+            found = self._rows(
+                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
+                " ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                (start, conversation_id, max(0, tail_limit - 1)),
+            )
+            if first and found and int(found[0][0]) > int(first[0][0]):
+                cutoff = int(found[0][0])
+                unloaded = (int(first[0][0]), cutoff)
+        if boundary is None and unloaded is None:
             # No boundary: the whole conversation is live; read it through the index.
             rows = self._rows(
                 f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             )
         else:
-            start = boundary.seq + 1
-            if isinstance(boundary.event, CompactionEvent):
-                start = min(start, boundary.event.kept_from_seq)
             # `+conversation_id` keeps SQLite on the seq range instead of the whole
             # conversation's index entries.
             rows = self._rows(
                 f"SELECT {COLUMNS} FROM events WHERE seq >= ? AND +conversation_id = ?"
                 " ORDER BY seq",
-                (start, conversation_id),
+                (cutoff, conversation_id),
             )
         damaged_seqs = {d.seq for d in damaged}
         events: list[StoredEvent] = []
@@ -246,7 +339,7 @@ class SqliteEventLog:
             else:
                 damaged.append(entry)
         damaged.sort(key=lambda d: d.seq)
-        return LiveLoad(boundary=boundary, events=events, damaged=damaged)
+        return LiveLoad(boundary=boundary, events=events, damaged=damaged, unloaded=unloaded)
 
     def entries(
         self,
@@ -315,11 +408,18 @@ class SqliteEventLog:
         match = fts_query(query)
         if match is None or limit <= 0:
             return []
-        self.index.flush()
+        folded = False
+        if not self.read_only:
+            try:
+                self.index.flush()
+                folded = True
+            except (sqlite3.Error, PeeweeException) as exc:  # e.g. a read-only file
+                log.info("could not fold pending search text: %s", exc)
+        rows = self._rows(_SEARCH, (match, limit))
+        if not folded:  # pending text cannot be folded in: search it on the side
+            rows = sorted(rows + self._pending_rows(match, limit), key=lambda r: -int(r[0]))
         hits: list[SearchHit] = []
-        for seq, conversation_id, created_at, kind, payload, snippet in self._rows(
-            _SEARCH, (match, limit)
-        ):
+        for seq, conversation_id, created_at, kind, payload, snippet in rows[:limit]:
             hits.append(
                 SearchHit(
                     seq=int(seq),
@@ -332,11 +432,25 @@ class SqliteEventLog:
             )
         return hits
 
+    def _pending_rows(self, match: str, limit: int) -> list[Row]:
+        """Search hits among text not yet folded into the index, through a TEMP FTS table
+        (a read-only database still allows those)."""
+        conn = self._conn().conn()
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(body)")
+        conn.execute("DELETE FROM temp.pending_fts")
+        conn.execute(
+            "INSERT INTO temp.pending_fts (rowid, body) SELECT seq, body FROM events_fts_pending"
+        )
+        rows: list[Row] = conn.execute(
+            _SEARCH.replace("events_fts", "pending_fts"), (match, limit)
+        ).fetchall()
+        return rows
 
-def _role_of(payload: str) -> str | None:
+
+def _role_of(payload: bytes | str) -> str | None:
     try:
         data = json.loads(payload)
-    except ValueError:
+    except ValueError:  # bad JSON or bad UTF-8 (UnicodeDecodeError is a ValueError)
         return None
     role = data.get("role") if isinstance(data, dict) else None
     return role if isinstance(role, str) else None

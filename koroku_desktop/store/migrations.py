@@ -7,6 +7,7 @@ Never edit or reorder a migration that has shipped: add a new one.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import time
@@ -16,13 +17,18 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.domain.events import StoredEvent
+from koroku_desktop.domain.ids import legacy_id
 from koroku_desktop.store.database import KorokuDatabase, create_private_file
-from koroku_desktop.store.rows import COLUMNS, parse_row
+from koroku_desktop.store.rows import decode_payload, parse_row
 from koroku_desktop.store.searchable import searchable_text
 
 log = logging.getLogger(__name__)
 
 BACKFILL_BATCH = 5000
+_M001_COLUMNS = "seq, conversation_id, kind, schema_version, CAST(payload AS BLOB), created_at"
+"""The columns `events` had before m004 (what m002 may read)."""
+LEGACY_WRITER = "legacy"
+"""The `writer` of rows written before m004 (front end and host unknown)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,7 @@ def _m002_fts(conn: sqlite3.Connection) -> None:
     after = 0
     while True:
         rows = conn.execute(
-            f"SELECT {COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+            f"SELECT {_M001_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
             (after, BACKFILL_BATCH),
         ).fetchall()
         if not rows:
@@ -81,7 +87,75 @@ def _m003_fts_pending(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m004_vectors(conn: sqlite3.Connection) -> None:
+def _starts_turn(kind: str, payload: object) -> bool:
+    """Whether an old row begins a turn: a user message that answers no call, or a boundary."""
+    if kind != "message":
+        return True
+    try:
+        data = json.loads(payload if isinstance(payload, str | bytes) else "")
+    except ValueError:
+        return True
+    if not isinstance(data, dict) or data.get("role") != "user":
+        return False
+    parts = data.get("parts")
+    return not (
+        isinstance(parts, list)
+        and any(isinstance(p, dict) and p.get("kind") == "function_response" for p in parts)
+    )
+
+
+def _m004_event_ids(conn: sqlite3.Connection) -> None:
+    # Every event gets a globally unique id, its turn's id and its writer (domain/ids.py).
+    # Old rows get deterministic ids (legacy_id) and turns rebuilt from the message order:
+    # a real user message (or a boundary) opens a turn, what follows belongs to it. This
+    # backfill of new columns is the one place rows of `events` are ever rewritten.
+    for column in ("event_id", "turn_id", "writer"):
+        conn.execute(f"ALTER TABLE events ADD COLUMN {column} TEXT")
+    turns: dict[str, str] = {}
+    after = 0
+    while True:
+        rows = conn.execute(
+            "SELECT seq, conversation_id, kind, CAST(payload AS BLOB), created_at FROM events"
+            " WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, BACKFILL_BATCH),
+        ).fetchall()
+        if not rows:
+            break
+        after = rows[-1][0]
+        updates = []
+        for seq, conversation_id, kind, raw, created_at in rows:
+            payload = decode_payload(raw)  # bad UTF-8 must not stop the migration
+            try:
+                when = float(created_at)
+            except (TypeError, ValueError):
+                when = 0.0
+            event_id = legacy_id(when, seq, payload)
+            if _starts_turn(str(kind), payload) or conversation_id not in turns:
+                turns[conversation_id] = event_id
+            updates.append((event_id, turns[conversation_id], LEGACY_WRITER, seq))
+        conn.executemany(
+            "UPDATE events SET event_id = ?, turn_id = ?, writer = ? WHERE seq = ?", updates
+        )
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS events_event_id ON events (event_id)")
+
+
+def _m005_turn_leases(conn: sqlite3.Connection) -> None:
+    # The cross-process writer lock of each conversation (store/turn_lock.py).
+    conn.execute(
+        """CREATE TABLE IF NOT EXISTS turn_leases (
+            conversation_id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            front_end TEXT NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            turn_id TEXT NOT NULL,
+            acquired_at REAL NOT NULL,
+            expires_at REAL NOT NULL
+        )"""
+    )
+
+
+def _m006_vectors(conn: sqlite3.Connection) -> None:
     # Embeddings of the log (see store/vectors.py): one space per model and dimensionality.
     conn.execute(
         "CREATE TABLE IF NOT EXISTS vector_spaces ("
@@ -99,8 +173,20 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
     Migration("m003_fts_pending", _m003_fts_pending),
-    Migration("m004_vectors", _m004_vectors),
+    Migration("m004_event_ids", _m004_event_ids),
+    Migration("m005_turn_leases", _m005_turn_leases),
+    Migration("m006_vectors", _m006_vectors),
 )
+
+
+class MigrationNeeded(RuntimeError):
+    """A read-only open met a file that must be migrated first (which writes)."""
+
+
+def pending_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations not yet applied to this file, in order."""
+    applied = _applied(conn)
+    return [m.name for m in MIGRATIONS if m.name not in applied]
 
 
 def _applied(conn: sqlite3.Connection) -> set[str]:

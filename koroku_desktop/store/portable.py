@@ -10,9 +10,10 @@ for search as `append` does, so the conversation carries on exactly where it was
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -24,6 +25,7 @@ from koroku_desktop.domain.events import (
     dump_event,
     upcast,
 )
+from koroku_desktop.domain.projection import Fix, log_fixes
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.searchable import searchable_text
 
@@ -32,10 +34,22 @@ EXPORT_VERSION = 1
 HEADER_PROBE_BYTES = 4096
 _HEADER = re.compile(rb'^\s*\{\s*"format"\s*:\s*"koroku-export"')
 _INSERT = (
-    "INSERT INTO events (seq, conversation_id, kind, schema_version, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?)"
+    "INSERT INTO events (seq, conversation_id, kind, schema_version, payload, created_at,"
+    " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _PAGE = 2000
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+)
+MAX_SEQ = 1 << 50
+"""The highest seq an import may bring: far beyond any real log, far below SQLite's limit."""
+MAX_TIMESTAMP = 253_402_300_799.0  # 9999-12-31
+ImportFormat = Literal["export", "sqlite", "unknown"]
 
 Scope = Literal["all", "live"]
 
@@ -55,6 +69,8 @@ class PortableImport:
     imported: int
     first_seq: int
     last_seq: int
+    repairs: list[Fix] = field(default_factory=list)
+    """Call/response problems the projection repairs in every request (the log keeps them)."""
 
 
 # -- export ---------------------------------------------------------------------------------
@@ -101,6 +117,9 @@ def entry_record(entry: LogEntry) -> dict[str, Any]:
         kind=entry.event.kind,
         schema_version=int(payload.get("schema_version", SCHEMA_VERSION)),
         payload=payload,
+        event_id=entry.event_id,
+        turn_id=entry.turn_id,
+        writer=entry.writer,
     )
     return record
 
@@ -123,21 +142,47 @@ def write_export(
 # -- import ---------------------------------------------------------------------------------
 
 
-def is_koroku_export(path: Path) -> bool:
-    """Whether `path` starts like a Koroku JSON export (looks at its first bytes only)."""
+def _encoding(head: bytes) -> str:
+    """The text encoding its byte-order mark says (UTF-8 without one)."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    return "utf-8"
+
+
+def sniff(path: Path) -> ImportFormat:
+    """What `path` holds, from its first bytes: a Koroku export, a SQLite database, or neither."""
     try:
         with path.open("rb") as data:
             head = data.read(HEADER_PROBE_BYTES)
     except OSError:
-        return False
-    return bool(_HEADER.match(head.removeprefix(b"\xef\xbb\xbf")))
+        return "unknown"
+    if head.startswith(SQLITE_MAGIC):
+        return "sqlite"
+    text = head.decode(_encoding(head), errors="ignore").lstrip("\ufeff")
+    return "export" if _HEADER.match(text.encode("utf-8")) else "unknown"
+
+
+def is_koroku_export(path: Path) -> bool:
+    """Whether `path` starts like a Koroku JSON export (looks at its first bytes only)."""
+    return sniff(path) == "export"
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
 
 
 def read_export(path: Path) -> list[dict[str, Any]]:
-    """The event records of an export file, checked; raises `ExportFormatError`."""
+    """The event records of an export file, checked; raises `ExportFormatError`.
+
+    UTF-8 and UTF-16/32 (with a byte-order mark) are read; NaN or Infinity anywhere, seqs
+    past `MAX_SEQ` and times that are not real dates are refused.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = path.read_bytes()
+        text = raw.decode(_encoding(raw[:4])).lstrip("\ufeff")
+        data = json.loads(text, parse_constant=_no_constants)
+    except (OSError, ValueError) as exc:
         raise ExportFormatError(f"cannot read {path}: {exc}") from exc
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ExportFormatError(f"{path} is not a Koroku export")
@@ -159,12 +204,22 @@ def _check_record(n: int, record: Any, last_seq: int) -> None:
     seq = record.get("seq")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last_seq:
         raise ExportFormatError(f"event {n}: seq must be an integer above {last_seq}")
+    if seq > MAX_SEQ:
+        raise ExportFormatError(
+            f"event {n}: seq {seq} is too large (at most {MAX_SEQ:,}); it would leave no room "
+            "for new events"
+        )
     if not isinstance(record.get("conversation_id"), str) or not isinstance(
         record.get("kind"), str
     ):
         raise ExportFormatError(f"event {n} (seq {seq}): missing conversation_id or kind")
-    if not isinstance(record.get("created_at"), int | float):
+    created = record.get("created_at")
+    if not isinstance(created, int | float) or isinstance(created, bool):
         raise ExportFormatError(f"event {n} (seq {seq}): created_at must be a number")
+    if not math.isfinite(created) or not 0 <= created <= MAX_TIMESTAMP:
+        raise ExportFormatError(
+            f"event {n} (seq {seq}): created_at {created!r} is not a time (seconds since 1970)"
+        )
     if record.get("damaged"):
         if not isinstance(record.get("payload_raw"), str):
             raise ExportFormatError(f"event {n} (seq {seq}): damaged without payload_raw")
@@ -194,8 +249,16 @@ def _row(record: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
         version,
         payload_text,
         float(record["created_at"]),
+        # Ids travel with the events (older exports have none: read back as legacy ids).
+        _text_or_none(record.get("event_id")),
+        _text_or_none(record.get("turn_id")),
+        _text_or_none(record.get("writer")),
     )
     return row, text
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def import_export(log: SqliteEventLog, path: Path) -> PortableImport:
@@ -219,4 +282,17 @@ def import_export(log: SqliteEventLog, path: Path) -> PortableImport:
     log.index.flush()
     first = records[0]["seq"] if records else 0
     last = records[-1]["seq"] if records else 0
-    return PortableImport(imported=len(records), first_seq=first, last_seq=last)
+    return PortableImport(len(records), first, last, _repairs(records))
+
+
+def _repairs(records: list[dict[str, Any]]) -> list[Fix]:
+    by_conversation: dict[str, list[tuple[int, object]]] = {}
+    for record in records:
+        if record.get("damaged"):
+            continue  # skipped when loaded, like any damaged row
+        try:
+            event = upcast(record["kind"], record["payload"])
+        except UpcastError:
+            continue
+        by_conversation.setdefault(record["conversation_id"], []).append((record["seq"], event))
+    return [fix for events in by_conversation.values() for fix in log_fixes(events)]

@@ -13,16 +13,31 @@ from koroku_desktop.domain.events import (
     UpcastError,
     upcast,
 )
+from koroku_desktop.domain.ids import legacy_id
 
-COLUMNS = "seq, conversation_id, kind, schema_version, payload, created_at"
-"""The column list every entry query selects, in the order `parse_row` expects."""
+COLUMNS = (
+    "seq, conversation_id, kind, schema_version, CAST(payload AS BLOB), created_at,"
+    " event_id, turn_id, writer"
+)
+"""The column list every entry query selects, in the order `parse_row` expects.
+
+The payload is read as bytes and decoded here: sqlite3 would raise on a row that is not
+UTF-8 and stop the whole read, where it must only be one damaged row.
+"""
 
 Row = tuple[Any, ...]
 
 
+def decode_payload(payload: Any) -> str:
+    """The payload as text for display: bad UTF-8 bytes become replacement characters."""
+    if isinstance(payload, bytes | bytearray | memoryview):
+        return bytes(payload).decode("utf-8", errors="replace")
+    return payload if isinstance(payload, str) else repr(payload)
+
+
 def _payload_dict(payload: Any) -> dict[str, Any]:
-    if isinstance(payload, bytes):
-        payload = payload.decode("utf-8")
+    if isinstance(payload, bytes | bytearray | memoryview):
+        payload = bytes(payload).decode("utf-8")
     if not isinstance(payload, str):
         raise UpcastError(f"payload is {type(payload).__name__}, not JSON text")
     data = json.loads(payload)
@@ -36,7 +51,7 @@ def parse_row(row: Row) -> LogEntry:
 
     Never raises: the log must stay readable whatever one row holds.
     """
-    seq, conversation_id, kind, version, payload, created_at = row
+    seq, conversation_id, kind, version, payload, created_at, *identity = row
     try:
         if version is not None and int(version) > SCHEMA_VERSION:
             raise UpcastError(f"schema_version {version} is newer than this Koroku understands")
@@ -47,15 +62,28 @@ def parse_row(row: Row) -> LogEntry:
             conversation_id=str(conversation_id),
             created_at=_float(created_at),
             kind=str(kind),
-            raw=payload if isinstance(payload, str) else repr(payload),
+            raw=decode_payload(payload),
             error=f"{type(exc).__name__}: {exc}",
         )
+    event_id, turn_id, writer = row_identity(seq, created_at, decode_payload(payload), identity)
     return StoredEvent(
         seq=int(seq),
         conversation_id=str(conversation_id),
         created_at=_float(created_at),
         event=event,
+        event_id=event_id,
+        turn_id=turn_id,
+        writer=writer,
     )
+
+
+def row_identity(seq: Any, created_at: Any, payload: Any, identity: list[Any]) -> tuple[str, ...]:
+    """(event_id, turn_id, writer) of a row; a row without ids (inserted by an old Koroku or
+    a raw import) gets its deterministic legacy id, which is also its own turn."""
+    event_id, turn_id, writer = [*identity, None, None, None][:3]
+    if not event_id:
+        event_id = legacy_id(_float(created_at), seq, payload)
+    return str(event_id), str(turn_id or event_id), str(writer or "")
 
 
 def _float(value: Any) -> float:

@@ -49,8 +49,13 @@ class SearchIndex:
             self.flush()
 
     def flush(self) -> None:
-        """Move every pending row into the FTS index in one transaction (safe across processes)."""
+        """Move every pending row into the FTS index in one transaction (safe across processes).
+
+        A read-only database is left as it is (its newest pending rows are not searched).
+        """
         db = self._db
+        if db.read_only:
+            return
         with db.atomic("IMMEDIATE"):
             conn = db.conn()
             if conn.execute("SELECT 1 FROM events_fts_pending LIMIT 1").fetchone() is None:

@@ -29,13 +29,10 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
-        case (
-            b.AttachmentBlock()
-            | b.UnknownBlock()
-            | b.ClearedBlock()
-            | b.DamagedBlock()
-            | b.RememberedBlock()  # the past passages are indexed where they were said
-        ):
+        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
+            # remembered passages are indexed where they were said
+            return ""
+        case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
             return ""
         case _:
             assert_never(block)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.domain.events import CompactionEvent, Event, MessageEvent, Role
+from koroku_desktop.domain.projection import Fix, log_fixes
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.tutorial_parts import part_from_json
 
@@ -52,6 +53,8 @@ class ImportReport:
     imported: int
     skipped: int
     errors: list[str] = field(default_factory=list)
+    repairs: list[Fix] = field(default_factory=list)
+    """Call/response problems the projection repairs in every request (the log keeps them)."""
 
 
 class _Skip(ValueError):
@@ -74,17 +77,24 @@ def _find_table(conn: sqlite3.Connection) -> tuple[str, list[str]] | None:
 
 
 def _load_json(text: Any) -> Any:
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Skip(f"payload is not UTF-8 text: {exc}") from exc
     if not isinstance(text, str):
         raise _Skip(f"payload is {type(text).__name__}, not JSON text")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constants)
         if isinstance(data, str):  # double-encoded
             data = json.loads(data)
     except ValueError as exc:
         raise _Skip(f"bad JSON: {exc}") from exc
     return data
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
 
 
 def _message(content: Any) -> MessageEvent:
@@ -139,7 +149,8 @@ def import_tutorial_db(
         payload_col = _pick(columns, PAYLOAD_COLUMNS)
         order_col = _pick(columns, ORDER_COLUMNS) or "rowid"
         session_col = _pick(columns, SESSION_COLUMNS)
-        sql = f'SELECT "{order_col}", "{payload_col}" FROM "{table}"'
+        # The payload is read as bytes: a row that is not UTF-8 is skipped, not fatal.
+        sql = f'SELECT "{order_col}", CAST("{payload_col}" AS BLOB) FROM "{table}"'
         params: tuple[str, ...] = ()
         if session_id is not None and session_col is not None:
             sql += f' WHERE "{session_col}" = ?'
@@ -149,6 +160,7 @@ def import_tutorial_db(
         conn.close()
 
     imported, errors = 0, []
+    written: list[tuple[int, object]] = []
     with log.batch():
         last_seq = log.last_seq()
         for row_id, payload in rows:
@@ -158,6 +170,7 @@ def import_tutorial_db(
                 errors.append(f"row {row_id}: {exc}")
                 continue
             (stored,) = log.append(conversation_id, [event])
+            written.append((stored.seq, stored.event))
             last_seq = stored.seq
             imported += 1
-    return ImportReport(imported=imported, skipped=len(errors), errors=errors)
+    return ImportReport(imported, len(errors), errors, log_fixes(written))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from koroku_desktop.tools.base import AgentTool
 
@@ -21,6 +22,10 @@ class ToolLookup(Protocol):
         """Whether `name` is a built-in tool."""
         ...
 
+    def is_read_only(self, name: str) -> bool:
+        """Whether the tool's source marked it read-only (an MCP `readOnlyHint`)."""
+        ...
+
 
 class ApprovalPolicy:
     """Decides whether to ask before a call, and remembers session and permanent grants.
@@ -29,7 +34,8 @@ class ApprovalPolicy:
     asks unless granted for this session or always. User tools always ask by default, even
     if they set `needs_approval = False`: a tool file written by the model must not be able
     to approve itself. Unknown tools ask too, so that a tool appearing between the check and
-    the call can never skip the question.
+    the call can never skip the question. MCP tools ask like `bash`; "always" is per server
+    tool (its function name); read-only ones skip the question only with `trust_read_only`.
     """
 
     def __init__(
@@ -41,11 +47,32 @@ class ApprovalPolicy:
         self._session: set[str] = set()
         self.on_always_granted = on_always_granted
         """Called with the tool name on every `always` grant, so the settings can persist it."""
+        self.trust_read_only = False
+        """Let tools their MCP server marks read-only run without asking (off by default)."""
 
-    def needs_asking(self, tool_name: str, registry: ToolLookup) -> bool:
-        """Whether a call to `tool_name` must wait for the user."""
+    def needs_asking(
+        self,
+        tool_name: str,
+        registry: ToolLookup,
+        args: dict[str, Any] | None = None,
+        workspace: Path | None = None,
+    ) -> bool:
+        """Whether a call to `tool_name` (with `args`, run in `workspace`) must wait for the user.
+
+        A built-in may ask for a particular call (`AgentTool.approval_for`): `read_file`
+        outside the workspace asks unless granted, and on a secret path always asks.
+        """
         cls = registry.get(tool_name)
-        if cls is not None and registry.is_builtin(tool_name) and not cls.needs_approval:
+        builtin = cls is not None and registry.is_builtin(tool_name)
+        if cls is not None and builtin and args is not None and workspace is not None:
+            verdict = cls.approval_for(args, workspace)
+            if verdict == "always_ask":
+                return True
+            if verdict == "ask":
+                return not self.is_granted(tool_name)
+        if cls is not None and builtin and not cls.needs_approval:
+            return False
+        if self.trust_read_only and cls is None and registry.is_read_only(tool_name):
             return False
         return not self.is_granted(tool_name)
 

@@ -53,6 +53,15 @@ class ToolContext:
         p = Path(path).expanduser()
         return p if p.is_absolute() else (self.workspace / p)
 
+    def subprocess_env(self, **extra: str) -> dict[str, str]:
+        """The environment for a subprocess a tool starts: secrets and KOROKU_* left out.
+
+        User tools should pass it as `env=` (see `koroku_desktop.tools.env` for the rule).
+        """
+        from koroku_desktop.tools.env import tool_environment
+
+        return tool_environment(**extra)
+
 
 def tool_error(message: str) -> dict[str, Any]:
     """The shape every tool failure takes: `{"error": message}`."""
@@ -115,6 +124,12 @@ class AgentTool(BaseModel):
     async def execute(self, ctx: ToolContext) -> dict[str, Any]:
         """Run the tool; return a JSON-ready dict (errors as {"error": "..."})."""
         raise NotImplementedError
+
+    @classmethod
+    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+        """How a call with these arguments is approved: `policy` (the tool's usual rule),
+        `ask` (ask unless granted) or `always_ask` (ask even when granted always)."""
+        return "policy"
 
     @classmethod
     def spec(cls) -> ToolSpec:

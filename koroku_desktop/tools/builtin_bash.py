@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
+from koroku_desktop.tools.env import tool_environment
 from koroku_desktop.tools.truncation import CappedBuffer
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ class Bash(AgentTool):
             return tool_error(f"working_dir is not an existing folder: {cwd}")
         if not self.command.strip():
             return tool_error("command is empty")
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        env = tool_environment(PAGER="cat", GIT_PAGER="cat")
         starting = asyncio.ensure_future(
             asyncio.create_subprocess_shell(
                 self.command,

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from koroku_desktop.fsutil import atomic_write
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
+from koroku_desktop.tools.sensitive import read_verdict
 from koroku_desktop.tools.truncation import truncate_head
 
 READ_LIMIT_CHARS = 100_000
@@ -103,6 +104,15 @@ class ReadFile(AgentTool):
     needs_approval: ClassVar[bool] = False
 
     path: str = Field(description="Path of the file to read (absolute, or relative to workspace).")
+
+    @classmethod
+    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+        """Free inside the workspace; outside it asks like a write; secrets always ask."""
+        raw = args.get("path")
+        if not isinstance(raw, str) or not raw:
+            return "policy"  # the call fails validation anyway
+        verdict = read_verdict(raw, workspace)
+        return "policy" if verdict == "free" else verdict
 
     async def execute(self, ctx: ToolContext) -> dict[str, Any]:
         """Read the file in a worker thread."""

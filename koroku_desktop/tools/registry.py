@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from koroku_desktop.domain.model_io import ToolSpec
+from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 from koroku_desktop.tools.builtin_bash import Bash
 from koroku_desktop.tools.builtin_files import EditFile, ReadFile, WriteFile
@@ -21,6 +22,45 @@ from koroku_desktop.tools.user_tools import UserToolLoader
 log = logging.getLogger(__name__)
 
 BUILTIN_TOOLS: tuple[type[AgentTool], ...] = (ReadFile, WriteFile, EditFile, Bash, Recall)
+
+MEDIA_KEY = "__media__"
+"""Key under which `run` hands media parts (an MCP tool's images) to the loop; never logged."""
+
+
+class ToolSource(Protocol):
+    """Tools that are not classes: an MCP server's, found at run time (see koroku_desktop.mcp).
+
+    Their calls always go through the approval policy (unless granted, or read-only and
+    trusted), and every failure comes back as an `{"error": ...}` response.
+    """
+
+    def specs(self, reserved: Collection[str] = ()) -> list[ToolSpec]:
+        """Declarations of the tools available now, named so as not to clash with `reserved`."""
+        ...
+
+    def owns(self, name: str) -> bool:
+        """Whether `name` is one of this source's tools (as last declared)."""
+        ...
+
+    def is_read_only(self, name: str) -> bool:
+        """Whether the tool promises to change nothing."""
+        ...
+
+    def describe(self, name: str) -> str | None:
+        """Where the tool comes from, for the approval prompt (e.g. the server and tool)."""
+        ...
+
+    async def call(
+        self, name: str, args: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[InlineDataPart]]:
+        """Run the tool: its JSON response and media parts (images) the model should see."""
+        ...
+
+
+def split_media(response: dict[str, Any]) -> list[InlineDataPart] | None:
+    """Take the media parts `run` put under MEDIA_KEY out of `response` (None when none)."""
+    media = response.pop(MEDIA_KEY, None)
+    return [InlineDataPart.model_validate(m) for m in media] if media else None
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -48,6 +88,16 @@ class ToolRegistry:
     ) -> None:
         self._builtins: dict[str, type[AgentTool]] = {cls.name: cls for cls in builtins}
         self._user = UserToolLoader(user_tools_dir, reserved=self._builtins)
+        self._sources: list[ToolSource] = []
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer the tools of `source` (after the built-ins and user tools)."""
+        self._sources.append(source)
+
+    def _source_of(self, name: str) -> ToolSource | None:
+        if name in self._builtins:
+            return None
+        return next((s for s in self._sources if s.owns(name)), None)
 
     @property
     def user_tools_dir(self) -> Path | None:
@@ -70,11 +120,15 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         """Names of every available tool, built-ins first."""
-        return list(self._all())
+        return [spec.name for spec in self.specs()]
 
     def specs(self) -> list[ToolSpec]:
-        """Declarations of every available tool, built-ins first."""
-        return [cls.spec() for cls in self._all().values()]
+        """Declarations of every available tool: built-ins, user tools, then tool sources."""
+        classes = self._all()
+        specs = [cls.spec() for cls in classes.values()]
+        for source in self._sources:
+            specs.extend(source.specs(reserved=[s.name for s in specs]))
+        return specs
 
     def get(self, name: str) -> type[AgentTool] | None:
         """The tool class called `name`, or None."""
@@ -87,6 +141,16 @@ class ToolRegistry:
         """Whether `name` is one of Koroku's own tools (not a user tool)."""
         return name in self._builtins
 
+    def is_read_only(self, name: str) -> bool:
+        """Whether a source's tool promises to change nothing (e.g. MCP `readOnlyHint`)."""
+        source = self._source_of(name) if self.get(name) is None else None
+        return source is not None and source.is_read_only(name)
+
+    def describe(self, name: str) -> str | None:
+        """Where a source's tool comes from (None for built-in and user tools)."""
+        source = self._source_of(name) if self.get(name) is None else None
+        return None if source is None else source.describe(name)
+
     async def run(
         self, name: str, args: Mapping[str, Any] | None, ctx: ToolContext
     ) -> tuple[dict[str, Any], bool]:
@@ -94,8 +158,17 @@ class ToolRegistry:
 
         `ok` is False when the tool could not run or answer (an error response, a timeout).
         Whether a call *failed* as every surface shows it is `FunctionResponsePart.failed`.
+        A source's media parts come under MEDIA_KEY (take them out with `split_media`).
         """
         cls = self.get(name)
+        source = self._source_of(name) if cls is None else None
+        if source is not None:
+            response, media = await source.call(name, dict(args or {}))
+            ready = _json_ready(response)
+            ok = "error" not in ready
+            if media:
+                ready[MEDIA_KEY] = [m.model_dump(exclude_none=True) for m in media]
+            return ready, ok
         if cls is None:
             available = ", ".join(self.names())
             return tool_error(f"unknown tool {name!r}; available tools: {available}"), False

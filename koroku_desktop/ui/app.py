@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.config import ApiKey, Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import LazyGeminiModel, Runtime, build_runtime
+from koroku_desktop.runtime import DatabaseUnavailable, LazyGeminiModel, Runtime, build_runtime
 from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
@@ -61,6 +61,7 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
         # from settings.json (see settings_store) so the core never needs to know about it.
         self.ui_settings = QSettings(str(paths.home / "ui.ini"), QSettings.Format.IniFormat)
@@ -117,6 +118,7 @@ class Desktop(QObject):
             signal.connect(self._update_tray)
         b.turn_finished.connect(self._turn_finished)
         b.approval_requested.connect(self._approval_waiting)
+        b.waiting_changed.connect(self._show_waiting)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -137,7 +139,10 @@ class Desktop(QObject):
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
         await self.bridge.load_live()
+        # Turns and compactions made in a terminal (or another app) appear here live.
+        self.bridge.follow(self.runtime.log.data_version)
         self.warm_up = asyncio.ensure_future(self._warm_up())
+        self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
 
     async def _warm_up(self) -> None:
         """Import the Gemini SDK in a worker thread once the window is up.
@@ -184,6 +189,8 @@ class Desktop(QObject):
             with contextlib.suppress(Exception):
                 await self.warm_up
         self.server.close()
+        with contextlib.suppress(Exception):
+            await self.runtime.stop_mcp()  # stdio servers terminated, none left behind
         if self.tray is not None:
             self.tray.hide()
         self.popup.hide()
@@ -233,7 +240,7 @@ class Desktop(QObject):
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
-            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model)
+            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model, rt.mcp)
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
         self.settings_dialog.show()
@@ -299,6 +306,14 @@ class Desktop(QObject):
         else:
             self.tray.notify("Koroku answered", first_line(result.text))
 
+    def _show_waiting(self, text: str) -> None:
+        """While another front end's turn runs, say so in the chat window's status bar."""
+        bar = self.window.statusBar()
+        if text:
+            bar.showMessage(f"◌ {text}…")
+        else:
+            bar.clearMessage()
+
     def _approval_waiting(self, pending: PendingApproval) -> None:
         if self.tray is not None and self._nobody_looking():
             self.tray.notify(
@@ -327,6 +342,10 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     except SettingsError as exc:
         QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
         return 2
+    except DatabaseUnavailable as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
+        return 1
 
     async def main() -> int:
         await desktop.start(show_window=not quick_ask)

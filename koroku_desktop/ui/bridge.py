@@ -2,7 +2,9 @@
 
 Agent hooks become Qt signals; widgets' intents arrive as async slots. The bridge is also the
 agent's `Approver`: it emits `approval_requested` and awaits the future an approval card
-resolves, so approvals are inline and never modal.
+resolves, so approvals are inline and never modal. It follows the log while the app is open
+(`follow`): what another process appends shows up through `event_appended` like our own.
+Turns are told apart by turn id, never by their text.
 """
 
 from __future__ import annotations
@@ -20,12 +22,23 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
+from koroku_desktop.domain.ids import new_id
+from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 
 log = logging.getLogger(__name__)
 
 PageReader = Callable[[int | None, int], list[LogEntry]]
 """Reads up to `limit` log entries before a seq (None: the newest), in seq order."""
+FOLLOW_INTERVAL_MS = 250
+
+
+@dataclass(frozen=True)
+class QueuedTurn:
+    """A message waiting for its turn, known by the id its events will carry."""
+
+    turn_id: str
+    text: str
 
 
 @dataclass(eq=False)
@@ -56,15 +69,17 @@ class AgentBridge(QObject):
     compaction_done = Signal(object)  # CompactionEvent
     context_meter = Signal(int, int)  # used, threshold
     context_cache_note = Signal(str)  # how much of the last request came from the cache
+    status = Signal(str)  # a passing status text (e.g. the progress of a long compaction)
     queue_changed = Signal(list)  # texts waiting for their turn
     busy_changed = Signal(bool)
     cleared = Signal()
+    waiting_changed = Signal(str)  # "waiting for the turn running in the terminal", or ""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._agent: Agent | None = None
         self._read_page: PageReader | None = None
-        self._queued: list[str] = []
+        self._queued: list[QueuedTurn] = []
         self._tasks: list[asyncio.Task[Any]] = []
         self._active = 0
         self._pending: list[PendingApproval] = []
@@ -74,6 +89,16 @@ class AgentBridge(QObject):
         self._delta_timer.setSingleShot(True)
         self._delta_timer.setInterval(16)
         self._delta_timer.timeout.connect(self.flush_deltas)
+        self.waiting_text = ""
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setInterval(FOLLOW_INTERVAL_MS)
+        self._follow_timer.timeout.connect(self._follow_tick)
+        self._data_version: Callable[[], int] | None = None
+        self._last_version: int | None = None
+        self._checking = False
+        self._follow_task: asyncio.Future[int] | None = None
+        self._head: QueuedTurn | None = None
+        """The message whose turn is next (running or waiting for the lease)."""
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -89,6 +114,7 @@ class AgentBridge(QObject):
         hooks.on_turn_started.append(self._on_turn_started)
         hooks.on_turn_finished.append(self._on_turn_finished)
         hooks.on_context_meter.append(self._on_meter)
+        hooks.on_turn_waiting.append(self._on_waiting)
 
     @property
     def agent(self) -> Agent:
@@ -105,7 +131,16 @@ class AgentBridge(QObject):
     @property
     def queued(self) -> list[str]:
         """Messages sent during a turn, waiting in order."""
-        return list(self._queued)
+        return [q.text for q in self._queued]
+
+    def _emit_queue(self) -> None:
+        self.queue_changed.emit(self.queued)
+
+    def _dequeue(self, turn_id: str | None) -> None:
+        kept = [q for q in self._queued if q.turn_id != turn_id]
+        if len(kept) != len(self._queued):
+            self._queued = kept
+            self._emit_queue()
 
     @property
     def pending_approvals(self) -> list[PendingApproval]:
@@ -136,11 +171,25 @@ class AgentBridge(QObject):
         self.tool_finished.emit(call, part)
 
     def _on_turn_started(self, text: str | None) -> None:
-        if text is not None and text in self._queued:
-            self._queued.remove(text)
-            self.queue_changed.emit(list(self._queued))
+        turn_id = self.agent.current_turn_id
+        self._dequeue(turn_id)
+        self._head = None
+        self._set_waiting("")
         self.last_error = None
         self.turn_started.emit(text)
+
+    def _on_waiting(self, holder: LockHolder) -> None:
+        """Another front end's turn runs: our next message waits, shown as queued."""
+        head = self._head
+        if head is not None and head not in self._queued:
+            self._queued.insert(0, head)
+            self._emit_queue()
+        self._set_waiting(f"waiting for the turn running in {holder.describe()}")
+
+    def _set_waiting(self, text: str) -> None:
+        if text != self.waiting_text:
+            self.waiting_text = text
+            self.waiting_changed.emit(text)
 
     def _on_turn_finished(self, result: TurnResult) -> None:
         self.flush_deltas()
@@ -148,6 +197,11 @@ class AgentBridge(QObject):
             self.last_error = result.error.message
             self.error.emit(result.error.message)
         self.turn_finished.emit(result)
+
+    def compaction_progress(self, done: int, total: int) -> None:
+        """Show the progress of a compaction that takes several requests."""
+        if total > 1:
+            self.status.emit(f"Compacting a long history: part {done} of {total}…")
 
     def _on_meter(self, meter: ContextMeter) -> None:
         self.context_meter.emit(meter.used_tokens, meter.threshold_tokens)
@@ -176,13 +230,11 @@ class AgentBridge(QObject):
 
     # -- intents -----------------------------------------------------------------------
 
-    async def _run(self, text: str | None, quick: bool = False) -> TurnResult | None:
+    async def _run(self, text: str | None, turn_id: str, quick: bool = False) -> TurnResult | None:
         try:
-            return await self.agent.run_turn(text, quick=quick)
+            return await self.agent.run_turn(text, turn_id=turn_id, quick=quick)
         except asyncio.CancelledError:
-            if text is not None and text in self._queued:
-                self._queued.remove(text)
-                self.queue_changed.emit(list(self._queued))
+            self._dequeue(turn_id)
             raise
         except Exception as exc:  # the loop must survive any bug in a turn
             log.exception("turn failed")
@@ -192,38 +244,51 @@ class AgentBridge(QObject):
         finally:
             self._active -= 1
             if self._active == 0:
+                self._set_waiting("")
                 self.busy_changed.emit(False)
 
-    def _start(self, text: str | None, quick: bool = False) -> asyncio.Task[TurnResult | None]:
+    def _start(
+        self, text: str | None, turn_id: str | None, quick: bool = False
+    ) -> asyncio.Task[TurnResult | None]:
         """Book the turn now (busy, queue) and run it as a task on the loop."""
+        turn_id = turn_id or new_id()
         queued = self._active > 0
         self._active += 1
         if self._active == 1:
             self.busy_changed.emit(True)
-        if queued and text is not None:
-            self._queued.append(text)
-            self.queue_changed.emit(list(self._queued))
-        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(self._run(text, quick))
+        if text is not None:
+            entry = QueuedTurn(turn_id, text)
+            if queued:
+                self._queued.append(entry)
+                self._emit_queue()
+            else:
+                self._head = entry
+        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(
+            self._run(text, turn_id, quick)
+        )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
         return task
 
     @Slot(str)
-    def send(self, text: str, quick: bool = False) -> asyncio.Task[TurnResult | None] | None:
+    def send(
+        self, text: str, turn_id: str | None = None, quick: bool = False
+    ) -> asyncio.Task[TurnResult | None] | None:
         """Send a message (an async slot: returns the turn's task at once).
 
-        While a turn runs the message is queued, shown as queued, and sent in order. `quick`
-        (quick-ask) runs it at the quick thinking level.
+        While a turn runs (here or in another front end) the message is queued, shown as
+        queued, and sent in order. `turn_id` (default: a new one) is what its events carry.
+        `quick` (quick-ask) runs it at the quick thinking level.
         """
         text = text.strip()
         if not text:
             return None
-        return self._start(text, quick)
+        return self._start(text, turn_id, quick)
 
     @Slot()
     def retry(self) -> asyncio.Task[TurnResult | None]:
         """Retry the failed turn (its message is already in the log); returns its task."""
-        return self._start(None)
+        return self._start(None, None)
 
     @asyncSlot()  # type: ignore[untyped-decorator]
     async def cancel(self) -> None:
@@ -238,15 +303,56 @@ class AgentBridge(QObject):
         await self.agent.clear()
         self.cleared.emit()
 
+    # -- following the log -------------------------------------------------------------
+
+    def follow(self, data_version: Callable[[], int]) -> None:
+        """Show what other processes append, within a second, while the app is open.
+
+        Every `FOLLOW_INTERVAL_MS` a worker thread asks `data_version` (one PRAGMA); only when
+        it changed does the agent read the events after the last seq it saw.
+        """
+        self._data_version = data_version
+        self._follow_timer.start()
+
+    def stop_following(self) -> None:
+        """Stop the follow timer (on quit)."""
+        self._follow_timer.stop()
+
+    def _follow_tick(self) -> None:
+        if self._checking or self._data_version is None or self._agent is None:
+            return
+        self._checking = True
+        self._follow_task = asyncio.ensure_future(self.check_log())
+
+    async def check_log(self) -> int:
+        """One follow step: fold what others appended if the log changed; how many events."""
+        try:
+            if self._data_version is None:
+                return 0
+            version = await asyncio.to_thread(self._data_version)
+            if version == self._last_version:
+                return 0
+            self._last_version = version
+            return len(await self.agent.catch_up())
+        except Exception:  # following must never take the app down
+            log.warning("could not follow the log", exc_info=True)
+            return 0
+        finally:
+            self._checking = False
+
     async def shutdown(self) -> None:
         """Cancel the running turn and queued ones, and wait until the log is consistent."""
+        self.stop_following()
+        if self._follow_task is not None and not self._follow_task.done():
+            await asyncio.wait([self._follow_task], timeout=5)
         for pending in self.pending_approvals:
             pending.future.cancel()
         tasks = [t for t in self._tasks if not t.done()]
         for task in tasks[1:]:  # the first holds the turn lock; the rest are queued
             task.cancel()
-        if self._agent is not None:
-            self._agent.cancel()
+        running = self._agent is not None and self._agent.cancel()
+        if tasks and not running:
+            tasks[0].cancel()  # still waiting for the lease (or catching up): just stop
         if tasks:
             await asyncio.wait(tasks, timeout=5)
 

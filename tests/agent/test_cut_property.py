@@ -6,7 +6,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from koroku_desktop.agent.cut import choose_cut, estimate_tokens, is_valid_cut, last_user_turn
+from koroku_desktop.agent.cut import (
+    choose_cut,
+    estimate_tokens,
+    is_valid_cut,
+    last_user_turn,
+    recent_start,
+)
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 
@@ -131,3 +137,19 @@ def test_a_parallel_step_is_kept_whole_or_summarised_whole() -> None:
     history = [*first, _user("c"), *step, _model_text("done")]
     assert choose_cut(history, 10_000) == 2  # whole turns: all but the first one
     assert choose_cut(history, 1) == 2  # only the last turn: from the user turn on
+
+
+@settings(max_examples=300, deadline=None)
+@given(histories(), st.integers(min_value=0, max_value=2_000))
+def test_recent_start_sends_whole_recent_turns(messages: list[MessageEvent], budget: int) -> None:
+    start = recent_start(messages, budget)
+    assert 0 <= start < max(1, len(messages))
+    sizes = [estimate_tokens(m) for m in messages]
+    if sum(sizes) <= budget:
+        assert start == 0  # everything fits: everything is sent
+    if start:
+        # A whole turn first, never a response, never calls cut from their responses, and
+        # the last user turn always sent.
+        assert messages[start].is_user_turn and is_valid_cut(messages, start)
+        latest = last_user_turn(messages)
+        assert latest is not None and start <= latest

@@ -86,6 +86,12 @@ class Koroku:
             ).fetchall()
         return [(s, c, k, t, json.loads(p)) for s, c, k, t, p in rows]
 
+    def ids(self) -> list[tuple[Any, ...]]:
+        with sqlite3.connect(self.home / "koroku.db") as conn:
+            return conn.execute(
+                "SELECT event_id, turn_id, writer FROM events ORDER BY seq"
+            ).fetchall()
+
     def kinds(self) -> list[str]:
         return [row[2] for row in self.rows()]
 
@@ -193,6 +199,7 @@ def test_export_json_then_import_into_a_fresh_home_event_for_event(
     imported = fresh.ok("import", str(export))
     assert "imported" in imported.stdout
     assert fresh.rows() == koroku.rows()  # same seqs, conversation, kinds, times, payloads
+    assert fresh.ids() == koroku.ids()  # and the same event ids, turn ids and writers
     assert fresh.ok("search", "swordfish").stdout == koroku.ok("search", "swordfish").stdout
     assert fresh.ok("history").stdout == koroku.ok("history").stdout
 

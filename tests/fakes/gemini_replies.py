@@ -31,6 +31,8 @@ class ReceivedRequest(NamedTuple):
 
     path: str
     body: JsonDict
+    received_at: float = 0.0
+    """`time.monotonic()` when the request arrived."""
 
     @property
     def method(self) -> str:
@@ -92,6 +94,8 @@ class TextReply:
     text: str
     thought: str | None = None
     chunks: int = 3
+    finish_reason: str = "STOP"
+    """`MAX_TOKENS`, `SAFETY`, `RECITATION`: the answer is cut off after its text."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,15 @@ class ErrorReply:
 
     status: int
     message: str | None = None
+    details: tuple[JsonDict, ...] = ()
+
+
+@dataclass(frozen=True)
+class BlockedReply:
+    """The prompt is blocked: no candidate, a `promptFeedback` with the reason and message."""
+
+    reason: str = "PROHIBITED_CONTENT"
+    message: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +152,7 @@ class DelayStep:
     seconds: float
 
 
-ContentReply = TextReply | CallsReply | PartsReply | EchoReply
+ContentReply = TextReply | CallsReply | PartsReply | EchoReply | BlockedReply
 Reply = ContentReply | ErrorReply | DropReply
 ReplyFn = Callable[[ReceivedRequest], Reply]
 Step = Reply | DelayStep | ReplyFn
@@ -163,6 +176,24 @@ DEFAULT_MESSAGES = {
     "https://developers.generativeai.google/guide/troubleshooting",
     503: "The model is overloaded. Please try again later.",
 }
+
+
+def retry_info(delay: str) -> JsonDict:
+    """The `RetryInfo` detail a real 429 carries (`delay` like `"15s"`)."""
+    return {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay}
+
+
+def blocked_body(reply: BlockedReply, request: ReceivedRequest) -> JsonDict:
+    """A response whose prompt was blocked: no candidates, the reason in `promptFeedback`."""
+    feedback: JsonDict = {"blockReason": reply.reason}
+    if reply.message:
+        feedback["blockReasonMessage"] = reply.message
+    prompt = prompt_tokens(request.body)
+    return {
+        "promptFeedback": feedback,
+        "usageMetadata": {"promptTokenCount": prompt, "totalTokenCount": prompt},
+        "modelVersion": request.model,
+    }
 
 
 def error_body(
@@ -233,6 +264,7 @@ class Rendered:
     events: list[list[JsonDict]]
     signed_calls: dict[str, bytes | None] = field(default_factory=dict)
     thought_chars: int = 0
+    finish_reason: str = "STOP"
 
 
 def _split(text: str, pieces: int) -> list[str]:
@@ -256,11 +288,14 @@ def render(reply: ContentReply, request: ReceivedRequest, stream: bool) -> Rende
         sig = b64(new_signature())
         head = [_thought_part(reply.thought)] if reply.thought else []
         tc = len(reply.thought or "")
+        reason = reply.finish_reason
         if not stream:
-            return Rendered([[*head, {"text": reply.text, "thoughtSignature": sig}]], {}, tc)
+            return Rendered(
+                [[*head, {"text": reply.text, "thoughtSignature": sig}]], {}, tc, reason
+            )
         events = [[p] for p in head] + [[{"text": t}] for t in _split(reply.text, reply.chunks)]
         events.append([{"text": "", "thoughtSignature": sig}])
-        return Rendered(events, {}, tc)
+        return Rendered(events, {}, tc, reason)
     if isinstance(reply, CallsReply):
         calls = [_call_part(name, dict(args)) for name, args in reply.calls]
         signed: dict[str, bytes | None] = {}
@@ -274,6 +309,8 @@ def render(reply: ContentReply, request: ReceivedRequest, stream: bool) -> Rende
             head.append({"text": reply.text})
         events = [[p] for p in head] + [calls] if stream else [[*head, *calls]]
         return Rendered(events, signed, len(reply.thought or ""))
+    if isinstance(reply, BlockedReply):
+        return Rendered([[]])
     if isinstance(reply, EchoReply):
         contents = request.contents
         parts = contents[reply.index].get("parts", []) if contents else []
@@ -323,11 +360,12 @@ def response_body(
     final: bool,
     response_id: str,
     cached_tokens: int = 0,
+    finish_reason: str = "STOP",
 ) -> JsonDict:
     """One GenerateContentResponse (a whole reply, or one stream event) with usage metadata."""
     candidate: JsonDict = {"content": {"parts": parts, "role": "model"}, "index": 0}
     if final:
-        candidate["finishReason"] = "STOP"
+        candidate["finishReason"] = finish_reason
     prompt = prompt_tokens(request.body)
     output = max(1, output_chars // 4)
     thoughts = thought_chars // 4

@@ -32,6 +32,28 @@ def _check_shape(contents: list[JsonDict]) -> str | None:
             return (
                 f"* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
             )
+        problem = _check_text_parts(i, content["parts"])
+        if problem:
+            return problem
+    return None
+
+
+def _is_empty_text(part: JsonDict) -> bool:
+    return "text" in part and not part["text"] and len(set(part) - _TEXT_EXTRAS) == 1
+
+
+_TEXT_EXTRAS = {"thought", "thoughtSignature", "thought_signature"}
+EMPTY_TEXT = "Unable to submit request because it has an empty text parameter."
+
+
+def _check_text_parts(i: int, parts: list[JsonDict]) -> str | None:
+    """An empty text part is refused unless it only carries a signature beside real parts."""
+    for k, part in enumerate(parts):
+        signed = part.get("thoughtSignature") or part.get("thought_signature")
+        if _is_empty_text(part) and not signed:
+            return f"{EMPTY_TEXT} Add a value to contents[{i}].parts[{k}].text and try again."
+    if all(_is_empty_text(p) for p in parts):
+        return f"{EMPTY_TEXT} contents[{i}] has only empty text parts."
     return None
 
 
@@ -118,3 +140,12 @@ def check_contents(body: JsonDict, issued: dict[str, bytes | None]) -> str | Non
     """The service's 400 message for this request body, or None if it is acceptable."""
     contents: list[JsonDict] = body.get("contents") or []
     return _check_shape(contents) or _check_signatures(contents, issued) or _check_pairing(contents)
+
+
+def check_size(tokens: int, limit: int | None) -> str | None:
+    """The service's 400 message for a prompt over the model's input limit, or None."""
+    if limit is None or tokens <= limit:
+        return None
+    return (
+        f"The input token count ({tokens}) exceeds the maximum number of tokens allowed ({limit})."
+    )

@@ -14,6 +14,7 @@ import json
 import secrets
 import socket
 import threading
+import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -21,6 +22,7 @@ from typing import Any
 
 from tests.fakes.gemini_embeddings import batch_embed_response
 from tests.fakes.gemini_replies import (
+    BlockedReply,
     CallsReply,
     ContentReply,
     DelayStep,
@@ -34,14 +36,16 @@ from tests.fakes.gemini_replies import (
     ReplyFn,
     Step,
     TextReply,
+    blocked_body,
     cache_pieces,
     cached_prefix_tokens,
     error_body,
     prompt_tokens,
     render,
     response_body,
+    retry_info,
 )
-from tests.fakes.gemini_rules import check_contents
+from tests.fakes.gemini_rules import check_contents, check_size
 
 BAD_KEY = "bad-key"
 _GENERATE = ("generateContent", "streamGenerateContent")
@@ -119,6 +123,8 @@ class FakeGemini:
 
     def __init__(self, default_text: str = "ok") -> None:
         self.default_text = default_text
+        self.max_input_tokens: int | None = None
+        """Like a model's input limit: a bigger generate request gets the service's 400."""
         self.requests: list[ReceivedRequest] = []
         self._steps: deque[Step] = deque()
         self._fallback: Reply | ReplyFn | None = None
@@ -245,9 +251,24 @@ class FakeGemini:
             self._fallback = reply
         return self
 
-    def fail(self, status: int = 503, times: int = 1, message: str | None = None) -> FakeGemini:
-        """Next `times` requests of any kind: an HTTP error with Gemini's error JSON."""
-        return self.script(*([ErrorReply(status, message)] * times))
+    def fail(
+        self,
+        status: int = 503,
+        times: int = 1,
+        message: str | None = None,
+        *,
+        retry_delay: str | None = None,
+    ) -> FakeGemini:
+        """Next `times` requests of any kind: an HTTP error with Gemini's error JSON.
+
+        `retry_delay` (e.g. `"15s"`) adds the `RetryInfo` detail a real 429 carries.
+        """
+        details = (retry_info(retry_delay),) if retry_delay else ()
+        return self.script(*([ErrorReply(status, message, details)] * times))
+
+    def block(self, reason: str = "PROHIBITED_CONTENT", message: str | None = None) -> FakeGemini:
+        """Next generate request: the prompt is blocked (`promptFeedback`, no candidates)."""
+        return self.script(BlockedReply(reason, message))
 
     def delay(self, seconds: float) -> FakeGemini:
         """Wait `seconds` before answering the next request."""
@@ -313,7 +334,7 @@ class FakeGemini:
         except json.JSONDecodeError:
             handler.send_json(400, error_body(400, "Invalid JSON payload received."))
             return
-        request = ReceivedRequest(handler.path, body)
+        request = ReceivedRequest(handler.path, body, time.monotonic())
         if request.method not in _METHODS:
             handler.send_json(404, error_body(404, f"Method not found: {handler.path}"))
             return
@@ -339,7 +360,9 @@ class FakeGemini:
             handler.send_json(200, {"totalTokens": prompt_tokens(body)})
             return
         with self._lock:
-            problem = check_contents(request.body, self._issued)
+            problem = check_contents(request.body, self._issued) or check_size(
+                prompt_tokens(body), self.max_input_tokens
+            )
         if problem:
             handler.send_json(400, error_body(400, problem))
             return
@@ -367,7 +390,8 @@ class FakeGemini:
     def _answer_failure(handler: _Handler, step: Reply | None, request: ReceivedRequest) -> bool:
         """Answer an error or drop step; a mid-stream drop of a stream is left to the stream."""
         if isinstance(step, ErrorReply):
-            handler.send_json(step.status, error_body(step.status, step.message))
+            details = list(step.details) or None
+            handler.send_json(step.status, error_body(step.status, step.message, details))
             return True
         if isinstance(step, DropReply):
             if step.mid_stream and request.method == "streamGenerateContent":
@@ -385,6 +409,15 @@ class FakeGemini:
         mid_drop: bool,
     ) -> None:
         stream = request.method == "streamGenerateContent"
+        if isinstance(reply, BlockedReply):
+            body = blocked_body(reply, request)
+            if not stream:
+                handler.send_json(200, body)
+                return
+            handler.start_stream()
+            handler.send_event(body)
+            handler.end_stream()
+            return
         rendered = render(reply, request, stream)
         pieces = cache_pieces(request.body)
         with self._lock:
@@ -406,6 +439,7 @@ class FakeGemini:
                     final=final,
                     response_id=response_id,
                     cached_tokens=cached,
+                    finish_reason=rendered.finish_reason,
                 )
             )
         if not stream:

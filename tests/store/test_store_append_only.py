@@ -14,12 +14,18 @@ FORBIDDEN = re.compile(
 )
 
 
+# The one rewrite ever allowed: migration m004 fills the id columns it adds (event_id,
+# turn_id, writer) on rows written before they existed; payloads are never touched.
+BACKFILL = ("store/migrations.py", "UPDATE events SET event_id = ?, turn_id = ?, writer = ?")
+
+
 def test_no_update_or_delete_of_events_in_the_app() -> None:
     offenders = [
         f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
         for path in sorted(PACKAGE.rglob("*.py"))
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if FORBIDDEN.search(line)
+        and not (path.as_posix().endswith(BACKFILL[0]) and BACKFILL[1] in line)
     ]
     assert offenders == []
 

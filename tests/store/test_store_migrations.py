@@ -6,9 +6,12 @@ import json
 import os
 import sqlite3
 import stat
+import uuid
 from pathlib import Path
 
-from koroku_desktop.domain.events import MessageEvent, dump_event
+import pytest
+
+from koroku_desktop.domain.events import MessageEvent, StoredEvent, dump_event
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.migrations import MIGRATIONS
@@ -29,7 +32,7 @@ def applied(db_path: Path) -> list[str]:
 def test_fresh_file_runs_all_migrations_without_backup(db_path: Path) -> None:
     with SqliteEventLog(db_path) as log:
         assert log.migrations_run == [m.name for m in MIGRATIONS]
-    assert applied(db_path) == ["m001_events", "m002_fts", "m003_fts_pending", "m004_vectors"]
+    assert applied(db_path) == [m.name for m in MIGRATIONS]
     assert backups(db_path) == []
 
 
@@ -74,4 +77,73 @@ def test_pending_migration_backs_up_existing_file_and_backfills_fts(db_path: Pat
         assert not old.execute("SELECT 1 FROM sqlite_master WHERE name = 'events_fts'").fetchone()
     finally:
         old.close()
-    assert applied(db_path) == ["m001_events", "m002_fts", "m003_fts_pending", "m004_vectors"]
+    assert applied(db_path) == [m.name for m in MIGRATIONS]
+
+
+def _old_database(path: Path) -> None:
+    """A database as Koroku wrote it before m004: no id columns, ids unknown."""
+    from koroku_desktop.store import migrations
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+        for m in migrations.MIGRATIONS[:3]:
+            m.apply(conn)
+            conn.execute("INSERT INTO schema_migrations VALUES (?, 0)", (m.name,))
+        rows = [
+            ("message", {"role": "user", "parts": [{"kind": "text", "text": "q1"}]}),
+            ("message", {"role": "model", "parts": [{"kind": "function_call", "name": "ls"}]}),
+            (
+                "message",
+                {"role": "user", "parts": [{"kind": "function_response", "name": "ls"}]},
+            ),
+            ("message", {"role": "model", "parts": [{"kind": "text", "text": "a1"}]}),
+            ("message", {"role": "user", "parts": [{"kind": "text", "text": "q2"}]}),
+            ("message", {"role": "model", "parts": [{"kind": "text", "text": "a2"}]}),
+            ("cleared", {}),
+        ]
+        for n, (kind, payload) in enumerate(rows):
+            conn.execute(
+                "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+                " VALUES ('default', ?, 1, ?, ?)",
+                (kind, json.dumps(payload), 1_700_000_000 + n),
+            )
+        conn.execute(
+            "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+            " VALUES ('default', 'message', 1, 'not json', 0)"
+        )
+    conn.close()
+
+
+def test_m004_backfills_deterministic_ids_turns_and_writer(tmp_path: Path) -> None:
+    first, second = tmp_path / "a" / "koroku.db", tmp_path / "b" / "koroku.db"
+    _old_database(first)
+    _old_database(second)
+    with SqliteEventLog(first) as log:
+        assert log.migrations_run == ["m004_event_ids", "m005_turn_leases", "m006_vectors"]
+        entries = log.entries("default")
+    assert len(backups(first)) == 1
+    stored = [e for e in entries if isinstance(e, StoredEvent)]
+    assert len(stored) == 7 and len(entries) == 8
+    ids = [e.event_id for e in stored]
+    assert len(set(ids)) == 7 and all(uuid.UUID(i).version == 7 for i in ids)
+    turns = [e.turn_id for e in stored]
+    # q1 opens a turn the call, its response and a1 belong to; q2 opens the next; the clear
+    # is a turn of its own.
+    assert turns == [ids[0]] * 4 + [ids[4]] * 2 + [ids[6]]
+    assert {e.writer for e in stored} == {"legacy"}
+    with SqliteEventLog(second) as again:
+        assert [e.event_id for e in again.entries("default") if isinstance(e, StoredEvent)] == ids
+    conn = sqlite3.connect(first)
+    try:
+        nulls = conn.execute("SELECT COUNT(*) FROM events WHERE event_id IS NULL").fetchone()[0]
+        assert nulls == 0, "the damaged row got an id too"
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(
+                "INSERT INTO events (conversation_id, kind, schema_version, payload,"
+                " created_at, event_id) VALUES ('x', 'cleared', 1, '{}', 0, ?)",
+                (ids[0],),
+            )
+    finally:
+        conn.close()

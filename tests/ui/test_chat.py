@@ -127,6 +127,7 @@ def test_clear_conversation_after_confirmation(
         )
     )
     qtbot.waitUntil(lambda: bool(rows(window.model, "cleared")))
+    qtbot.waitUntil(lambda: not desktop.runtime.agent.busy)  # the lease is given back
     assert desktop.runtime.agent.view.messages == []
 
 

@@ -164,6 +164,10 @@ def items_for_entry(
             case b.ClearedBlock():
                 index.clear()
                 add("cleared", "Conversation cleared")
+            case b.NoticeBlock(text=text):
+                add("notice", f"⚠ {text}")
+            case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+                add("notice", f"Message #{rejected} was set aside: {reason}")
             case b.DamagedBlock(error=error):
                 items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
             case _:

@@ -179,6 +179,7 @@ class ChatWindow(QMainWindow):
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
         bridge.context_cache_note.connect(self.show_cache_note)
+        bridge.status.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- content -----------------------------------------------------------------------
 
@@ -227,6 +228,10 @@ class ChatWindow(QMainWindow):
         self.error_label.setToolTip(message)
         self.error_label.setVisible(True)
         self.retry_button.setVisible(True)
+
+    def show_notice(self, line: str) -> None:
+        """A one-line notice (e.g. an MCP server that failed) in the status bar for a while."""
+        self.statusBar().showMessage(f"⚠ {line}", 15_000)
 
     def clear_error(self) -> None:
         """Hide the error and Retry."""

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
-from koroku_desktop.domain.remembered import said_text
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
@@ -65,7 +65,8 @@ class QuickAskPopup(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
         self._settings = settings
         self._bridge = bridge
-        self._sent: str | None = None
+        self._turn_id: str | None = None
+        """The turn this popup asked for: its events are recognised by this id."""
         self.active = False
         self.exchange_seq: int | None = None
         self._final = ""
@@ -120,6 +121,7 @@ class QuickAskPopup(QWidget):
         bridge.tool_started.connect(self._on_tool)
         bridge.tool_finished.connect(self._on_tool_done)
         bridge.turn_finished.connect(self._on_turn_finished)
+        bridge.waiting_changed.connect(self._on_waiting)
 
     def _header(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -186,7 +188,6 @@ class QuickAskPopup(QWidget):
 
     def ask(self, text: str) -> None:
         """Send `text` into the shared conversation and follow its answer here."""
-        self._sent = text
         self.exchange_seq = None
         self._final = ""
         self._streamed = ""
@@ -195,25 +196,30 @@ class QuickAskPopup(QWidget):
         self.question_label.setText(f"You asked: {short}")
         self.question_label.setVisible(True)
         self.answer.setMarkdown("…")
-        self._bridge.send(text, quick=True)
+        self._turn_id = new_id()
+        self._bridge.send(text, self._turn_id, quick=True)
+
+    def _on_waiting(self, text: str) -> None:
+        if text and self._turn_id is not None and not self.active:
+            self.tool_label.setText(f"◌  {text}…")
+            self.tool_label.setVisible(True)
 
     def _on_turn_started(self, text: str | None) -> None:
-        if text is not None and text == self._sent:
+        if self._turn_id is not None and self._bridge.agent.current_turn_id == self._turn_id:
             self.active = True
-            self._sent = None
+            self.tool_label.setVisible(False)
 
     def _on_event(self, stored: StoredEvent) -> None:
         event = stored.event
         if not isinstance(event, MessageEvent):
             return
+        mine = self._turn_id is not None and stored.turn_id == self._turn_id
         if event.is_user_turn:
-            # The message is appended just before the turn starts: it opens our exchange.
-            mine = self._sent is not None and said_text(event.parts) == self._sent
+            # Our message opens our exchange; anyone else's (another window) closes it.
             self.active = mine
             if mine:
                 self.exchange_seq = stored.seq
-                self._sent = None
-        elif self.active and event.role == "model":
+        elif self.active and mine and event.role == "model":
             text = visible_text(event.parts)
             if text:
                 self._final += ("\n\n" if self._final else "") + text
@@ -237,7 +243,7 @@ class QuickAskPopup(QWidget):
             self.tool_label.setText(f"{glyph}  {call.name}  {short_args(call.args, 60)}")
 
     def _on_turn_finished(self, result: TurnResult) -> None:
-        if not self.active:
+        if not self.active or result.turn_id != self._turn_id:
             return
         self.active = False
         self._streamed = ""
@@ -245,6 +251,8 @@ class QuickAskPopup(QWidget):
             self._final += f"\n\n**Error:** {result.error.message}"
         elif result.cancelled:
             self._final += "\n\n*Stopped.*"
+        elif result.notice is not None:
+            self._final += f"\n\n*⚠ {result.notice}*"
         self._render()
 
     def _render(self) -> None:

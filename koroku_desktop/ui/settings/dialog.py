@@ -36,10 +36,11 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop import xdg
 from koroku_desktop.config import Settings
-from koroku_desktop.runtime import LazyGeminiModel
+from koroku_desktop.runtime import LazyGeminiModel, McpManager
 from koroku_desktop.settings_store import SettingsStore, overriding_variable
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.key import ApiKeySection
+from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
@@ -86,7 +87,11 @@ class SettingsDialog(QDialog):
     key_changed = Signal()
 
     def __init__(
-        self, settings: SettingsStore, policy: ApprovalPolicy, model: LazyGeminiModel
+        self,
+        settings: SettingsStore,
+        policy: ApprovalPolicy,
+        model: LazyGeminiModel,
+        mcp: McpManager | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -110,6 +115,7 @@ class SettingsDialog(QDialog):
         col.addWidget(self.recall)
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
+        col.addWidget(McpSection(mcp, settings))
         col.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)

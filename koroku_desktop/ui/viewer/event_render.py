@@ -40,6 +40,8 @@ def role_label(entry: LogEntry) -> str:
             return "summary"
         case b.ClearedBlock():
             return "you"
+        case b.RejectedBlock():
+            return "Koroku"
         case b.DamagedBlock():
             return ""
         case _:
@@ -71,6 +73,10 @@ def block_summary(block: b.Block) -> str:
             return f"Summary of #{covers} and before: {one_line(text.replace('**', ''), 600)}"
         case b.ClearedBlock():
             return "Conversation cleared — a fresh start (nothing was deleted)"
+        case b.NoticeBlock(text=text):
+            return f"⚠ {text}"
+        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+            return f"Message #{rejected} set aside: {one_line(reason, 200)}"
         case b.DamagedBlock(kind=kind, error=error):
             return f"⚠ damaged {kind} row, cannot be read: {one_line(error, 120)}"
         case _:
@@ -104,6 +110,11 @@ def _marker_readable(marker: b.MarkerBlock) -> str:
                 "**This row is damaged** and cannot be read by this version of Koroku. "
                 "It is kept in the log untouched and skipped by the model.\n\n"
                 f"Reason: `{error}`\n\nSee the raw JSON for what the row holds."
+            )
+        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
+            return (
+                f"Message #{rejected} was set aside: it stays in the log but is no longer sent "
+                f"to the model.\n\nReason: {reason}"
             )
         case b.ClearedBlock():
             return (

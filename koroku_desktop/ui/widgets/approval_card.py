@@ -57,7 +57,10 @@ class ApprovalCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
-        title = QLabel(TITLES.get(request.tool, f"Koroku wants to use the tool “{request.tool}”"))
+        default = f"Koroku wants to use the tool “{request.tool}”"
+        if request.source:  # an MCP tool: name the server and the tool
+            default = f"Koroku wants to use {request.source}"
+        title = QLabel(TITLES.get(request.tool, default))
         title.setObjectName("ApprovalTitle")
         layout.addWidget(title)
 

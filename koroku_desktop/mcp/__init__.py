@@ -1,0 +1,31 @@
+"""The MCP client adapter (stdio and streamable HTTP). The only importer of the `mcp` SDK.
+
+Only `config`, `naming`, `state` and `manager` load at start-up; the SDK itself is imported
+in the background when the servers start.
+"""
+
+from koroku_desktop.mcp.config import (
+    McpConfig,
+    McpConfigError,
+    ServerConfig,
+    parse_server,
+    read_config,
+    remove_server,
+    save_server,
+)
+from koroku_desktop.mcp.manager import McpManager
+from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
+
+__all__ = [
+    "McpConfig",
+    "McpConfigError",
+    "McpManager",
+    "McpTiming",
+    "McpToolInfo",
+    "ServerConfig",
+    "ServerStatus",
+    "parse_server",
+    "read_config",
+    "remove_server",
+    "save_server",
+]

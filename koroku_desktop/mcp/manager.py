@@ -1,0 +1,319 @@
+"""McpManager: every configured MCP server, kept in step with mcp.json, offered as tools.
+
+It is a tool source for the registry (`specs`, `owns`, `call`, ...) using only domain types,
+so the agent never sees the SDK. The SDK is imported in a worker thread when the servers
+start, after the window is up; until a server is ready its tools are simply not offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from koroku_desktop.domain.model_io import ToolSpec
+from koroku_desktop.domain.parts import InlineDataPart
+from koroku_desktop.mcp.config import (
+    McpConfig,
+    McpConfigError,
+    ServerConfig,
+    parse_server,
+    read_config,
+    remove_server,
+    save_server,
+)
+from koroku_desktop.mcp.naming import assign_names
+from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
+
+if TYPE_CHECKING:
+    from koroku_desktop.mcp.connection import ServerConnection
+
+log = logging.getLogger(__name__)
+
+Notice = Callable[[str], object]
+
+
+def _target(cfg: ServerConfig) -> str:
+    return " ".join((cfg.command, *cfg.args)) if cfg.transport == "stdio" else cfg.url
+
+
+def _schema(info: McpToolInfo) -> dict[str, Any]:
+    """The tool's JSON schema as Gemini's `parametersJsonSchema` takes it."""
+    schema = {k: v for k, v in info.input_schema.items() if k != "$schema"}
+    schema["type"] = "object"
+    schema.setdefault("properties", {})
+    return schema
+
+
+class McpManager:
+    """Starts, restarts, reconfigures and stops the servers in mcp.json; runs their tools."""
+
+    def __init__(
+        self, config_path: Path, log_dir: Path | None = None, timing: McpTiming | None = None
+    ) -> None:
+        self.config_path = config_path
+        self.log_dir = log_dir
+        self.timing = timing or McpTiming()
+        self.notices: list[Notice] = []
+        """Called with one line whenever a server fails, crashes or the config is bad."""
+        self.on_status_changed: list[Callable[[], None]] = []
+        self._config = McpConfig()
+        self._config_error: str | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._connections: dict[str, ServerConnection] = {}
+        self._names: dict[str, tuple[str, str]] = {}
+        self._started = False
+        self._apply_lock: asyncio.Lock | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Read mcp.json and start every enabled server in the background."""
+        self._started = True
+        self._read()
+        await self._apply()
+
+    async def stop(self) -> None:
+        """Stop every server (stdio processes are terminated and reaped)."""
+        self._started = False
+        # Let edits being applied finish: they may be stopping a server (bounded waits).
+        await asyncio.gather(*self._pending, return_exceptions=True)
+        connections = list(self._connections.values())
+        self._connections.clear()
+        await asyncio.gather(*(c.stop() for c in connections), return_exceptions=True)
+        self._changed()
+
+    async def wait_settled(self, limit_s: float) -> None:
+        """Wait until every server has connected or failed once, at most `limit_s` s."""
+        await self.refresh()
+        waits = [asyncio.ensure_future(c.ready.wait()) for c in self._connections.values()]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=limit_s)
+            for task in pending:
+                task.cancel()
+
+    def _read(self) -> bool:
+        """Re-read mcp.json if its mtime or size changed; return whether it did."""
+        try:
+            st = self.config_path.stat()
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if stamp == self._stamp and self._stamp is not None:
+            return False
+        if stamp is None and self._stamp is None and not self._config.servers:
+            return False
+        self._stamp = stamp
+        try:
+            config = read_config(self.config_path)
+        except McpConfigError as exc:
+            if self._config_error != str(exc):
+                self._notify(str(exc))
+            self._config_error = str(exc)
+            return True  # keep the servers that run: a half-saved file must not stop them
+        self._config_error = None
+        for error in config.errors.values():
+            if error not in self._config.errors.values():
+                self._notify(error)
+        self._config = config
+        return True
+
+    def reload_if_changed(self) -> None:
+        """Apply mcp.json edits without a restart (call before each turn; needs a loop)."""
+        if not self._started:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the loop: leave the change for the next call there
+            return
+        if not self._read():
+            return
+        task = loop.create_task(self._apply())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def refresh(self) -> None:
+        """Re-read mcp.json now and wait until its changes are applied."""
+        if self._started and self._read():
+            await self._apply()
+
+    async def _apply(self) -> None:
+        if self._apply_lock is None:
+            self._apply_lock = asyncio.Lock()
+        async with self._apply_lock:
+            wanted = {n: c for n, c in self._config.servers.items() if c.enabled}
+            stale = [c for n, c in self._connections.items() if wanted.get(n) != c.config]
+            for conn in stale:
+                del self._connections[conn.name]
+            await asyncio.gather(*(c.stop() for c in stale), return_exceptions=True)
+            new = [cfg for name, cfg in wanted.items() if name not in self._connections]
+            if new and self._started:
+                module = await asyncio.to_thread(
+                    importlib.import_module, "koroku_desktop.mcp.connection"
+                )
+                for cfg in new:
+                    conn = module.ServerConnection(cfg, self.timing, self.log_dir, self._on_conn)
+                    self._connections[cfg.name] = conn
+                    conn.start()
+            self._changed()
+
+    def _on_conn(self, conn: ServerConnection, notice: str | None) -> None:
+        if notice:
+            self._notify(notice)
+        self._changed()
+
+    def _notify(self, line: str) -> None:
+        log.info("%s", line)
+        for callback in list(self.notices):
+            try:
+                callback(line)
+            except Exception:
+                log.exception("MCP notice callback failed")
+
+    def _changed(self) -> None:
+        for callback in list(self.on_status_changed):
+            try:
+                callback()
+            except Exception:
+                log.exception("MCP status callback failed")
+
+    # -- editing mcp.json (the settings page) ---------------------------------------------
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        """A configured server's entry as mcp.json holds it (None if unknown or invalid)."""
+        cfg = self._config.servers.get(name)
+        return None if cfg is None else cfg.to_json()
+
+    def save_entry(self, name: str, entry: dict[str, Any], replaces: str | None = None) -> None:
+        """Write one server to mcp.json (raises ValueError naming what is wrong), then apply."""
+        server = parse_server(name.strip(), entry)
+        if replaces != server.name and server.name in self._config.servers:
+            raise ValueError(f"there is already a server called {server.name!r}")
+        save_server(self.config_path, server, replaces)
+        self.reload_if_changed()
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn one server on or off in mcp.json, then apply."""
+        cfg = self._config.servers.get(name)
+        if cfg is not None and cfg.enabled != enabled:
+            save_server(self.config_path, ServerConfig(**{**cfg.__dict__, "enabled": enabled}))
+            self.reload_if_changed()
+
+    def remove_entry(self, name: str) -> None:
+        """Delete one server from mcp.json (stopping it), then apply."""
+        remove_server(self.config_path, name)
+        self.reload_if_changed()
+
+    # -- status ------------------------------------------------------------------------
+
+    @property
+    def config_error(self) -> str | None:
+        """Why mcp.json as a whole could not be read (the last good servers keep running)."""
+        return self._config_error
+
+    def statuses(self) -> list[ServerStatus]:
+        """Every configured server with its state, tools and last error, in file order."""
+        out: list[ServerStatus] = []
+        for name, cfg in self._config.servers.items():
+            conn = self._connections.get(name)
+            target = _target(cfg)
+            if not cfg.enabled:
+                out.append(ServerStatus(name, cfg.transport, False, "disabled", target=target))
+            elif conn is None:
+                out.append(ServerStatus(name, cfg.transport, True, "stopped", target=target))
+            else:
+                out.append(
+                    ServerStatus(
+                        name,
+                        cfg.transport,
+                        True,
+                        conn.state,
+                        conn.tools,
+                        conn.last_error,
+                        conn.restarts,
+                        target,
+                    )
+                )
+        for name, error in self._config.errors.items():
+            out.append(ServerStatus(name, "?", False, "invalid", last_error=error))
+        return out
+
+    # -- the tool source ---------------------------------------------------------------
+
+    def _ready_tools(self) -> list[McpToolInfo]:
+        """Tools of connected servers still configured as they run (an edit may be pending)."""
+        current = self._config.servers
+        return [
+            t
+            for c in self._connections.values()
+            if c.state == "ready" and current.get(c.name) == c.config
+            for t in c.tools
+        ]
+
+    def specs(self, reserved: Collection[str] = ()) -> list[ToolSpec]:
+        """Declarations of the tools of every ready server (names avoid `reserved`)."""
+        self.reload_if_changed()
+        tools = self._ready_tools()
+        names = assign_names(((t.server, t.name) for t in tools), reserved)
+        self._names = {fn: pair for pair, fn in names.items()}
+        specs = []
+        for info in tools:
+            fn = names[(info.server, info.name)]
+            about = f"[MCP server {info.server!r}, tool {info.name!r}] {info.description}"
+            specs.append(ToolSpec(name=fn, description=about, parameters=_schema(info)))
+        return sorted(specs, key=lambda s: s.name)
+
+    def _lookup(self, name: str) -> tuple[ServerConnection | None, McpToolInfo | None]:
+        pair = self._names.get(name)
+        if pair is None:
+            return None, None
+        conn = self._connections.get(pair[0])
+        info = None
+        if conn is not None:
+            info = next((t for t in conn.tools if t.name == pair[1]), None)
+        return conn, info
+
+    def owns(self, name: str) -> bool:
+        """Whether `name` is an MCP tool offered in the last declarations."""
+        return name in self._names
+
+    def is_read_only(self, name: str) -> bool:
+        """Whether the server marked the tool `readOnlyHint`."""
+        _, info = self._lookup(name)
+        return info is not None and info.read_only
+
+    def describe(self, name: str) -> str | None:
+        """`MCP server 'x', tool 'y'` for approval cards and prompts."""
+        pair = self._names.get(name)
+        return None if pair is None else f"MCP server {pair[0]!r}, tool {pair[1]!r}"
+
+    async def call(
+        self, name: str, args: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[InlineDataPart]]:
+        """Run one MCP tool; every failure is an `{"error": ...}` response, never raised."""
+        pair = self._names.get(name)
+        conn, _ = self._lookup(name)
+        if pair is None or conn is None:
+            return {"error": f"MCP tool {name!r} is not available now"}, []
+        from koroku_desktop.mcp.connection import McpUnavailable, describe_error
+        from koroku_desktop.mcp.results import to_response
+
+        timeout = self.timing.call_timeout
+        try:
+            result = await conn.call(pair[1], args, timeout)
+        except TimeoutError:
+            return {"error": f"MCP server {pair[0]!r} did not answer within {timeout:g} s"}, []
+        except McpUnavailable as exc:
+            return {"error": str(exc)}, []
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return {"error": f"MCP server {pair[0]!r}: {describe_error(exc)}"}, []
+        with contextlib.suppress(Exception):
+            return to_response(result)
+        return {"error": f"MCP server {pair[0]!r} sent a result Koroku cannot read"}, []
