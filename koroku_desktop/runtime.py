@@ -188,7 +188,7 @@ class Runtime:
         """
         if self.search is not None:
             result = await self.search.search(query, limit)
-            if result.mode == "hybrid":
+            if result.mode == "hybrid" and result.hits:
                 return [h.hit for h in result.hits], None
             note = result.note
         else:

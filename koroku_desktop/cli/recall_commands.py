@@ -157,9 +157,12 @@ def find(runtime: Runtime, query: str, limit: int, *, keyword: bool) -> list[Sea
     """The hybrid search's hits, or (keyword-only) the full-text matches, newest first."""
     if not keyword and runtime.search is not None:
         result = asyncio.run(runtime.search.search(query, limit))
-        if result.mode == "hybrid":
+        if result.mode == "hybrid" and result.hits:
             return [h.hit for h in result.hits]
-        print(f"koroku search: {result.note}", file=sys.stderr)
+        if result.note:
+            print(f"koroku search: {result.note}", file=sys.stderr)
+    # Nothing by meaning (or keywords only): every word, newest first; this search also
+    # reads rows a read-only file has not folded into the index yet.
     return runtime.log.search(query, limit)
 
 

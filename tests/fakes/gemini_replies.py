@@ -24,6 +24,14 @@ _PATH_RE = re.compile(r"/models/(?P<model>[^/:?]+):(?P<method>[A-Za-z]+)")
 
 TIME_NOTE_PREFIX = "[Koroku: this message was sent on "
 """How Koroku's time note part begins (koroku_desktop.domain.turn_time)."""
+KOROKU_NOTE_PREFIX = "[Koroku: "
+"""How the parts Koroku adds to a person's turn begin (the time note, remembered passages)."""
+
+
+def said_text(parts: list[JsonDict]) -> str:
+    """The text of a content's parts as the person wrote it: Koroku's own notes left out."""
+    texts = (str(p.get("text", "")) for p in parts)
+    return "".join(t for t in texts if not t.startswith(KOROKU_NOTE_PREFIX))
 
 
 class ReceivedRequest(NamedTuple):
@@ -79,12 +87,7 @@ class ReceivedRequest(NamedTuple):
         """
         if not self.contents:
             return ""
-        parts = self.contents[-1].get("parts", [])
-        return "".join(
-            str(p.get("text", ""))
-            for p in parts
-            if not str(p.get("text", "")).startswith(TIME_NOTE_PREFIX)
-        )
+        return said_text(self.contents[-1].get("parts", []))
 
 
 @dataclass(frozen=True)
