@@ -47,6 +47,14 @@ class Settings(BaseModel):
     start_at_login: bool = False
     theme: Literal["system", "light", "dark"] = "system"
     welcomed: bool = False
+    thinking_level: Literal["", "minimal", "low", "medium", "high"] = ""
+    """Gemini's thinking level for chat turns ("" = the model's default)."""
+    quick_ask_thinking_level: Literal["", "minimal", "low", "medium", "high"] = "low"
+    """The thinking level of quick-ask turns: lower by default, for a faster answer."""
+    embedding_model: str = Field("gemini-embedding-001", min_length=1)
+    """The model that embeds the log for search by meaning (a change re-embeds it)."""
+    surface_memories: bool = True
+    """Attach past passages related to each new message ("Remembered") to the turn."""
     mcp_trust_read_only: bool = False
     """Run MCP tools their server marks read-only (`readOnlyHint`) without asking."""
 

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
+from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
+from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import (
     NO_KEY_HELP,
     ApiKey,
@@ -30,9 +33,11 @@ from koroku_desktop.config import (
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.ids import writer_name
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
 from koroku_desktop.mcp import ServerStatus as ServerStatus
+from koroku_desktop.recall_wiring import build_recall, progress_text, recall_tool_search
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.db_errors import (
@@ -149,6 +154,9 @@ class Runtime:
     """The MCP servers of mcp.json (start them with `start_mcp`, stop with `stop_mcp`)."""
     turn_lock: SqliteTurnLock | None = None
     """The cross-process turn lease (None for a read-only runtime, which runs no turns)."""
+    search: HybridSearch | None = None
+    """The one search (keywords and meaning) every front end uses."""
+    background_embedder: BackgroundEmbedder | None = None
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -167,10 +175,38 @@ class Runtime:
         opts.max_tool_calls = settings.max_tool_calls
         opts.workspace = settings.workspace_path()
         opts.compact_at_tokens = settings.compact_at_tokens
+        opts.thinking_level = settings.thinking_level
+        opts.quick_thinking_level = settings.quick_ask_thinking_level
+        opts.surface_memories = settings.surface_memories
         self.policy.set_always(settings.always_allow)
         self.policy.trust_read_only = settings.mcp_trust_read_only
         if self.mcp is not None:
             self.mcp.reload_if_changed()
+        if self.background_embedder is not None:
+            self.background_embedder.embedder.model = settings.embedding_model
+
+    async def find(self, query: str, limit: int) -> tuple[list[SearchHit], str | None]:
+        """The one search (a `Finder`): by keywords and meaning, or keywords only with a note.
+
+        Keyword-only is the full-text search (every word, newest first), off the loop.
+        """
+        if self.search is not None:
+            result = await self.search.search(query, limit)
+            if result.mode == "hybrid" and result.hits:
+                return [h.hit for h in result.hits], None
+            note = result.note
+        else:
+            note = "keyword search only"
+        return await asyncio.to_thread(self.log.search, query, limit), note
+
+    async def embedding_progress(self) -> str:
+        """A line on how much of the log is embedded for search by meaning ('' if unknown)."""
+        worker = self.background_embedder
+        if worker is None or self.model.api_key is None:
+            return ""
+        model, dims = worker.embedder.model, worker.embedder.dimensions
+        status = await asyncio.to_thread(self.log.vectors.status, model, dims)
+        return progress_text(status, worker.last_error)
 
     def persist_always_grant(self, tool: str) -> None:
         """Record an 'always allow' grant in settings.json (keeping others' changes)."""
@@ -209,7 +245,9 @@ class Runtime:
             await self.mcp.stop()
 
     def close(self) -> None:
-        """Give back the turn lease (if held) and close the database."""
+        """Give back the turn lease (if held), stop background embedding, close the database."""
+        if self.background_embedder is not None:
+            self.background_embedder.cancel()
         if self.turn_lock is not None:
             self.turn_lock.close()
         self.log.close()
@@ -270,6 +308,8 @@ def build_runtime(
         workspace=settings.workspace_path(),
         data_dir=paths.home,
         compact_at_tokens=settings.compact_at_tokens,
+        thinking_level=settings.thinking_level,
+        quick_thinking_level=settings.quick_ask_thinking_level,
     )
     agent = Agent(
         event_log,
@@ -298,9 +338,21 @@ def build_runtime(
         mcp=mcp,
         turn_lock=turn_lock,
     )
+    wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime
+
+
+def wire_recall(runtime: Runtime, settings: Settings) -> None:
+    """Hybrid search for the `recall` tool and the front ends; embedding after each turn."""
+    model = runtime.model
+    search, background = build_recall(runtime.log, lambda: model.api_key, settings.embedding_model)
+    runtime.search, runtime.background_embedder = search, background
+    runtime.agent.recall = recall_tool_search(search, runtime.agent)
+    runtime.agent.memories = MemorySurfacer(search)
+    runtime.agent.options.surface_memories = settings.surface_memories
+    runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 
 
 def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:

@@ -72,11 +72,35 @@ class ContextMeter:
 
     used_tokens: int
     threshold_tokens: int
+    last_prompt_tokens: int | None = None
+    """The prompt size of the last request, as Gemini reported it."""
+    last_cached_tokens: int | None = None
+    """How much of it Gemini served from its prompt cache."""
 
     @property
     def fraction(self) -> float:
         """Used / threshold, 0..1+."""
         return self.used_tokens / self.threshold_tokens if self.threshold_tokens else 0.0
+
+    def cache_note(self) -> str:
+        """A sentence on how much of the last request came from the prompt cache ('' if unknown)."""
+        prompt = self.last_prompt_tokens
+        if not prompt:
+            return ""
+        cached = self.last_cached_tokens or 0
+        return (
+            f"Last request: {cached:,} of {prompt:,} prompt tokens served from Gemini's cache "
+            f"({cached / prompt:.0%})."
+        )
+
+
+def last_reply_usage(messages: list[StoredEvent]) -> tuple[int | None, int | None]:
+    """Prompt and cached tokens of the last reply with usage among `messages` (the meter's)."""
+    for stored in reversed(messages):
+        event = stored.event
+        if isinstance(event, MessageEvent) and event.usage is not None:
+            return event.usage.prompt_tokens, event.usage.cached_tokens
+    return None, None
 
 
 @dataclass

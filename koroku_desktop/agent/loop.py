@@ -8,11 +8,13 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.cut import sendable
-from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
+from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
+from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
 from koroku_desktop.agent.tool_calls import (  # the answers stay importable from here
@@ -37,6 +39,8 @@ from koroku_desktop.domain.parts import (
     visible_text,
 )
 from koroku_desktop.domain.projection import largest_in_turn
+from koroku_desktop.domain.remembered import Remembered, remembered_part
+from koroku_desktop.domain.turn_time import time_note
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
@@ -65,6 +69,12 @@ class AgentOptions:
     workspace: Path
     data_dir: Path
     compact_at_tokens: int = 100_000
+    thinking_level: str = ""
+    """Gemini's thinking level for turns ("" = the model's default)."""
+    quick_thinking_level: str = "low"
+    """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
+    surface_memories: bool = True
+    """Attach related past passages to each new user turn (needs `Agent.memories`)."""
 
 
 class Agent:
@@ -103,6 +113,12 @@ class Agent:
         self.after_turn: list[AfterTurn] = []
         """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
         self._gate = TurnGate(log, conversation_id, turn_lock, self.hooks.on_turn_waiting)
+        self.clock: Callable[[], datetime] = datetime.now
+        """When a user turn is sent (its time note); tests drive it instead of sleeping."""
+        self.turn_from_seq: int | None = None
+        """The first seq of the running (or last) turn: searches leave its own events out."""
+        self.memories: MemorySurfacer | None = None
+        """Finds past passages to attach to a new user turn (None: never)."""
 
     # -- the live context --------------------------------------------------------------
 
@@ -201,16 +217,22 @@ class Agent:
     # -- turns -------------------------------------------------------------------------
 
     async def run_turn(
-        self, text: str | None, *, turn_id: str | None = None, wait: bool = True
+        self,
+        text: str | None,
+        *,
+        turn_id: str | None = None,
+        wait: bool = True,
+        quick: bool = False,
     ) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
 
         Turns are serialised, in this process (FIFO) and across processes (the lease): a
         second call waits for the first to finish, or raises `TurnBusyError` if not `wait`.
-        `turn_id` lets a front end know the turn's events before they exist.
+        `turn_id` lets a front end know the turn's events before they exist. `quick`
+        (quick-ask) uses the quick thinking level.
         """
         async with self.hold_turn(wait=wait, turn_id=turn_id, counted=True) as turn:
-            inner = asyncio.create_task(self._turn(text))
+            inner = asyncio.create_task(self._turn(text, quick))
             self._current = inner
             try:
                 result = await inner
@@ -242,14 +264,20 @@ class Agent:
 
     def context_meter(self) -> ContextMeter:
         """How much of the compaction threshold the live context uses (an estimate)."""
-        return ContextMeter(self.estimate_context_tokens(), self.options.compact_at_tokens)
+        prompt, cached = last_reply_usage(self._view.messages if self._view else [])
+        return ContextMeter(
+            self.estimate_context_tokens(), self.options.compact_at_tokens, prompt, cached
+        )
 
     def estimate_context_tokens(self) -> int:
         """The live context's size in tokens, estimated (see `context_size.estimate_tokens`)."""
         return 0 if self._view is None else estimate_tokens(self._view)
 
     def request(
-        self, tools_offered: bool = True, contents: list[MessageEvent] | None = None
+        self,
+        tools_offered: bool = True,
+        contents: list[MessageEvent] | None = None,
+        thinking_level: str | None = None,
     ) -> ModelRequest:
         """The request the next step sends: system instruction, live contents, tools.
 
@@ -265,27 +293,37 @@ class Agent:
             system_instruction=instruction,
             contents=self._recent_contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
+            thinking_level=opts.thinking_level if thinking_level is None else thinking_level,
         )
 
     def _recent_contents(self) -> list[MessageEvent]:
         contents, self.overflowing = sendable(self.view, 2 * self.options.compact_at_tokens)
         return contents
 
-    async def _turn(self, text: str | None) -> TurnResult:
+    async def _turn(self, text: str | None, quick: bool = False) -> TurnResult:
         view = self.view
+        self.turn_from_seq = view.last_user_seq()  # a retry: its question starts the turn
         # We hold the lease, so whoever made a dangling call is gone: answer it now.
         repair = view.repair()
         if repair is not None:
             log.warning(
                 "answering %d dangling tool call(s) from an interrupted turn", len(repair.parts)
             )
-            await self.append([repair])
+            self.turn_from_seq = (await self.append([repair]))[0].seq
         if text is not None:
-            await self.append(
-                [MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])]
-            )
+            parts = [time_note(self.clock()), TextPart(text=text)]
+            try:
+                remembered = await self._remembered(text)
+            except asyncio.CancelledError:
+                await self.append([MessageEvent(role="user", origin="person", parts=parts)])
+                return TurnResult(text="", cancelled=True, last_seq=self.view.last_seq)
+            if remembered:
+                parts.append(remembered_part(remembered))
+            (user,) = await self.append([MessageEvent(role="user", origin="person", parts=parts)])
+            self.turn_from_seq = user.seq if repair is None else self.turn_from_seq
         self.hooks.on_turn_started(text)
-        state = TurnState(calls_made=view.tool_calls_since_user_turn())
+        level = self.options.quick_thinking_level if quick else self.options.thinking_level
+        state = TurnState(calls_made=view.tool_calls_since_user_turn(), thinking_level=level)
         try:
             return await self._loop(state)
         except asyncio.CancelledError:
@@ -296,6 +334,12 @@ class Agent:
                 cancelled=True,
                 last_seq=self.view.last_seq,
             )
+
+    async def _remembered(self, text: str) -> list[Remembered]:
+        """Past passages related to `text` that the model does not already see."""
+        if self.memories is None or not self.options.surface_memories:
+            return []
+        return await self.memories.for_turn(text, self.view, None)  # nothing of it is stored yet
 
     async def _loop(self, state: TurnState) -> TurnResult:
         calls_without_tools = 0
@@ -310,7 +354,9 @@ class Agent:
                 self.hooks.on_text_delta(piece)
 
             try:
-                reply = await self.model.generate(self.request(tools_offered), on_delta)
+                reply = await self.model.generate(
+                    self.request(tools_offered, thinking_level=state.thinking_level), on_delta
+                )
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
                 if exc.kind == "too_large":

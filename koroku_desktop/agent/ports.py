@@ -10,6 +10,7 @@ from koroku_desktop.domain.events import Event, LogEntry, MessageEvent, StoredEv
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
+from koroku_desktop.domain.recall import EmbeddingBatch, EmbeddingStatus, VectorMatch
 
 
 class LogReader(Protocol):
@@ -148,4 +149,56 @@ class Approver(Protocol):
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         """Answer one request; must not raise for a plain 'no'."""
+        ...
+
+
+class Embedder(Protocol):
+    """An embedding model: stored text and queries to vectors (`ModelError` on failure)."""
+
+    model: str
+    dimensions: int
+
+    async def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per stored text, in order."""
+        ...
+
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of a search query."""
+        ...
+
+
+class RecallStore(Protocol):
+    """What recall by meaning reads and writes in the log's file (store/vectors.py)."""
+
+    def status(self, model: str, dimensions: int) -> EmbeddingStatus:
+        """How far the log is embedded with this model (a scan: not on every turn)."""
+        ...
+
+    def pending(self, model: str, dimensions: int, max_events: int = 64) -> EmbeddingBatch:
+        """The chunks of the next events not yet embedded with this model."""
+        ...
+
+    def store(
+        self, model: str, dimensions: int, batch: EmbeddingBatch, vectors: list[list[float]]
+    ) -> None:
+        """Save a batch's vectors and move the progress past it."""
+        ...
+
+    def nearest(
+        self,
+        model: str,
+        dimensions: int,
+        query: list[float],
+        limit: int,
+        below_seq: int | None = None,
+    ) -> list[VectorMatch]:
+        """Events most similar to `query`, best first."""
+        ...
+
+    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[SearchHit]:
+        """Full-text matches of any of the words, best BM25 rank first."""
+        ...
+
+    def hits(self, seqs: list[int]) -> dict[int, SearchHit]:
+        """Search hits for events by seq (snippet: the start of their text)."""
         ...

@@ -74,6 +74,7 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             | b.ClearedBlock()
             | b.RejectedBlock()
             | b.DamagedBlock()
+            | b.RememberedBlock()
         ):
             return ""
         case _:

@@ -29,6 +29,8 @@ class TurnState:
     """What one turn has done so far (for cancellation and the result)."""
 
     calls_made: int
+    thinking_level: str = ""
+    """Gemini's thinking level for this turn's requests ("" = the model's default)."""
     partial_text: list[str] = field(default_factory=list)
     executed: int = 0
     budget_exhausted: bool = False

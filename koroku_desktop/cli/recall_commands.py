@@ -39,11 +39,23 @@ def register(sub: Any) -> None:
     compact.set_defaults(handler=cmd_compact)
 
     search = sub.add_parser(
-        "search", help="search everything ever said, newest first (exit 1: no match)"
+        "search",
+        help="search everything ever said, by keywords and meaning, best first (exit 1: no match)",
     )
-    search.add_argument("query", nargs="+", help="words that must all appear; `word*` = prefix")
+    search.add_argument("query", nargs="*", help="what to look for (words, or a question)")
     search.add_argument("--json", action="store_true", help="the matches as a JSON list")
     search.add_argument("-n", "--limit", type=int, default=20, help="most matches (default 20)")
+    search.add_argument(
+        "--keyword",
+        action="store_true",
+        help="keywords only: every word must appear (`word*` = prefix), newest first",
+    )
+    search.add_argument(
+        "--status", action="store_true", help="how much of the log is embedded for search"
+    )
+    search.add_argument(
+        "--backfill", action="store_true", help="embed what is not embedded yet, now"
+    )
     search.set_defaults(handler=cmd_search)
 
     export = sub.add_parser("export", help="write the log as Markdown or as JSON")
@@ -108,11 +120,23 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    """Print the matches: seq, date, role and a highlighted snippet, newest first."""
+    """Print the matches: seq, date, role and a highlighted snippet, best first.
+
+    By keywords and meaning when a key is set and the embedding service answers; otherwise
+    (and with `--keyword`) by keywords only, newest first, saying so on stderr. Only
+    `--backfill` writes (vectors); everything else opens the log read-only.
+    """
     query = argument_text(args.query)
+    if not query and not (args.status or args.backfill):
+        print("koroku search: say what to look for (or use --status)", file=sys.stderr)
+        return 2
     try:
-        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
-            hits = runtime.log.search(query, max(1, args.limit))
+        with open_runtime(
+            TerminalApprover(), need_key=False, read_only=not args.backfill
+        ) as runtime:
+            if args.status or args.backfill:
+                return embedding_status(runtime, backfill=args.backfill)
+            hits = find(runtime, query, max(1, args.limit), keyword=args.keyword)
     except CliExit as exc:
         return exc.code
     if args.json:
@@ -127,6 +151,53 @@ def cmd_search(args: argparse.Namespace) -> int:
             f"#{hit.seq:<6} {when(hit.created_at)}  {_who(hit):<7}  {highlight(hit.snippet, color)}"
         )
     return 0
+
+
+def find(runtime: Runtime, query: str, limit: int, *, keyword: bool) -> list[SearchHit]:
+    """The hybrid search's hits, or (keyword-only) the full-text matches, newest first."""
+    if not keyword and runtime.search is not None:
+        result = asyncio.run(runtime.search.search(query, limit))
+        if result.mode == "hybrid" and result.hits:
+            return [h.hit for h in result.hits]
+        if result.note:
+            print(f"koroku search: {result.note}", file=sys.stderr)
+    # Nothing by meaning (or keywords only): every word, newest first; this search also
+    # reads rows a read-only file has not folded into the index yet.
+    return runtime.log.search(query, limit)
+
+
+def embedding_status(runtime: Runtime, *, backfill: bool) -> int:
+    """Print how much of the log is embedded; with `backfill`, embed the rest first."""
+    worker = runtime.background_embedder
+    if worker is None:
+        return 1
+    model, dims = worker.embedder.model, worker.embedder.dimensions
+    if backfill:
+        total = asyncio.run(_backfill(runtime))
+        print(f"embedded {total:,} events", file=sys.stderr)
+    status = runtime.log.vectors.status(model, dims)
+    done = status.last_seq and status.done_seq
+    print(
+        f"{model} ({dims} dimensions): embedded up to event #{done:,} of #{status.last_seq:,};"
+        f" {status.pending_events:,} events waiting; {status.vectors:,} vectors stored"
+    )
+    if worker.last_error:
+        print(f"embedding paused: {worker.last_error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _backfill(runtime: Runtime) -> int:
+    worker = runtime.background_embedder
+    assert worker is not None
+    total = 0
+    while True:
+        done = await worker.catch_up(max_batches=16)
+        total += done
+        if done == 0 or worker.last_error:
+            await worker.stop()
+            return total
+        print(f"… {total:,} events embedded", file=sys.stderr)
 
 
 # -- export ---------------------------------------------------------------------------------

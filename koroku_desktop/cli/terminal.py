@@ -29,6 +29,8 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"── {marker_text(block)} ──"
         case b.NoticeBlock():
             return f"  {notice_text(block)}"
+        case b.RememberedBlock(passages=passages):
+            return "\n".join(f"  (remembered #{p.seq}: {p.text[:100]})" for p in passages)
         case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():
             return ""
         case _:

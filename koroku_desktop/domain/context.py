@@ -159,6 +159,13 @@ class ContextView:
             count += len(event.function_calls)
         return count
 
+    def last_user_seq(self) -> int | None:
+        """The seq of the last real user turn in the live context (None: there is none)."""
+        for stored in reversed(self.messages):
+            if isinstance(stored.event, MessageEvent) and stored.event.is_user_turn:
+                return stored.seq
+        return None
+
     def pending_calls(self) -> list[FunctionCallPart]:
         """Calls of the last model content that have no responses yet (crash, cancel...)."""
         if not self._events:

@@ -23,6 +23,8 @@ class Usage(BaseModel):
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     thoughts_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Prompt tokens served from Gemini's prompt cache (`cachedContentTokenCount`)."""
     model: str | None = None
     latency_ms: float | None = None
 

@@ -25,6 +25,8 @@ class ModelRequest:
     system_instruction: str
     contents: list[MessageEvent]
     tools: list[ToolSpec] = field(default_factory=list)
+    thinking_level: str = ""
+    """Gemini's thinking level ("minimal", "low", "medium", "high"; "" = the model's own)."""
 
 
 _CUT_OFF = {

@@ -261,7 +261,10 @@ class GeminiChatModel:
             system_instruction=request.system_instruction or None,
             tools=tools_to_sdk(request.tools),
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
-            thinking_config=types.ThinkingConfig(include_thoughts=True),
+            thinking_config=types.ThinkingConfig(
+                include_thoughts=True,
+                thinking_level=_thinking_level(request.thinking_level),
+            ),
         )
 
     def _error(self, exc: BaseException) -> ModelError:
@@ -305,6 +308,7 @@ class _StreamSummary:
             prompt_tokens=meta.prompt_token_count if meta else None,
             output_tokens=meta.candidates_token_count if meta else None,
             thoughts_tokens=meta.thoughts_token_count if meta else None,
+            cached_tokens=meta.cached_content_token_count if meta else None,
             model=self.model_version or model,
             latency_ms=round(latency_ms, 1),
         )
@@ -321,6 +325,14 @@ class _StreamSummary:
         return ModelError(
             "unknown", f"Gemini returned an empty reply (finish reason: {reason}).{detail}"
         )
+
+
+def _thinking_level(level: str) -> types.ThinkingLevel | None:
+    """The SDK's thinking level for a setting ("" or an unknown name: the model's default)."""
+    try:
+        return types.ThinkingLevel(level.upper()) if level else None
+    except ValueError:
+        return None
 
 
 def _visible_text(part: Part) -> str:

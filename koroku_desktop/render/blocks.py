@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from koroku_desktop.domain.remembered import Remembered
+
 Speaker = Literal["user", "model", "tools", "repair", "marker"]
 """Who an entry is from: the person, the model, Koroku's tool runner, a repair of an
 interrupted call, or nobody (a marker: compaction, clear, set-aside message, damaged row)."""
@@ -77,6 +79,13 @@ class UnknownBlock:
 
 
 @dataclass(slots=True)
+class RememberedBlock:
+    """Past passages Koroku surfaced with a user turn (shown as "Remembered" chips)."""
+
+    passages: tuple[Remembered, ...]
+
+
+@dataclass(slots=True)
 class NoticeBlock:
     """A note under a message, e.g. an answer cut off by the output limit or a safety stop."""
 
@@ -124,6 +133,7 @@ Block = (
     | CodeBlock
     | AttachmentBlock
     | UnknownBlock
+    | RememberedBlock
     | NoticeBlock
     | CompactionBlock
     | ClearedBlock

@@ -22,6 +22,8 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.model_io import finish_notice
+from koroku_desktop.domain.remembered import parse_remembered
+from koroku_desktop.domain.turn_time import without_time_note
 from koroku_desktop.render.blocks import (
     AttachmentBlock,
     Block,
@@ -33,6 +35,7 @@ from koroku_desktop.render.blocks import (
     MarkerBlock,
     NoticeBlock,
     RejectedBlock,
+    RememberedBlock,
     Speaker,
     TextBlock,
     ThoughtBlock,
@@ -89,6 +92,21 @@ def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
+def _content_blocks(message: MessageEvent) -> tuple[Block, ...]:
+    """The blocks of a message's parts. In a person's turn the time note (for the model) is
+    not shown, and surfaced past passages are a `RememberedBlock`."""
+    if not (message.role == "user" and message.origin == "person"):
+        return part_blocks(message.parts)
+    blocks: list[Block] = []
+    for part in without_time_note(message.parts):
+        passages = parse_remembered(part)
+        if passages is not None:
+            blocks.append(RememberedBlock(tuple(passages)))
+        elif (block := part_block(part)) is not None:
+            blocks.append(block)
+    return tuple(blocks)
+
+
 def event_marker(event: Event) -> MarkerBlock | None:
     """The marker a boundary event stands for (None for a message)."""
     match event:
@@ -109,7 +127,7 @@ def event_marker(event: Event) -> MarkerBlock | None:
 
 def message_blocks(event: MessageEvent) -> tuple[Block, ...]:
     """A message's parts as blocks, then a notice when the answer ended early (cut off...)."""
-    blocks = part_blocks(event.parts)
+    blocks = _content_blocks(event)
     notice = finish_notice(event.finish_reason)
     return blocks if notice is None else (*blocks, NoticeBlock(notice))
 

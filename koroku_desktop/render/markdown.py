@@ -50,6 +50,9 @@ def block_markdown(
             return f"*[{attachment_text(block)}]*"
         case b.UnknownBlock():
             return "*[a part of an unknown kind]*"
+        case b.RememberedBlock(passages=passages):
+            lines = "\n".join(f"- #{p.seq} ({p.when}, {p.who}): {p.text}" for p in passages)
+            return f"*Remembered from earlier:*\n\n{lines}"
         case b.CompactionBlock(summary=summary):
             return f"> **{marker_text(block)}**\n>\n{quote(summary)}"
         case b.ClearedBlock():

@@ -158,12 +158,27 @@ def _m005_turn_leases(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m006_vectors(conn: sqlite3.Connection) -> None:
+    # Embeddings of the log (see store/vectors.py): one space per model and dimensionality.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS vector_spaces ("
+        "id INTEGER PRIMARY KEY, model TEXT NOT NULL, dims INTEGER NOT NULL,"
+        " done_seq INTEGER NOT NULL, created_at REAL NOT NULL, UNIQUE (model, dims))"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS event_vectors ("
+        "space INTEGER NOT NULL, seq INTEGER NOT NULL, chunk INTEGER NOT NULL,"
+        " scale REAL NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (space, seq, chunk))"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
     Migration("m003_fts_pending", _m003_fts_pending),
     Migration("m004_event_ids", _m004_event_ids),
     Migration("m005_turn_leases", _m005_turn_leases),
+    Migration("m006_vectors", _m006_vectors),
 )
 
 

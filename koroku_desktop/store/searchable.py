@@ -29,7 +29,8 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
-        case b.NoticeBlock() | b.RejectedBlock():
+        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
+            # remembered passages are indexed where they were said
             return ""
         case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
             return ""
@@ -58,3 +59,81 @@ def fts_query(user_text: str) -> str | None:
         quoted = '"' + core.replace('"', '""') + '"'
         terms.append(quoted + "*" if prefix else quoted)
     return " ".join(terms) if terms else None
+
+
+QUESTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+"""Words too common to rank by: left out of `fts_any_query` (the hybrid search's keyword leg)."""
+
+
+def fts_any_query(user_text: str) -> str | None:
+    """An FTS5 query matching ANY of the text's words (common ones left out), for BM25 ranking.
+
+    A natural question ("what colour is my car?") rarely has every word in one event; ranked
+    by BM25, events with the rarer words come first. None when nothing is left to search for.
+    """
+    words: dict[str, None] = {}
+    for token in user_text.split():
+        core = "".join(ch for ch in token if ch.isalnum() or ch in "-_'").strip("-_'")
+        if core and core.lower() not in QUESTION_WORDS:
+            words['"' + core.replace('"', '""') + '"'] = None
+    return " OR ".join(words) if words else None

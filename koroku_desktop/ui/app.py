@@ -167,6 +167,10 @@ class Desktop(QObject):
                 self.runtime.model.connect()
             except Exception:
                 log.warning("warming up the Gemini client failed", exc_info=True)
+            if self.runtime.background_embedder is not None:
+                self.runtime.background_embedder.kick()  # backfill what is not embedded yet
+            if self.runtime.search is not None:
+                await self.runtime.search.warm()
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -235,6 +239,8 @@ class Desktop(QObject):
                 self.runtime.export_to_file,
                 self.runtime.paths.memory,
                 self.runtime.agent.conversation_id,
+                find=self.runtime.find,
+                progress=self.runtime.embedding_progress,
             )
         else:
             self.history.refresh()

@@ -68,6 +68,7 @@ class AgentBridge(QObject):
     error = Signal(str)
     compaction_done = Signal(object)  # CompactionEvent
     context_meter = Signal(int, int)  # used, threshold
+    context_cache_note = Signal(str)  # how much of the last request came from the cache
     status = Signal(str)  # a passing status text (e.g. the progress of a long compaction)
     queue_changed = Signal(list)  # texts waiting for their turn
     busy_changed = Signal(bool)
@@ -206,6 +207,7 @@ class AgentBridge(QObject):
 
     def _on_meter(self, meter: ContextMeter) -> None:
         self.context_meter.emit(meter.used_tokens, meter.threshold_tokens)
+        self.context_cache_note.emit(meter.cache_note())
 
     # -- reading -----------------------------------------------------------------------
 
@@ -230,9 +232,9 @@ class AgentBridge(QObject):
 
     # -- intents -----------------------------------------------------------------------
 
-    async def _run(self, text: str | None, turn_id: str) -> TurnResult | None:
+    async def _run(self, text: str | None, turn_id: str, quick: bool = False) -> TurnResult | None:
         try:
-            return await self.agent.run_turn(text, turn_id=turn_id)
+            return await self.agent.run_turn(text, turn_id=turn_id, quick=quick)
         except asyncio.CancelledError:
             self._dequeue(turn_id)
             raise
@@ -247,7 +249,9 @@ class AgentBridge(QObject):
                 self._set_waiting("")
                 self.busy_changed.emit(False)
 
-    def _start(self, text: str | None, turn_id: str | None) -> asyncio.Task[TurnResult | None]:
+    def _start(
+        self, text: str | None, turn_id: str | None, quick: bool = False
+    ) -> asyncio.Task[TurnResult | None]:
         """Book the turn now (busy, queue) and run it as a task on the loop."""
         turn_id = turn_id or new_id()
         queued = self._active > 0
@@ -261,22 +265,27 @@ class AgentBridge(QObject):
                 self._emit_queue()
             else:
                 self._head = entry
-        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(self._run(text, turn_id))
+        task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(
+            self._run(text, turn_id, quick)
+        )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
         return task
 
     @Slot(str)
-    def send(self, text: str, turn_id: str | None = None) -> asyncio.Task[TurnResult | None] | None:
+    def send(
+        self, text: str, turn_id: str | None = None, quick: bool = False
+    ) -> asyncio.Task[TurnResult | None] | None:
         """Send a message (an async slot: returns the turn's task at once).
 
         While a turn runs (here or in another front end) the message is queued, shown as
         queued, and sent in order. `turn_id` (default: a new one) is what its events carry.
+        `quick` (quick-ask) runs it at the quick thinking level.
         """
         text = text.strip()
         if not text:
             return None
-        return self._start(text, turn_id)
+        return self._start(text, turn_id, quick)
 
     @Slot()
     def retry(self) -> asyncio.Task[TurnResult | None]:

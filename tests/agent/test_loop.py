@@ -14,6 +14,8 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import CANCELLED, DENIED, OVER_BUDGET, Agent, AgentOptions
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.parts import visible_text
+from koroku_desktop.domain.turn_time import without_time_note
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -119,7 +121,7 @@ async def test_turns_run_one_at_a_time_in_the_order_asked(
     second = asyncio.create_task(s.agent.run_turn("two"))
     results: list[TurnResult] = await asyncio.gather(first, second)
     assert [r.text for r in results] == ["answer one", "answer two"]
-    texts = [m.parts[0].text for m in _messages(s.log)]  # type: ignore[union-attr]
+    texts = [visible_text(without_time_note(m.parts)) for m in _messages(s.log)]
     assert texts == ["one", "answer one", "two", "answer two"]
 
 

@@ -128,17 +128,44 @@ def test_threshold_compaction_history_search_and_meter(
     assert re.search(r"\[\d+% context left before compaction\]", chat.stderr)
     assert koroku.kinds()[-1] == "cleared"
 
-    found = koroku.ok("search", "swordfish").stdout.splitlines()
+    found = koroku.ok("search", "--keyword", "swordfish").stdout.splitlines()
     assert len(found) == 2
     seqs = [int(re.match(r"#(\d+)", line).group(1)) for line in found]  # type: ignore[union-attr]
     assert seqs == sorted(seqs, reverse=True)  # newest first
     assert "[[swordfish]]" in found[-1] and "user" in found[-1]
-    hits = json.loads(koroku.ok("search", "vault", "password", "--json").stdout)
+    hits = json.loads(koroku.ok("search", "--keyword", "vault", "password", "--json").stdout)
     assert [h["snippet"].count("[[") for h in hits] == [2]
     assert set(hits[0]) >= {"seq", "date", "role", "snippet"} and hits[0]["role"] == "user"
-    summary_hit = json.loads(koroku.ok("search", "SUMMARY", "--json").stdout)
+    summary_hit = json.loads(koroku.ok("search", "--keyword", "SUMMARY", "--json").stdout)
     assert summary_hit and summary_hit[0]["kind"] == "compaction"
     assert koroku.run("search", "nothing-like-this").returncode == 1
+
+
+def test_search_by_meaning_status_backfill_and_no_key(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    koroku.ok("ask", "my car is painted crimson")
+    koroku.ok("ask", "buy oat milk and bread")
+    assert koroku.run("search", "--keyword", "automobile", "colour").returncode == 1
+
+    backfilled = koroku.ok("search", "--backfill")
+    assert "embedded" in backfilled.stderr
+    status = koroku.ok("search", "--status").stdout
+    assert "gemini-embedding-001 (768 dimensions)" in status and " 0 events waiting" in status
+
+    found = koroku.ok("search", "automobile", "colour", "--json")
+    hits = json.loads(found.stdout)
+    assert "crimson" in hits[0]["snippet"] and hits[0]["role"] == "user"
+    assert found.stderr == ""
+
+    no_key = koroku.run("search", "automobile", "colour", GEMINI_API_KEY="")
+    assert no_key.returncode == 1
+    assert "keyword search only: no Gemini API key" in no_key.stderr
+
+    fake_gemini.embedding_outage = 503
+    down = koroku.run("search", "crimson")
+    assert down.returncode == 0 and "crimson" in down.stdout
+    assert "keyword search only: search by meaning failed" in down.stderr
 
 
 def test_compact_now_prints_tokens_before_and_after(koroku: Koroku) -> None:

@@ -57,7 +57,7 @@ def test_first_ask_sends_recent_turns_then_compacts_with_progress(
     first = fake_gemini.generate_requests()[0]
     assert first.system_text != SUMMARIZER_INSTRUCTION
     assert len(first.contents) < EVENTS // 3  # only the most recent turns that fit
-    assert first.contents[-1]["parts"][0]["text"] == "what now?"
+    assert first.last_text() == "what now?"
     summaries = [
         r for r in fake_gemini.generate_requests() if r.system_text == SUMMARIZER_INSTRUCTION
     ]

@@ -30,7 +30,7 @@ def test_ask_prints_only_the_answer_and_remembers_it(
     assert again.returncode == 0, again.stderr
     sent = fake_gemini.generate_requests()[-1].contents
     assert [c["role"] for c in sent] == ["user", "model", "user"]
-    assert sent[0]["parts"][0]["text"] == "hi there"
+    assert sent[0]["parts"][-1]["text"] == "hi there"  # after the time note
 
 
 def test_ask_reads_stdin_with_dash(koroku: Koroku, fake_gemini: FakeGemini) -> None:

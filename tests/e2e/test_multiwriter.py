@@ -19,7 +19,7 @@ import pytest
 
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from tests.e2e.conftest import Koroku
-from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply
+from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
 
 
@@ -28,7 +28,7 @@ def question_of(request: ReceivedRequest) -> str:
     for content in reversed(request.contents):
         parts = content.get("parts", [])
         if content.get("role") == "user" and not any("functionResponse" in p for p in parts):
-            return "".join(str(p.get("text", "")) for p in parts)
+            return said_text(parts)
     return ""
 
 
@@ -52,9 +52,7 @@ def message_rows(koroku: Koroku) -> list[tuple[str, str, str, str]]:
         "SELECT payload, turn_id FROM events WHERE kind = 'message' ORDER BY seq"
     ):
         data = json.loads(str(payload))
-        text = "".join(p.get("text", "") for p in data["parts"]) or ",".join(
-            p["kind"] for p in data["parts"]
-        )
+        text = said_text(data["parts"]) or ",".join(p["kind"] for p in data["parts"])
         out.append((data["role"], str(data.get("origin")), str(turn_id), text))
     return out
 
@@ -223,7 +221,7 @@ class Repl:
 
 
 def _texts(request: ReceivedRequest) -> list[str]:
-    return ["".join(str(p.get("text", "")) for p in c.get("parts", [])) for c in request.contents]
+    return [said_text(c.get("parts", [])) for c in request.contents]
 
 
 def test_a_chat_repl_sees_another_process_turn_and_its_compaction(

@@ -22,6 +22,18 @@ JsonDict = dict[str, Any]
 _PATH_RE = re.compile(r"/models/(?P<model>[^/:?]+):(?P<method>[A-Za-z]+)")
 
 
+TIME_NOTE_PREFIX = "[Koroku: this message was sent on "
+"""How Koroku's time note part begins (koroku_desktop.domain.turn_time)."""
+KOROKU_NOTE_PREFIX = "[Koroku: "
+"""How the parts Koroku adds to a person's turn begin (the time note, remembered passages)."""
+
+
+def said_text(parts: list[JsonDict]) -> str:
+    """The text of a content's parts as the person wrote it: Koroku's own notes left out."""
+    texts = (str(p.get("text", "")) for p in parts)
+    return "".join(t for t in texts if not t.startswith(KOROKU_NOTE_PREFIX))
+
+
 class ReceivedRequest(NamedTuple):
     """One request as the fake received it: the URL path (with query) and the JSON body."""
 
@@ -69,10 +81,13 @@ class ReceivedRequest(NamedTuple):
         return bool(self.body.get("tools"))
 
     def last_text(self) -> str:
-        """The text of the last content (what the user just said, usually)."""
+        """The text of the last content (what the user just said, usually).
+
+        Koroku's time note (a part of its own at the start of a user turn) is left out.
+        """
         if not self.contents:
             return ""
-        return "".join(str(p.get("text", "")) for p in self.contents[-1].get("parts", []))
+        return said_text(self.contents[-1].get("parts", []))
 
 
 @dataclass(frozen=True)
@@ -220,6 +235,26 @@ def estimate_tokens(payload: Any) -> int:
     return max(1, len(json.dumps(payload, ensure_ascii=False)) // 4)
 
 
+def cache_pieces(body: JsonDict) -> list[str]:
+    """A request's prompt as the implicit cache sees it: the preamble, then each content."""
+    preamble = json.dumps([body.get("systemInstruction"), body.get("tools")], sort_keys=True)
+    contents = body.get("contents") or []
+    return [preamble, *(json.dumps(c, sort_keys=True) for c in contents)]
+
+
+def cached_prefix_tokens(previous: list[str], current: list[str]) -> int:
+    """Tokens of the leading pieces `current` shares byte for byte with `previous` (0: none).
+
+    Like Gemini's implicit cache: a changed preamble (system instruction, tools) misses all.
+    """
+    shared = 0
+    for old, new in zip(previous, current, strict=False):
+        if old != new:
+            break
+        shared += 1
+    return sum(len(p) for p in current[:shared]) // 4
+
+
 def prompt_tokens(body: JsonDict) -> int:
     """The prompt size of a request, counted the same way for every method."""
     return estimate_tokens([body.get(k) for k in ("contents", "systemInstruction", "tools")])
@@ -327,6 +362,7 @@ def response_body(
     thought_chars: int,
     final: bool,
     response_id: str,
+    cached_tokens: int = 0,
     finish_reason: str = "STOP",
 ) -> JsonDict:
     """One GenerateContentResponse (a whole reply, or one stream event) with usage metadata."""
@@ -343,6 +379,8 @@ def response_body(
     }
     if thoughts:
         usage["thoughtsTokenCount"] = thoughts
+    if cached_tokens:
+        usage["cachedContentTokenCount"] = min(cached_tokens, prompt)
     return {
         "candidates": [candidate],
         "usageMetadata": usage,

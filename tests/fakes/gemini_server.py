@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from tests.fakes.gemini_embeddings import batch_embed_response
 from tests.fakes.gemini_replies import (
     BlockedReply,
     CallsReply,
@@ -36,6 +37,8 @@ from tests.fakes.gemini_replies import (
     Step,
     TextReply,
     blocked_body,
+    cache_pieces,
+    cached_prefix_tokens,
     error_body,
     prompt_tokens,
     render,
@@ -45,7 +48,8 @@ from tests.fakes.gemini_replies import (
 from tests.fakes.gemini_rules import check_contents, check_size
 
 BAD_KEY = "bad-key"
-_METHODS = ("generateContent", "streamGenerateContent", "countTokens")
+_GENERATE = ("generateContent", "streamGenerateContent")
+_METHODS = ("generateContent", "streamGenerateContent", "countTokens", "batchEmbedContents")
 _BAD_KEY_DETAILS: list[JsonDict] = [
     {
         "@type": "type.googleapis.com/google.rpc.ErrorInfo",
@@ -125,6 +129,10 @@ class FakeGemini:
         self._steps: deque[Step] = deque()
         self._fallback: Reply | ReplyFn | None = None
         self._issued: dict[str, bytes | None] = {}
+        self.embedding_outage: int | None = None
+        """While set: every embedding request fails with this HTTP status (0: dropped)."""
+        self._cache_pieces: list[str] = []
+        """The previous generate request's prompt, for the implicit-cache usage figure."""
         self._lock = threading.Lock()
         self._conns: set[socket.socket] = set()
         self._stopping = threading.Event()
@@ -279,7 +287,7 @@ class FakeGemini:
     def generate_requests(self) -> list[ReceivedRequest]:
         """The received generateContent / streamGenerateContent requests."""
         with self._lock:
-            return [r for r in self.requests if r.method != "countTokens"]
+            return [r for r in self.requests if r.method in _GENERATE]
 
     # -- serving --------------------------------------------------------------------------
 
@@ -341,6 +349,9 @@ class FakeGemini:
             message = "API key not valid. Please pass a valid API key."
             handler.send_json(400, error_body(400, message, _BAD_KEY_DETAILS))
             return
+        if request.method == "batchEmbedContents":
+            self._answer_embeddings(handler, request)
+            return
         is_generate = request.method != "countTokens"
         step = self._next_step(request, is_generate)
         if self._answer_failure(handler, step, request):
@@ -360,6 +371,20 @@ class FakeGemini:
             return
         assert not isinstance(reply, ErrorReply | DropReply)
         self._send_content(handler, request, reply, mid_drop=isinstance(step, DropReply))
+
+    def embed_requests(self) -> list[ReceivedRequest]:
+        """The received `:batchEmbedContents` requests."""
+        with self._lock:
+            return [r for r in self.requests if r.method == "batchEmbedContents"]
+
+    def _answer_embeddings(self, handler: _Handler, request: ReceivedRequest) -> None:
+        outage = self.embedding_outage
+        if outage == 0:
+            handler.drop()
+        elif outage is not None:
+            handler.send_json(outage, error_body(outage, "The embedding service is down."))
+        else:
+            handler.send_json(200, batch_embed_response(request.body, request.model))
 
     @staticmethod
     def _answer_failure(handler: _Handler, step: Reply | None, request: ReceivedRequest) -> bool:
@@ -394,8 +419,11 @@ class FakeGemini:
             handler.end_stream()
             return
         rendered = render(reply, request, stream)
+        pieces = cache_pieces(request.body)
         with self._lock:
             self._issued.update(rendered.signed_calls)
+            cached = cached_prefix_tokens(self._cache_pieces, pieces)
+            self._cache_pieces = pieces
         response_id = secrets.token_urlsafe(12)
         output_chars = 0
         bodies: list[JsonDict] = []
@@ -410,6 +438,7 @@ class FakeGemini:
                     thought_chars=rendered.thought_chars,
                     final=final,
                     response_id=response_id,
+                    cached_tokens=cached,
                     finish_reason=rendered.finish_reason,
                 )
             )

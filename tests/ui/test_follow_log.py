@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.ui.app import Desktop
-from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply
+from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import texts, type_and_send
 
@@ -44,12 +44,12 @@ def question(request: ReceivedRequest) -> str:
     for content in reversed(request.contents):
         parts = content.get("parts", [])
         if content.get("role") == "user" and not any("functionResponse" in p for p in parts):
-            return "".join(str(p.get("text", "")) for p in parts)
+            return said_text(parts)
     return ""
 
 
 def contents_text(request: ReceivedRequest) -> list[str]:
-    return ["".join(str(p.get("text", "")) for p in c.get("parts", [])) for c in request.contents]
+    return [said_text(c.get("parts", [])) for c in request.contents]
 
 
 def answer(request: ReceivedRequest) -> Reply:

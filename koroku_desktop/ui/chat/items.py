@@ -15,14 +15,24 @@ from koroku_desktop.domain.parts import FunctionCallPart
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.text import attachment_text, fence
+from koroku_desktop.ui.chat.remembered import remembered_chips, remembered_details
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
-# attachments join that row); thought, tool (a call, closed by its result), compaction, cleared
-# and notice (a damaged row) map one to one. `status` (what the running turn does now) and
-# `turn_notice` (how a turn ended: stopped, failed, budget, cut off) come from the live turn,
-# not from the log (see ui/chat/turn_rows.py).
+# attachments join that row); thought, tool (a call, closed by its result), compaction, cleared,
+# notice (a damaged row) and remembered (passages surfaced for a message) map one to one.
+# `status` (what the running turn does now) and `turn_notice` (how a turn ended: stopped,
+# failed, budget, cut off) come from the live turn, not from the log (see ui/chat/turn_rows.py).
 ItemKind = Literal[
-    "user", "model", "thought", "tool", "compaction", "cleared", "notice", "status", "turn_notice"
+    "user",
+    "model",
+    "thought",
+    "tool",
+    "compaction",
+    "cleared",
+    "notice",
+    "remembered",
+    "status",
+    "turn_notice",
 ]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
@@ -155,6 +165,9 @@ def items_for_entry(
                 add_text(role_kind, f"\n\n*[{attachment_text(block)}]*\n\n")
             case b.UnknownBlock():
                 pass  # kept in the log and sent back; nothing a person can read
+            case b.RememberedBlock(passages=passages):
+                chips = add("remembered", remembered_chips(passages))
+                chips.args = {"remembered": remembered_details(passages)}
             case b.ToolCallBlock(name=name, args=args, call_id=call_id):
                 card = add("tool", tool=name)
                 card.args, card.call_id = dict(args), call_id

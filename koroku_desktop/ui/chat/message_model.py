@@ -53,6 +53,8 @@ class MessageModel(QAbstractListModel):
             return item
         if role == Qt.ItemDataRole.DisplayRole:
             return item.text
+        if role == Qt.ItemDataRole.ToolTipRole and item.kind == "remembered":
+            return item.args.get("remembered")  # the passages in full
         return None
 
     # -- access ------------------------------------------------------------------------

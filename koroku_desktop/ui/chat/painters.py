@@ -18,4 +18,5 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "notice": DividerPainter("danger"),
     "status": StatusPainter(),
     "turn_notice": TurnNoticePainter(),
+    "remembered": DividerPainter("muted"),
 }

@@ -194,6 +194,8 @@ class ChatWindow(QMainWindow):
         bar.setSizeGripEnabled(False)
         self.model_label = QLabel(model_name)
         bar.addWidget(self.model_label)
+        self._meter_tip = ""
+        self._cache_note = ""
         self.meter = QProgressBar()
         self.meter.setObjectName("Meter")
         self.meter.setTextVisible(False)
@@ -213,6 +215,7 @@ class ChatWindow(QMainWindow):
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
         bridge.context_meter.connect(self.show_meter)
+        bridge.context_cache_note.connect(self.show_cache_note)
         bridge.status.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- content -----------------------------------------------------------------------
@@ -320,9 +323,19 @@ class ChatWindow(QMainWindow):
         fraction = used / threshold if threshold else 0.0
         self.meter.setValue(min(1000, int(fraction * 1000)))
         self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
-        self.meter.setToolTip(
+        self._meter_tip = (
             f"{self.meter_label.text()}: {fraction:.0%} of the context before Koroku compacts it"
         )
+        self._show_meter_tip()
+
+    def show_cache_note(self, note: str) -> None:
+        """How much of the last request Gemini served from its prompt cache (in the tooltip)."""
+        self._cache_note = note
+        self._show_meter_tip()
+
+    def _show_meter_tip(self) -> None:
+        tip, note = self._meter_tip, self._cache_note
+        self.meter.setToolTip(f"{tip}\n{note}" if note else tip)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Narrow windows keep the model and the meter bar; the meter's words go to its tooltip."""

@@ -201,7 +201,7 @@ class QuickAskPopup(QWidget):
         self.question_label.setVisible(True)
         self.answer.setMarkdown("…")
         self._turn_id = new_id()
-        self._bridge.send(text, self._turn_id)
+        self._bridge.send(text, self._turn_id, quick=True)
 
     def _on_waiting(self, text: str) -> None:
         if text and self._turn_id is not None and not self.active:

@@ -44,6 +44,7 @@ from koroku_desktop.settings_store import SettingsStore, overriding_variable
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.settings.mcp_page import McpSection
+from koroku_desktop.ui.settings.recall_group import RecallGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -116,6 +117,8 @@ class SettingsDialog(QDialog):
         self.key.key_changed.connect(self.key_changed)
         col.addWidget(self.key)
         col.addWidget(self._agent_group())
+        self.recall = RecallGroup()
+        col.addWidget(self.recall)
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
         col.addWidget(McpSection(mcp, settings))
@@ -234,6 +237,7 @@ class SettingsDialog(QDialog):
         self.shortcut.setKeySequence(QKeySequence(s.quick_ask_shortcut))
         self.login.setChecked(xdg.autostart_enabled() or s.start_at_login)
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
+        self.recall.load(s)
         self.grants.clear()
         policy = self.policy
         for tool in sorted(set(s.always_allow) | policy.always_granted()):
@@ -294,6 +298,7 @@ class SettingsDialog(QDialog):
         values["quick_ask_shortcut"] = keys.toString(QKeySequence.SequenceFormat.PortableText)
         values["start_at_login"] = self.login.isChecked()
         values["theme"] = self.theme_box.currentData()
+        values.update(self.recall.values())
         return values, problems
 
     def show_problems(self, problems: dict[str, str]) -> None:

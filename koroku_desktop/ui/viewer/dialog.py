@@ -4,6 +4,8 @@ memory files and export."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -18,12 +20,15 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.ports import LogReader
+from koroku_desktop.agent.recall import Finder
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
 from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
 from koroku_desktop.ui.widgets.icons import app_icon
+
+log = logging.getLogger(__name__)
 
 TABS = ("Timeline", "Search", "Compactions", "Memory")
 
@@ -38,7 +43,11 @@ class HistoryDialog(QDialog):
         memory_folder: Path,
         conversation_id: str,
         parent: QWidget | None = None,
+        *,
+        find: Finder | None = None,
+        progress: Callable[[], Awaitable[str]] | None = None,
     ) -> None:
+        """`find` is the one search; `progress` says how much of the log is embedded."""
         super().__init__(parent)
         self.setWindowTitle("Koroku — History & memory")
         self.setWindowIcon(app_icon())
@@ -54,7 +63,7 @@ class HistoryDialog(QDialog):
         col.addWidget(intro)
         self.tabs = QTabWidget()
         self.timeline = TimelinePanel(log, conversation_id)
-        self.search = SearchPanel(log)
+        self.search = SearchPanel(log, find=find)
         self.compactions = CompactionsPanel(log, conversation_id)
         self.memory = MemoryPanel(memory_folder)
         for name, panel in zip(
@@ -67,6 +76,8 @@ class HistoryDialog(QDialog):
         self.search.jump_requested.connect(self.jump_to)
         self.timeline.status.connect(self.show_status)
         self._loaded: set[int] = {0}
+        self._progress = progress
+        self._tasks: set[asyncio.Future[None]] = set()
 
     def _buttons(self, export: ExportWriter) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -105,6 +116,16 @@ class HistoryDialog(QDialog):
             self.memory.refresh()
         elif index == TABS.index("Search"):
             self.search.box.setFocus()
+            if self._progress is not None:
+                task = asyncio.ensure_future(self._show_progress(self._progress))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def _show_progress(self, progress: Callable[[], Awaitable[str]]) -> None:
+        try:
+            self.search.show_progress(await progress())
+        except Exception:  # progress is a nicety: never an error dialog
+            log.warning("embedding progress unavailable", exc_info=True)
 
     def refresh(self) -> None:
         """Read everything again (the log grows while the dialog is open)."""

@@ -76,6 +76,8 @@ def block_summary(block: b.Block) -> str:
             return f"[{attachment_text(block)}]"
         case b.UnknownBlock():
             return "[unknown part]"
+        case b.RememberedBlock(passages=passages):
+            return "[remembered " + ", ".join(f"#{p.seq}" for p in passages) + "]"
         case b.CompactionBlock(summary=text):
             return f"{marker_text(block)}: {one_line(text.replace('**', ''), 600)}"
         case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock():

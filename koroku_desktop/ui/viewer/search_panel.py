@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.ports import LogReader
+from koroku_desktop.agent.recall import Finder
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.widgets import theme
@@ -55,9 +56,13 @@ class SearchPanel(QWidget):
 
     jump_requested = Signal(int)
 
-    def __init__(self, searcher: LogReader, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, searcher: LogReader, parent: QWidget | None = None, *, find: Finder | None = None
+    ) -> None:
+        """`find` is the hybrid search (keywords and meaning); without it, full-text only."""
         super().__init__(parent)
         self._searcher = searcher
+        self._find = find
         self._tasks: set[asyncio.Future[Any]] = set()
         self._generation = 0
         self.hits: list[SearchHit] = []
@@ -65,9 +70,7 @@ class SearchPanel(QWidget):
         col.setContentsMargins(0, 8, 0, 0)
         row = QHBoxLayout()
         self.box = QLineEdit()
-        self.box.setPlaceholderText(
-            "Search everything ever said — words must all appear; word* for a prefix"
-        )
+        self.box.setPlaceholderText("Search everything ever said — by words and by meaning")
         self.box.setClearButtonEnabled(True)
         self.box.returnPressed.connect(self.search_now)
         row.addWidget(self.box, 1)
@@ -81,6 +84,11 @@ class SearchPanel(QWidget):
         )
         self.summary.setObjectName("Muted")
         col.addWidget(self.summary)
+        self.progress = QLabel("")
+        """How much of the log is embedded for search by meaning (see `show_progress`)."""
+        self.progress.setObjectName("Muted")
+        self.progress.setVisible(False)
+        col.addWidget(self.progress)
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setSpacing(1)
@@ -96,6 +104,11 @@ class SearchPanel(QWidget):
         self._debounce.setInterval(350)
         self._debounce.timeout.connect(self.search_now)
         self.box.textEdited.connect(lambda _t: self._debounce.start())
+
+    def show_progress(self, text: str) -> None:
+        """Show the embedding progress line ('' hides it)."""
+        self.progress.setText(text)
+        self.progress.setVisible(bool(text))
 
     def search_now(self) -> asyncio.Future[list[SearchHit]]:
         """Run the search for the box's text off the event loop; resolves to the hits."""
@@ -113,13 +126,19 @@ class SearchPanel(QWidget):
             return []
         self.summary.setText("Searching…")
         try:
-            hits = await asyncio.to_thread(self._searcher.search, query, HIT_LIMIT)
+            note: str | None = None
+            if self._find is not None:
+                hits, note = await self._find(query, HIT_LIMIT)
+            else:
+                hits = await asyncio.to_thread(self._searcher.search, query, HIT_LIMIT)
         except Exception as exc:  # a failed search is reported, never fatal
             log.warning("search failed", exc_info=True)
             self.summary.setText(f"The search failed: {exc}")
             return []
         if generation == self._generation:
             self._show(hits, query)
+            if note:
+                self.summary.setText(f"{self.summary.text()} ({note})")
         return hits
 
     def _show(self, hits: list[SearchHit], query: str) -> None:

@@ -1,0 +1,134 @@
+"""BackgroundEmbedder: embeds the log in batches, in the background, catching up after outages.
+
+It never runs on a turn's path: it is kicked after each turn (and at start-up), reads and
+writes the database in worker threads, and awaits the embedding API on the event loop like
+any other I/O. When the API fails (no network, 5xx, quota) it stops, keeps what it has, and
+tries again `retry_after_s` later or at the next kick; since progress is one seq per model,
+whatever was missed — including logs written before embeddings existed — is picked up then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from koroku_desktop.agent.ports import Embedder, RecallStore
+from koroku_desktop.domain.model_io import ModelError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+BATCH_EVENTS = 64
+
+
+class EmbeddingStopped(RuntimeError):
+    """A store call after `BackgroundEmbedder.cancel` (the log is closing)."""
+
+
+class BackgroundEmbedder:
+    """Keeps the log's vectors up to date with `embedder`, one batch at a time."""
+
+    def __init__(
+        self,
+        store: RecallStore,
+        embedder: Embedder,
+        *,
+        batch_events: int = BATCH_EVENTS,
+        retry_after_s: float = 60.0,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.batch_events = batch_events
+        self.retry_after_s = retry_after_s
+        self.last_error: str | None = None
+        self.embedded_events = 0
+        """Events embedded by this process (for progress and the benchmark)."""
+        self._task: asyncio.Task[int] | None = None
+        self._retry: asyncio.TimerHandle | None = None
+        self._store_lock = threading.Lock()
+        """Held by a worker thread while it is inside the store, so `cancel` can wait it out."""
+        self._closed = False
+
+    @property
+    def running(self) -> bool:
+        """True while a catch-up runs."""
+        return self._task is not None and not self._task.done()
+
+    def kick(self) -> None:
+        """Start catching up in the background if not already (call on the event loop)."""
+        if self.running:
+            return
+        self._task = asyncio.ensure_future(self._background())
+
+    async def _background(self) -> int:
+        """`catch_up` as a background task: any failure is logged, never raised."""
+        try:
+            return await self.catch_up()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a closed or damaged store must not surface as a crash
+            log.warning("background embedding stopped: %s", exc)
+            self.last_error = str(exc)
+            return 0
+
+    def cancel(self) -> None:
+        """Stop for good before the store closes (sync). Waits for a store call running in a
+        worker thread to end; what was stored stays, the rest waits for the next start."""
+        if self._retry is not None:
+            self._retry.cancel()
+        if self._task is not None:
+            self._task.cancel()
+        with self._store_lock:
+            self._closed = True
+
+    async def catch_up(self, max_batches: int | None = None) -> int:
+        """Embed pending events until none is left (or the API fails); how many were done."""
+        done = 0
+        batches = 0
+        while max_batches is None or batches < max_batches:
+            model, dims = self.embedder.model, self.embedder.dimensions
+            batch = await asyncio.to_thread(
+                self._in_store, self.store.pending, model, dims, self.batch_events
+            )
+            if batch.events == 0:
+                self.last_error = None
+                break
+            try:
+                vectors = await self.embedder.embed_documents([c.text for c in batch.chunks])
+            except ModelError as exc:
+                self._failed(exc)
+                break
+            await asyncio.to_thread(self._in_store, self.store.store, model, dims, batch, vectors)
+            done += batch.events
+            batches += 1
+            self.embedded_events += batch.events
+        return done
+
+    def _in_store(self, call: Callable[..., T], *args: Any) -> T:
+        """Run a store call in this worker thread, unless the store is being closed."""
+        with self._store_lock:
+            if self._closed:
+                raise EmbeddingStopped("the log is closing")
+            return call(*args)
+
+    def _failed(self, exc: ModelError) -> None:
+        if self.last_error is None:
+            log.warning("embedding paused (will retry): %s", exc)
+        self.last_error = f"{exc} (at {time.strftime('%H:%M:%S')})"
+        if self._retry is not None:
+            self._retry.cancel()
+        self._retry = asyncio.get_running_loop().call_later(self.retry_after_s, self.kick)
+
+    async def stop(self) -> None:
+        """Cancel the pending retry and any running catch-up."""
+        if self._retry is not None:
+            self._retry.cancel()
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task

@@ -1,0 +1,78 @@
+"""MemorySurfacer: before a turn, the few past passages close in meaning to the new message.
+
+It embeds the person's message (one RETRIEVAL_QUERY call), looks for events whose vectors
+are at least `threshold` similar, leaves out what the model already sees (the live context)
+and the running turn, and returns at most `limit` passages to attach to the turn. Anything
+going wrong (no key, no network, a slow service) means no passages: a turn never waits more
+than `timeout_s` for memories, and never fails because of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.domain.context import ContextView
+from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.remembered import Remembered
+
+log = logging.getLogger(__name__)
+
+THRESHOLD = 0.75
+"""Cosine similarity a passage needs to surface unasked (search results need less)."""
+
+
+def live_seqs(view: ContextView) -> set[int]:
+    """The seqs of what the model sees now: the kept messages and the summary (if any)."""
+    return {m.seq for m in view.messages} | {view.boundary_seq}
+
+
+@dataclass
+class MemorySurfacer:
+    """Finds past passages worth remembering with a new message."""
+
+    search: HybridSearch
+    threshold: float = THRESHOLD
+    limit: int = 3
+    timeout_s: float = 3.0
+
+    async def for_turn(
+        self, text: str, view: ContextView, below_seq: int | None
+    ) -> list[Remembered]:
+        """Passages for a new turn in `view`: what the live context holds is left out."""
+        return await self.recall_for(text, below_seq, live_seqs(view))
+
+    async def recall_for(
+        self, text: str, below_seq: int | None, live_seqs: set[int]
+    ) -> list[Remembered]:
+        """Passages related to `text`, best first (empty when none, or on any failure)."""
+        try:
+            vector = await asyncio.wait_for(self.search.query_vector(text), self.timeout_s)
+        except (ModelError, LookupError, TimeoutError) as exc:
+            log.info("no memories surfaced: %s", exc)
+            return []
+        return await self.passages(vector, below_seq, live_seqs)
+
+    async def passages(
+        self, vector: list[float], below_seq: int | None, live_seqs: set[int]
+    ) -> list[Remembered]:
+        """The surfacing after the embedding call: nearest events, filtered, as passages."""
+        matches = await self.search.nearest(vector, self.limit + len(live_seqs), below_seq)
+        chosen = [m for m in matches if m.similarity >= self.threshold and m.seq not in live_seqs][
+            : self.limit
+        ]
+        if not chosen:
+            return []
+        hits = await asyncio.to_thread(self.search.store.hits, [m.seq for m in chosen])
+        found = []
+        for match in chosen:
+            hit = hits.get(match.seq)
+            if hit is None or not hit.snippet:
+                continue
+            when = datetime.fromtimestamp(hit.created_at).strftime("%Y-%m-%d %H:%M")
+            who = "summary" if hit.kind == "compaction" else hit.role or hit.kind
+            found.append(Remembered(hit.seq, when, who, hit.snippet))
+        return found

@@ -1,0 +1,111 @@
+"""Wiring of recall by meaning: the lazy Gemini embedder, the hybrid search, the background
+embedder and the `recall` tool's search over them (used by `runtime.py`).
+
+The embedder imports google.genai on first use, like the chat model, so nothing here slows
+start-up; with no API key there is no embedder and every search is keyword-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from koroku_desktop.agent.embedding import BackgroundEmbedder
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.memories import live_seqs
+from koroku_desktop.agent.ports import Embedder
+from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.config import ApiKey
+from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.recall import EmbeddingStatus, RecallHit
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.tools.base import RecallSearch
+
+EMBEDDING_DIMENSIONS = 768
+"""See llm/embeddings.py DEFAULT_DIMENSIONS for why 768."""
+
+
+class LazyGeminiEmbedder:
+    """An `Embedder` that imports google.genai and builds its client on first use."""
+
+    def __init__(self, api_key: Callable[[], ApiKey | None], model: str) -> None:
+        self._api_key = api_key
+        self.model = model
+        self.dimensions = EMBEDDING_DIMENSIONS
+        self._real: Embedder | None = None
+        self._key_used: str | None = None
+
+    def _embedder(self) -> Embedder:
+        key = self._api_key()
+        if key is None:
+            raise ModelError("auth", "No Gemini API key is set.")
+        if self._real is None or self._key_used != key.value or self._real.model != self.model:
+            from koroku_desktop.llm.embeddings import GeminiEmbedder
+
+            self._real = GeminiEmbedder(key.value, model=self.model, dimensions=self.dimensions)
+            self._key_used = key.value
+        return self._real
+
+    async def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """See `Embedder.embed_documents`."""
+        return await self._embedder().embed_documents(texts)
+
+    async def embed_query(self, text: str) -> list[float]:
+        """See `Embedder.embed_query`."""
+        return await self._embedder().embed_query(text)
+
+
+def hit_record(hit: RecallHit, in_context: bool) -> dict[str, Any]:
+    """One hybrid-search hit as the `recall` tool returns it."""
+    h = hit.hit
+    found_by = [
+        name
+        for name, present in (("keywords", hit.keyword_rank), ("meaning", hit.similarity))
+        if present is not None
+    ]
+    record: dict[str, Any] = {
+        "seq": h.seq,
+        "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
+        "kind": h.kind,
+        "role": h.role,
+        "snippet": h.snippet,
+        "found_by": found_by,
+    }
+    if in_context:
+        record["already_in_context"] = True
+    return record
+
+
+def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
+    """The `recall` tool's search: hybrid, without the running turn's own events, and marking
+    results the model already has in its live context."""
+
+    async def run(query: str, limit: int) -> list[dict[str, Any]]:
+        result = await search.search(query, limit, below_seq=agent.turn_from_seq)
+        live = live_seqs(agent.view)
+        return [hit_record(h, h.hit.seq in live) for h in result.hits]
+
+    return run
+
+
+def build_recall(
+    event_log: SqliteEventLog, api_key: Callable[[], ApiKey | None], model: str
+) -> tuple[HybridSearch, BackgroundEmbedder]:
+    """The hybrid search (keyword-only while there is no key) and the background embedder."""
+    embedder = LazyGeminiEmbedder(api_key, model)
+    search = HybridSearch(event_log.vectors, embedder)
+    return search, BackgroundEmbedder(event_log.vectors, embedder)
+
+
+def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:
+    """How far search by meaning has got, for a person ('' when everything is embedded)."""
+    if status.complete:
+        return ""
+    total = status.last_seq or 1
+    share = min(100, round(100 * status.done_seq / total))
+    text = (
+        f"Search by meaning covers {share}% of the log so far; "
+        f"{status.pending_events:,} events are still being embedded."
+    )
+    return text + (f" Paused: {last_error}" if last_error else "")

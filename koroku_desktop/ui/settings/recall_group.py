@@ -1,0 +1,61 @@
+"""The Settings dialog's "Memory & thinking" group: surfaced memories and thinking levels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
+
+from koroku_desktop.config import Settings
+
+LEVELS = (
+    ("", "The model's default"),
+    ("minimal", "Minimal"),
+    ("low", "Low"),
+    ("medium", "Medium"),
+    ("high", "High"),
+)
+MEMORIES_HELP = (
+    "Before each message Koroku looks for related passages from earlier conversations and "
+    "shows them as “Remembered” under your message. It uses Gemini's embedding model."
+)
+
+
+class RecallGroup(QGroupBox):
+    """Remembered passages on or off, and how hard the model thinks in chat and quick-ask."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Memory & thinking", parent)
+        form = QFormLayout(self)
+        self.memories = QCheckBox("Bring up related memories with each message")
+        form.addRow("Remembered", self.memories)
+        help_label = QLabel(MEMORIES_HELP)
+        help_label.setObjectName("Muted")
+        help_label.setWordWrap(True)
+        form.addRow("", help_label)
+        self.thinking = self._levels()
+        form.addRow("Thinking in chat", self.thinking)
+        self.quick_thinking = self._levels()
+        form.addRow("Thinking in quick-ask", self.quick_thinking)
+
+    @staticmethod
+    def _levels() -> QComboBox:
+        box = QComboBox()
+        for value, label in LEVELS:
+            box.addItem(label, value)
+        return box
+
+    def load(self, s: Settings) -> None:
+        """Show the settings' values."""
+        self.memories.setChecked(s.surface_memories)
+        levels = [v for v, _ in LEVELS]
+        self.thinking.setCurrentIndex(levels.index(s.thinking_level))
+        self.quick_thinking.setCurrentIndex(levels.index(s.quick_ask_thinking_level))
+
+    def values(self) -> dict[str, Any]:
+        """The edited values by setting name (always valid: they are chosen from lists)."""
+        return {
+            "surface_memories": self.memories.isChecked(),
+            "thinking_level": self.thinking.currentData(),
+            "quick_ask_thinking_level": self.quick_thinking.currentData(),
+        }
