@@ -7,14 +7,13 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
 from koroku_desktop.agent.memories import MemorySurfacer
+from koroku_desktop.agent.options import AgentOptions as AgentOptions  # importable from here
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
 from koroku_desktop.agent.tool_calls import (  # the answers stay importable from here
@@ -23,13 +22,13 @@ from koroku_desktop.agent.tool_calls import (  # the answers stay importable fro
 from koroku_desktop.agent.tool_calls import DENIED as DENIED
 from koroku_desktop.agent.tool_calls import OVER_BUDGET as OVER_BUDGET
 from koroku_desktop.agent.tool_calls import TurnState, run_calls
+from koroku_desktop.agent.turn_endings import after_cancel, set_aside
 from koroku_desktop.agent.turn_gate import TurnGate
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
     ClearedEvent,
     Event,
     MessageEvent,
-    RejectedEvent,
     StoredEvent,
 )
 from koroku_desktop.domain.ids import new_id
@@ -38,7 +37,6 @@ from koroku_desktop.domain.parts import (
     TextPart,
     visible_text,
 )
-from koroku_desktop.domain.projection import largest_in_turn
 from koroku_desktop.domain.remembered import Remembered, remembered_part
 from koroku_desktop.domain.turn_time import time_note
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -58,23 +56,6 @@ rest from the log (so the first turn after a big import does not wait for them).
 AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
 """A step run after every turn, inside the turn lock (compaction's check is one: it only
 decides, and the compaction itself runs in the background, see agent/compaction.py)."""
-
-
-@dataclass
-class AgentOptions:
-    """Settings the agent reads on every turn, so changes apply without a restart."""
-
-    model: str
-    max_tool_calls: int
-    workspace: Path
-    data_dir: Path
-    compact_at_tokens: int = 100_000
-    thinking_level: str = ""
-    """Gemini's thinking level for turns ("" = the model's default)."""
-    quick_thinking_level: str = "low"
-    """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
-    surface_memories: bool = True
-    """Attach related past passages to each new user turn (needs `Agent.memories`)."""
 
 
 class Agent:
@@ -327,7 +308,7 @@ class Agent:
         try:
             return await self._loop(state)
         except asyncio.CancelledError:
-            await self._after_cancel(state)
+            await after_cancel(self, state)
             return TurnResult(
                 text="".join(state.partial_text),
                 tool_calls=state.executed,
@@ -360,7 +341,7 @@ class Agent:
             except ModelError as exc:
                 log.warning("model request failed: %s", exc)
                 if exc.kind == "too_large":
-                    exc = await self._set_aside(exc)
+                    exc = await set_aside(self, exc)
                 return TurnResult(
                     text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
                 )
@@ -393,34 +374,3 @@ class Agent:
                     budget_exhausted=True,
                     last_seq=self.view.last_seq,
                 )
-
-    async def _set_aside(self, exc: ModelError) -> ModelError:
-        """Mark the turn's biggest message rejected (kept out of later requests); say so."""
-        target = largest_in_turn(self.view.messages)
-        if target is None:
-            return exc
-        await self.append([RejectedEvent(rejected_seq=target.seq, reason=exc.message)])
-        person = isinstance(target.event, MessageEvent) and target.event.is_user_turn
-        what = "Your message" if person else "A tool result"
-        return ModelError(
-            "too_large",
-            f"{exc.message} {what} (#{target.seq}) was set aside: it stays in the history but "
-            "is no longer sent to the model. Attach it as a file instead, or compact the "
-            "conversation (`koroku compact`), then ask again.",
-            exc.status,
-        )
-
-    async def _after_cancel(self, state: TurnState) -> None:
-        """Leave the log consistent after a cancel: partial text kept, dangling calls answered."""
-        if state.partial_text:
-            text = "".join(state.partial_text)
-            await self.append(
-                [
-                    MessageEvent(
-                        role="model", origin="model", parts=[TextPart(text=text + "\n\n[stopped]")]
-                    )
-                ]
-            )
-        repair = self.view.repair(CANCELLED)
-        if repair is not None:
-            await self.append([repair])

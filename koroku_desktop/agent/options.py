@@ -1,0 +1,23 @@
+"""AgentOptions: the settings the agent reads on every turn (so changes apply at once)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class AgentOptions:
+    """Settings the agent reads on every turn, so changes apply without a restart."""
+
+    model: str
+    max_tool_calls: int
+    workspace: Path
+    data_dir: Path
+    compact_at_tokens: int = 100_000
+    thinking_level: str = ""
+    """Gemini's thinking level for turns ("" = the model's default)."""
+    quick_thinking_level: str = "low"
+    """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
+    surface_memories: bool = True
+    """Attach related past passages to each new user turn (needs `Agent.memories`)."""
