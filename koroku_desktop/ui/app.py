@@ -32,6 +32,7 @@ from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import TrayState, app_icon
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class Desktop(QObject):
         self.server = SingleInstanceServer(server_name(paths.home), self)
         self.done = asyncio.Event()
         self._quitting = False
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
         self.warm_up: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
@@ -186,9 +187,7 @@ class Desktop(QObject):
             self._keep(self.quit())
 
     def _keep(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.start(coro)
 
     async def quit(self) -> None:
         """Cancel turns, close the windows, the server and the database."""

@@ -4,7 +4,7 @@ a key, and a field that stores it in the OS keyring and takes effect without a r
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,6 +24,7 @@ from koroku_desktop.ui.settings.key import (
     store_key,
 )
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 
 class CardHost(Protocol):
@@ -82,7 +83,7 @@ class SetupCard(ThemedCard):
     def __init__(self, model: LazyGeminiModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
         col = QVBoxLayout(self)
         col.setContentsMargins(22, 18, 22, 18)
         col.setSpacing(10)
@@ -138,9 +139,7 @@ class SetupCard(ThemedCard):
 
     def store(self) -> asyncio.Future[bool]:
         """Store the pasted key and use it now; resolves to success."""
-        task = asyncio.ensure_future(self._store(self.field.text()))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task = self._tasks.start(self._store(self.field.text()))
         return task
 
     async def _store(self, value: str) -> bool:

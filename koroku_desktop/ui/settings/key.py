@@ -29,6 +29,7 @@ from koroku_desktop.config import (
 )
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.runtime import LazyGeminiModel
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -105,7 +106,7 @@ class ApiKeySection(QGroupBox):
         super().__init__("Gemini API key", parent)
         self.model = model
         self.model_name = model_name
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
         col = QVBoxLayout(self)
         self.source = QLabel(source_text(model.api_key))
         self.source.setOpenExternalLinks(True)
@@ -141,10 +142,7 @@ class ApiKeySection(QGroupBox):
             self.source.setText(f"No API key is set ({', '.join(KEY_ENV_VARS)} are empty).")
 
     def _keep(self, coro: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._tasks.start(coro)
 
     def store(self) -> asyncio.Future[bool]:
         """Store the pasted key in the keyring and use it now; resolves to success."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -35,6 +34,7 @@ from koroku_desktop.ui.viewer.timeline_model import (
     TimelineQuery,
 )
 from koroku_desktop.ui.viewer.timeline_panel import make_table
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class CompactionsPanel(QWidget):
         super().__init__(parent)
         self._reader = reader
         self._conversation = conversation_id
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
         self.compactions: list[CompactionInfo] = []
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 8, 0, 0)
@@ -117,9 +117,7 @@ class CompactionsPanel(QWidget):
 
     def load(self) -> asyncio.Future[None]:
         """Read the compactions off the event loop and list them."""
-        task = asyncio.ensure_future(self._load())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task = self._tasks.start(self._load())
         return task
 
     async def _load(self) -> None:

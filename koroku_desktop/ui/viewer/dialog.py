@@ -27,6 +27,7 @@ from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
 from koroku_desktop.ui.widgets.icons import app_icon
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ class HistoryDialog(QDialog):
         self.timeline.status.connect(self.show_status)
         self._loaded: set[int] = {0}
         self._progress = progress
-        self._tasks: set[asyncio.Future[None]] = set()
+        self._tasks = TaskSet()
 
     def _buttons(self, export: ExportWriter) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -117,9 +118,7 @@ class HistoryDialog(QDialog):
         elif index == TABS.index("Search"):
             self.search.box.setFocus()
             if self._progress is not None:
-                task = asyncio.ensure_future(self._show_progress(self._progress))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._tasks.start(self._show_progress(self._progress))
 
     async def _show_progress(self, progress: Callable[[], Awaitable[str]]) -> None:
         try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
@@ -28,6 +27,7 @@ from koroku_desktop.agent.recall import Finder
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class SearchPanel(QWidget):
         super().__init__(parent)
         self._searcher = searcher
         self._find = find
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
         self._generation = 0
         self.hits: list[SearchHit] = []
         col = QVBoxLayout(self)
@@ -113,9 +113,7 @@ class SearchPanel(QWidget):
     def search_now(self) -> asyncio.Future[list[SearchHit]]:
         """Run the search for the box's text off the event loop; resolves to the hits."""
         self._debounce.stop()
-        task = asyncio.ensure_future(self._search(self.box.text()))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task = self._tasks.start(self._search(self.box.text()))
         return task
 
     async def _search(self, query: str) -> list[SearchHit]:

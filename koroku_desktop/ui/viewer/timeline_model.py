@@ -34,6 +34,7 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer import event_render
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class TimelineModel(QAbstractTableModel):
         self._exhausted = True
         self._loading = False
         self._generation = 0
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskSet()
         self._first_page = asyncio.Event()
 
     # -- queries -----------------------------------------------------------------------
@@ -200,9 +201,7 @@ class TimelineModel(QAbstractTableModel):
     def _start_fetch(self, *, with_boundaries: bool) -> None:
         self._loading = True
         self.loading_changed.emit(True)
-        task = asyncio.ensure_future(self._fetch(self._generation, with_boundaries))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.start(self._fetch(self._generation, with_boundaries))
 
     def _read(self, before: int | None, with_boundaries: bool) -> tuple[list[LogEntry], Any]:
         q = self._query

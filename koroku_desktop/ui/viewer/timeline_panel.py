@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date, datetime, time, timedelta
-from typing import Any
 
 from PySide6.QtCore import QDate, QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
@@ -33,6 +32,7 @@ from koroku_desktop.ui.viewer.timeline_model import (
     TimelineQuery,
     first_seq_at,
 )
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class TimelinePanel(QWidget):
         super().__init__(parent)
         self._reader = reader
         self.model = TimelineModel(reader, conversation_id, self)
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
         self._jump_seq: int | None = None
         self._filter_generation = 0
         col = QVBoxLayout(self)
@@ -155,9 +155,7 @@ class TimelinePanel(QWidget):
 
     def apply_filters(self) -> asyncio.Future[None]:
         """Show the events of the ticked kinds in the date range (bounds read off the loop)."""
-        task = asyncio.ensure_future(self._apply_filters())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task = self._tasks.start(self._apply_filters())
         return task
 
     async def _apply_filters(self) -> None:
@@ -187,9 +185,7 @@ class TimelinePanel(QWidget):
 
     def jump_to(self, seq: int) -> asyncio.Future[int]:
         """Show the event `seq` selected, with the filters cleared; resolves to its row."""
-        task = asyncio.ensure_future(self._jump(seq))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task = self._tasks.start(self._jump(seq))
         return task
 
     async def _jump(self, seq: int) -> int:
