@@ -7,7 +7,7 @@ Checks, each in a fresh temporary KOROKU_HOME with QT_QPA_PLATFORM=offscreen and
 Gemini server from tests/fakes (the frozen SDK's real HTTP path, with the certifi fallback
 for a machine without CA certificates); and `install-desktop` / `--uninstall` into a temporary
 XDG_DATA_HOME (the bundled resources); `mcp list` against a real stdio MCP server (the bundled
-MCP SDK).
+MCP SDK); a search by meaning (embeddings through the fake Gemini, numpy's vector index).
 Prints PASS/FAIL per check and the start times; exits 1 if any check fails.
 """
 
@@ -126,6 +126,34 @@ def check_ask(koroku: list[str]) -> float:
     return seconds
 
 
+def check_search_by_meaning(koroku: list[str]) -> float:
+    """Embeddings and the vector index (numpy's OpenBLAS) work in the frozen app: an answer is
+    stored, `search --backfill` embeds it through the fake Gemini, and a question sharing no
+    word with it finds it by meaning."""
+    from tests.fakes.fixtures import TEST_API_KEY
+    from tests.fakes.gemini_server import FakeGemini
+
+    with FakeGemini() as fake, tempfile.TemporaryDirectory(prefix="koroku-smoke-") as tmp:
+        env = base_env(Path(tmp))
+        env.update(GEMINI_API_KEY=TEST_API_KEY, GOOGLE_GEMINI_BASE_URL=fake.base_url)
+        fake.reply_text("Noted: your car is painted crimson.")
+        started = time.perf_counter()
+        for args in (["ask", "my car is painted crimson"], ["search", "--backfill"]):
+            result = subprocess.run(
+                [*koroku, *args], capture_output=True, text=True, env=env, cwd=tmp,
+                timeout=TIMEOUT_S, check=False,
+            )  # fmt: skip
+            expect(result, 0, "")
+        found = subprocess.run(
+            [*koroku, "search", "automobile colour"], capture_output=True, text=True, env=env,
+            cwd=tmp, timeout=TIMEOUT_S, check=False,
+        )  # fmt: skip
+        expect(found, 0, "crimson")
+        if not fake.embed_requests():
+            raise CheckFailed("nothing was embedded through the fake Gemini")
+        return time.perf_counter() - started
+
+
 def check_mcp(koroku: list[str]) -> float:
     """`koroku mcp list` starts a real stdio MCP server through the bundled `mcp` SDK.
 
@@ -171,6 +199,7 @@ CHECKS: list[tuple[str, Callable[[list[str]], float]]] = [
     ("--version", check_version),
     ("--self-check", check_self_check),
     ("ask (fake Gemini)", check_ask),
+    ("search by meaning (embeddings, numpy)", check_search_by_meaning),
     ("mcp list (a stdio server)", check_mcp),
     ("install-desktop", check_install_desktop),
 ]

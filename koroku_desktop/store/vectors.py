@@ -15,6 +15,7 @@ import json
 import sqlite3
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
@@ -24,7 +25,9 @@ from koroku_desktop.store.embed_text import chunks, embeddable_text
 from koroku_desktop.store.rows import COLUMNS, parse_row
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_any_query
-from koroku_desktop.store.vector_index import VectorIndex, quantise, unit
+
+if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
+    from koroku_desktop.store.vector_index import VectorIndex
 
 EMBEDDED_KINDS = ("message", "compaction")
 _KINDS_SQL = "kind IN ('message', 'compaction')"
@@ -119,6 +122,8 @@ class VectorStore:
         self, model: str, dimensions: int, batch: EmbeddingBatch, vectors: list[list[float]]
     ) -> None:
         """Save a batch's vectors and move the space's progress past it, in one transaction."""
+        from koroku_desktop.store.vector_index import quantise, unit
+
         space = self._space(model, dimensions)
         rows = []
         for chunk, values in zip(batch.chunks, vectors, strict=True):
@@ -157,6 +162,8 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
+        from koroku_desktop.store.vector_index import VectorIndex, unit
+
         space = self._space_id(model, dimensions)
         if space is None:
             return []
