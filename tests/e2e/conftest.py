@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.fixtures import fake_gemini  # noqa: F401  (re-exported fixture)
+from tests.fakes.gemini_server import FakeGemini
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,3 +69,29 @@ def koroku(koroku_home: Path, tmp_path: Path) -> Koroku:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     return Koroku(koroku_home, workspace)
+
+
+def wait_for(path: Path, timeout: float = 60) -> None:
+    """Wait until `path` exists (a subprocess's sign that it got somewhere)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never appeared")
+        time.sleep(0.05)
+
+
+def sigkill_during_a_bash_call(koroku: Koroku, fake: FakeGemini, question: str) -> None:
+    """Run `ask --yes question` whose bash call hangs, SIGKILL it inside the call, and kill the
+    orphaned shell too: the log is left with a call that has no response, as after a crash."""
+    started = koroku.workspace / "started"
+    pid_file = koroku.workspace / "sleep.pid"
+    fake.reply_calls(("bash", {"command": f"echo $$ > {pid_file}; touch {started}; sleep 60"}))
+    victim = koroku.popen("ask", "--yes", question)
+    try:
+        wait_for(started)
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.wait(timeout=10)
+    finally:
+        if pid_file.exists():
+            with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
+                os.killpg(int(pid_file.read_text().strip()), signal.SIGKILL)

@@ -3,22 +3,18 @@ interleave, never repair a live call, and see each other's turns and compactions
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
-from tests.e2e.conftest import Koroku
+from tests.e2e.conftest import Koroku, sigkill_during_a_bash_call, wait_for
 from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
 
@@ -55,14 +51,6 @@ def message_rows(koroku: Koroku) -> list[tuple[str, str, str, str]]:
         text = said_text(data["parts"]) or ",".join(p["kind"] for p in data["parts"])
         out.append((data["role"], str(data.get("origin")), str(turn_id), text))
     return out
-
-
-def wait_for(path: Path, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} never appeared")
-        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("tools", [False, True], ids=["text", "tool-chains"])
@@ -139,20 +127,7 @@ def test_an_ask_during_a_tool_call_waits_and_neither_turn_is_split(
 def test_a_sigkilled_lock_owner_does_not_block_the_next_turn(
     koroku: Koroku, fake_gemini: FakeGemini
 ) -> None:
-    started = koroku.workspace / "started"
-    pid_file = koroku.workspace / "sleep.pid"
-    fake_gemini.reply_calls(
-        ("bash", {"command": f"echo $$ > {pid_file}; touch {started}; sleep 60"})
-    )
-    victim = koroku.popen("ask", "--yes", "hang")
-    try:
-        wait_for(started)
-        os.kill(victim.pid, signal.SIGKILL)
-        victim.wait(timeout=10)
-    finally:
-        if pid_file.exists():
-            with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
-                os.killpg(int(pid_file.read_text().strip()), signal.SIGKILL)
+    sigkill_during_a_bash_call(koroku, fake_gemini, "hang")
     fake_gemini.reply_text("recovered")
     after = koroku.run("ask", "are you there?", timeout=60)
     assert after.returncode == 0, after.stderr

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import os
-import signal
 import sqlite3
-import time
-from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import Koroku
+from tests.e2e.conftest import Koroku, sigkill_during_a_bash_call
 from tests.fakes.gemini_server import FakeGemini
 
 
@@ -92,31 +88,10 @@ def test_a_second_process_continues_a_conversation_with_parallel_tool_calls(
     assert result.stdout.strip() == "continued"
 
 
-def _wait_for(path: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} never appeared")
-        time.sleep(0.05)
-
-
 def test_sigkill_during_a_bash_call_is_repaired_on_the_next_ask(
     koroku: Koroku, fake_gemini: FakeGemini
 ) -> None:
-    started = koroku.workspace / "started"
-    pid_file = koroku.workspace / "sleep.pid"
-    fake_gemini.reply_calls(
-        ("bash", {"command": f"echo $$ > {pid_file}; touch {started}; sleep 60"})
-    )
-    proc = koroku.popen("ask", "--yes", "run the slow thing")
-    try:
-        _wait_for(started)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if pid_file.exists():
-            with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
-                os.killpg(int(pid_file.read_text().strip()), signal.SIGKILL)
+    sigkill_during_a_bash_call(koroku, fake_gemini, "run the slow thing")
     fake_gemini.reply_text("recovered")
     result = koroku.run("ask", "are you there?")
     assert result.returncode == 0, result.stderr
