@@ -24,8 +24,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -189,8 +190,14 @@ def bench_open(desk: Any, app: Any, repeat: int) -> dict[str, Any]:
     return {"open_10000_s": big, "open_100_s": small, "ratio_10000_vs_100": big / small}
 
 
-async def bench_stream(desk: Any, fake: Any, chars: int) -> dict[str, Any]:
-    """Longest loop stall while a long answer streams in many quick chunks, vs idle."""
+T = TypeVar("T")
+
+
+async def longest_stalls(
+    work: Awaitable[T], idle_s: float | None = None
+) -> tuple[T, float, float, float]:
+    """Await `work` while a 5 ms timer records the loop's longest gap, then do the same on the
+    idle loop for as long (or `idle_s`): (result, duration, longest while working, idle)."""
     from PySide6.QtCore import QTimer
 
     gaps: list[float] = []
@@ -204,6 +211,23 @@ async def bench_stream(desk: Any, fake: Any, chars: int) -> dict[str, Any]:
     timer = QTimer()
     timer.setInterval(5)
     timer.timeout.connect(tick)
+    last[0] = time.perf_counter()
+    timer.start()
+    t = time.perf_counter()
+    result = await work
+    duration = time.perf_counter() - t
+    timer.stop()
+    busy = max(gaps)
+    gaps.clear()
+    last[0] = time.perf_counter()
+    timer.start()
+    await asyncio.sleep(duration if idle_s is None else idle_s)
+    timer.stop()
+    return result, duration, busy, max(gaps)
+
+
+async def bench_stream(desk: Any, fake: Any, chars: int) -> dict[str, Any]:
+    """Longest loop stall while a long answer streams in many quick chunks, vs idle."""
     paragraph = (
         "Koroku streams this answer in small pieces, with **bold** words, `code` and "
         "lists.\n\n- first item\n- second item\n\n"
@@ -212,20 +236,9 @@ async def bench_stream(desk: Any, fake: Any, chars: int) -> dict[str, Any]:
     fake.reply_text(text, chunks=max(50, chars // 40))
     if desk.warm_up is not None:
         await desk.warm_up
-    last[0] = time.perf_counter()
-    timer.start()
-    t = time.perf_counter()
-    task = desk.bridge.send("write something long")
-    result = await task
-    duration = time.perf_counter() - t
-    timer.stop()
-    stream_max = max(gaps)
-    gaps.clear()
-    last[0] = time.perf_counter()
-    timer.start()
-    await asyncio.sleep(duration)
-    timer.stop()
-    idle_max = max(gaps)
+    result, duration, stream_max, idle_max = await longest_stalls(
+        desk.bridge.send("write something long")
+    )
     return {
         "answer_chars": len(result.text) if result else 0,
         "stream_s": duration,
@@ -237,33 +250,10 @@ async def bench_stream(desk: Any, fake: Any, chars: int) -> dict[str, Any]:
 
 async def bench_tool_call(desk: Any, fake: Any, seconds: float) -> dict[str, Any]:
     """Longest loop stall while a shell tool call runs for `seconds`, vs the idle loop."""
-    from PySide6.QtCore import QTimer
-
-    gaps: list[float] = []
-    last = [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
     desk.runtime.policy.grant("bash", "session")
     fake.reply_calls(("bash", {"command": f"sleep {seconds}; echo slept"}))
     fake.reply_text("Slept well.")
-    last[0] = time.perf_counter()
-    timer.start()
-    await desk.bridge.send("take a nap")
-    timer.stop()
-    tool_max = max(gaps)
-    gaps.clear()
-    last[0] = time.perf_counter()
-    timer.start()
-    await asyncio.sleep(seconds)
-    timer.stop()
-    idle_max = max(gaps)
+    _, _, tool_max, idle_max = await longest_stalls(desk.bridge.send("take a nap"), seconds)
     return {
         "tool_call_s": seconds,
         "max_stall_tool_call_ms": tool_max * 1000,
