@@ -71,22 +71,33 @@ def test_first_ask_sends_recent_turns_then_compacts_with_progress(
     assert "SUMMARY of the imported history." in json.dumps(latest.contents[0])
 
 
-def test_another_ask_runs_while_the_first_compacts_and_stays_live(
-    koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
-) -> None:
+def _import_with_a_gated_summariser(
+    koroku: Koroku, fake: FakeGemini, tmp_path: Path, summary: str, answer: str | None
+) -> tuple[threading.Event, threading.Event]:
+    """Import a long history, then make the fake's summariser wait for `gate` (it sets
+    `summarising` when it starts); other requests get `answer` (None: "answer to <text>")."""
     export = tmp_path / "long.json"
     _export(export)
     assert koroku.run("import", str(export), GEMINI_API_KEY="").returncode == 0
     summarising, gate = threading.Event(), threading.Event()
 
-    def slow_brain(request: ReceivedRequest) -> Reply:
+    def gated_brain(request: ReceivedRequest) -> Reply:
         if request.system_text == SUMMARIZER_INSTRUCTION:
             summarising.set()
-            gate.wait(GUARD_S)  # the first `ask` compacts until the test lets it go
-            return TextReply("SUMMARY of the imported history.")
-        return TextReply(f"answer to {request.last_text()}")
+            gate.wait(GUARD_S)  # the compacting `ask` waits until the test lets it go
+            return TextReply(summary)
+        return TextReply(answer if answer is not None else f"answer to {request.last_text()}")
 
-    fake_gemini.set_fallback(slow_brain)
+    fake.set_fallback(gated_brain)
+    return summarising, gate
+
+
+def test_another_ask_runs_while_the_first_compacts_and_stays_live(
+    koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
+) -> None:
+    summarising, gate = _import_with_a_gated_summariser(
+        koroku, fake_gemini, tmp_path, "SUMMARY of the imported history.", None
+    )
     first = koroku.popen("ask", "what now?", KOROKU_COMPACT_AT_TOKENS="20000")
     try:
         assert summarising.wait(GUARD_S), "the first ask never started compacting"
@@ -117,19 +128,9 @@ def test_another_ask_runs_while_the_first_compacts_and_stays_live(
 def test_ctrl_c_during_the_compaction_after_ask_writes_nothing_and_the_next_ask_redoes_it(
     koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
 ) -> None:
-    export = tmp_path / "long.json"
-    _export(export)
-    assert koroku.run("import", str(export), GEMINI_API_KEY="").returncode == 0
-    summarising, gate = threading.Event(), threading.Event()
-
-    def stuck_brain(request: ReceivedRequest) -> Reply:
-        if request.system_text == SUMMARIZER_INSTRUCTION:
-            summarising.set()
-            gate.wait(GUARD_S)
-            return TextReply("SUMMARY too late")
-        return TextReply("answer from the recent part")
-
-    fake_gemini.set_fallback(stuck_brain)
+    summarising, gate = _import_with_a_gated_summariser(
+        koroku, fake_gemini, tmp_path, "SUMMARY too late", "answer from the recent part"
+    )
     first = koroku.popen("ask", "what now?", KOROKU_COMPACT_AT_TOKENS="20000")
     try:
         assert summarising.wait(GUARD_S), "the ask never started compacting"
