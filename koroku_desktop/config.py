@@ -88,6 +88,8 @@ class Paths:
     """Logs, e.g. each stdio MCP server's stderr (mcp-<name>.log)."""
     settings_file: Path = field(init=False, repr=False, compare=False)
     """settings.json."""
+    blobs: Path = field(init=False, repr=False, compare=False)
+    """Attachments, content-addressed by SHA-256 (store/blobs.py)."""
 
     def __post_init__(self) -> None:
         derived = {
@@ -97,6 +99,7 @@ class Paths:
             "mcp_config": "mcp.json",
             "logs": "logs",
             "settings_file": "settings.json",
+            "blobs": "blobs",
         }
         for name, leaf in derived.items():
             object.__setattr__(self, name, self.home / leaf)
