@@ -14,14 +14,16 @@ from koroku_desktop import cli
 from koroku_desktop.cli.desktop import EXIT_USAGE
 
 
-def start_desktop(*, self_check: bool = False, quick_ask: bool = False) -> int:
+def start_desktop(
+    *, self_check: bool = False, quick_ask: bool = False, screen: bool = False
+) -> int:
     """Run the desktop app (or hand over to the running one); its exit code."""
     try:
         from koroku_desktop.ui.app import run_app
     except ImportError as exc:
         print(f"The desktop app is not available ({exc}); use `koroku chat`.", file=sys.stderr)
         return EXIT_USAGE
-    return run_app(self_check=self_check, quick_ask=quick_ask)
+    return run_app(self_check=self_check, quick_ask=quick_ask, screen=screen)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,12 +17,14 @@ EXIT_USAGE = 2
 class DesktopStarter(Protocol):
     """Starts the desktop app (or hands the wish to the running one); returns the exit code."""
 
-    def __call__(self, *, self_check: bool = False, quick_ask: bool = False) -> int:
-        """Run the app until it quits."""
+    def __call__(
+        self, *, self_check: bool = False, quick_ask: bool = False, screen: bool = False
+    ) -> int:
+        """Run the app until it quits (`screen`: quick ask about a capture of the screen)."""
         ...
 
 
-def no_desktop(*, self_check: bool = False, quick_ask: bool = False) -> int:
+def no_desktop(*, self_check: bool = False, quick_ask: bool = False, screen: bool = False) -> int:
     """The starter when the desktop front end is not wired in: say so, exit 2."""
     print("The desktop app is not available here; use `koroku chat`.", file=sys.stderr)
     return EXIT_USAGE
@@ -33,10 +35,15 @@ def register(sub: Any, start_desktop: DesktopStarter) -> None:
 
     def cmd_quick_ask(args: argparse.Namespace) -> int:
         """Open the popup in the running instance, or start the app with the popup open."""
-        return start_desktop(quick_ask=True)
+        return start_desktop(quick_ask=True, screen=bool(args.screen))
 
     quick = sub.add_parser(
         "quick-ask",
         help="open the quick-ask popup (bind this to a keyboard shortcut)",
+    )
+    quick.add_argument(
+        "--screen",
+        action="store_true",
+        help="capture the screen (desktop portal, else X11) and ask about it",
     )
     quick.set_defaults(handler=cmd_quick_ask)

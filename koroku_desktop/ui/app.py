@@ -13,7 +13,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.hooks import TurnResult
@@ -26,6 +26,7 @@ from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
+from koroku_desktop.ui.screen_capture import capture_for_asking
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
 from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
@@ -52,6 +53,9 @@ def first_line(text: str, limit: int = 120) -> str:
 
 class Desktop(QObject):
     """Everything the running app is: runtime, bridge, chat window, popup, tray, server."""
+
+    screen_captured = Signal(bytes)
+    """A screen capture (PNG) for the quick-ask popup, from `koroku quick-ask --screen`."""
 
     def __init__(self, app: QApplication, paths: Paths, *, use_tray: bool | None = None) -> None:
         super().__init__()
@@ -108,6 +112,7 @@ class Desktop(QObject):
             self.setup_card.key_stored.connect(self._key_changed)
         self.server.show_requested.connect(self.show_chat)
         self.server.quick_ask_requested.connect(self.show_quick_ask)
+        self.server.quick_ask_screen_requested.connect(self._quick_ask_with_screen)
         for signal in (
             b.busy_changed,
             b.approval_requested,
@@ -224,6 +229,23 @@ class Desktop(QObject):
         """Open the quick-ask popup near the cursor."""
         self.popup.popup()
 
+    def _quick_ask_with_screen(self) -> None:
+        """`koroku quick-ask --screen`: capture the screen before the popup covers it, open
+        the popup, and hand the PNG on through `screen_captured` (failures are told)."""
+
+        async def capture() -> None:
+            png = await capture_for_asking(self._capture_failed)
+            self.show_quick_ask()
+            if png is not None:
+                self.screen_captured.emit(png)
+
+        self._keep(capture())
+
+    def _capture_failed(self, why: str) -> None:
+        self.window.show_notice(why)
+        if self.tray is not None:
+            self.tray.notify("Koroku could not capture the screen", why)
+
     def open_chat_at(self, seq: int) -> None:
         """Show the chat window scrolled to the exchange that starts at `seq`."""
         self.window.show_and_raise()
@@ -334,7 +356,7 @@ class Desktop(QObject):
             )
 
 
-def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
+def run_app(self_check: bool = False, quick_ask: bool = False, screen: bool = False) -> int:
     """Start the desktop app (or hand the wish to the running one); the exit code."""
     if self_check:
         from koroku_desktop.ui.self_check import run_self_check
@@ -347,7 +369,8 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
     app.setApplicationName("Koroku")
     app.setQuitOnLastWindowClosed(False)
     paths = default_paths()
-    if send_command(server_name(paths.home), "quick-ask" if quick_ask else "show"):
+    command = ("quick-ask-screen" if screen else "quick-ask") if quick_ask else "show"
+    if send_command(server_name(paths.home), command):
         return 0
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -363,7 +386,9 @@ def run_app(self_check: bool = False, quick_ask: bool = False) -> int:
 
     async def main() -> int:
         await desktop.start(show_window=not quick_ask)
-        if quick_ask:
+        if quick_ask and screen:
+            desktop._quick_ask_with_screen()
+        elif quick_ask:
             desktop.show_quick_ask()
         await desktop.done.wait()
         return 0

@@ -1,7 +1,8 @@
 """One Koroku per user and data dir: a second launch hands its wish to the running one.
 
 The running app listens on a QLocalServer; `koroku` sends `show`, `koroku quick-ask` sends
-`quick-ask`. The name is derived from the data dir, so separate KOROKU_HOMEs don't collide.
+`quick-ask` (`quick-ask-screen` with `--screen`). The name is derived from the data dir, so
+separate KOROKU_HOMEs don't collide.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-COMMANDS = ("show", "quick-ask")
+COMMANDS = ("show", "quick-ask", "quick-ask-screen")
 
 
 def server_name(home: Path) -> str:
@@ -40,6 +41,7 @@ class SingleInstanceServer(QObject):
 
     show_requested = Signal()
     quick_ask_requested = Signal()
+    quick_ask_screen_requested = Signal()
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -72,5 +74,7 @@ class SingleInstanceServer(QObject):
             socket.flush()
             if command == "quick-ask":
                 self.quick_ask_requested.emit()
+            elif command == "quick-ask-screen":
+                self.quick_ask_screen_requested.emit()
             elif command == "show":
                 self.show_requested.emit()
