@@ -24,6 +24,8 @@ ENV_OVERRIDES: dict[str, str] = {
     "max_tool_calls": "KOROKU_MAX_TOOL_CALLS",
     "workspace": "KOROKU_WORKSPACE",
     "compact_at_tokens": "KOROKU_COMPACT_AT_TOKENS",
+    "google_search": "KOROKU_GOOGLE_SEARCH",
+    "url_context": "KOROKU_URL_CONTEXT",
 }
 
 
@@ -57,6 +59,10 @@ class Settings(BaseModel):
     """Attach past passages related to each new message ("Remembered") to the turn."""
     mcp_trust_read_only: bool = False
     """Run MCP tools their server marks read-only (`readOnlyHint`) without asking."""
+    google_search: bool = False
+    """Offer Gemini's Google Search grounding (billed per search query by Google)."""
+    url_context: bool = False
+    """Offer Gemini's URL context tool (reads the pages of URLs in the conversation)."""
 
     @field_validator("model")
     @classmethod
@@ -65,6 +71,11 @@ class Settings(BaseModel):
         if not value:
             raise ValueError("the model name may not be empty")
         return value
+
+    def web_tools(self) -> tuple[str, ...]:
+        """Gemini's built-in web tools switched on (`google_search`, `url_context`)."""
+        on = {"google_search": self.google_search, "url_context": self.url_context}
+        return tuple(name for name, enabled in on.items() if enabled)
 
     def workspace_path(self) -> Path:
         """The workspace as a path (home when unset)."""

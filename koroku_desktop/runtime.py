@@ -178,6 +178,7 @@ class Runtime:
         opts.thinking_level = settings.thinking_level
         opts.quick_thinking_level = settings.quick_ask_thinking_level
         opts.surface_memories = settings.surface_memories
+        opts.web_tools = settings.web_tools()
         self.policy.set_always(settings.always_allow)
         self.policy.trust_read_only = settings.mcp_trust_read_only
         if self.mcp is not None:
@@ -310,6 +311,7 @@ def build_runtime(
         compact_at_tokens=settings.compact_at_tokens,
         thinking_level=settings.thinking_level,
         quick_thinking_level=settings.quick_ask_thinking_level,
+        web_tools=settings.web_tools(),
     )
     agent = Agent(
         event_log,

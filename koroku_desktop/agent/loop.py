@@ -275,6 +275,7 @@ class Agent:
             contents=self._recent_contents() if contents is None else contents,
             tools=self.tools.specs() if tools_offered else [],
             thinking_level=opts.thinking_level if thinking_level is None else thinking_level,
+            web_tools=opts.web_tools,
         )
 
     def _recent_contents(self) -> list[MessageEvent]:

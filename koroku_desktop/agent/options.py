@@ -21,3 +21,5 @@ class AgentOptions:
     """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
     surface_memories: bool = True
     """Attach related past passages to each new user turn (needs `Agent.memories`)."""
+    web_tools: tuple[str, ...] = ()
+    """Gemini's built-in web tools offered with every step (`google_search`, `url_context`)."""

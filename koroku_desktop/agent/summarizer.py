@@ -68,6 +68,8 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             return "[a part of an unknown kind]"
         case b.NoticeBlock(text=text):
             return f"[{text}]"
+        case b.SourcesBlock(sources=sources):
+            return "[sources: " + ", ".join(s.title for s in sources) + "]"
         case (
             b.ThoughtBlock()
             | b.CompactionBlock()

@@ -11,7 +11,7 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import TerminalApprover, render_message
+from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.lease import LockHolder
@@ -116,6 +116,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             return
         answered.append(visible_text(reply.parts))
         print(answered[0], flush=True)
+        if sources := sources_text(reply):
+            print(sources, flush=True)
         notice = finish_notice(reply.finish_reason)
         if notice is not None:
             print(f"koroku: {notice}", file=sys.stderr, flush=True)
@@ -212,7 +214,12 @@ async def _chat_loop(runtime: Runtime) -> None:
         elif result.notice is not None:
             print(f"⚠ {result.notice}", file=sys.stderr)
 
+    def on_reply(reply: MessageEvent) -> None:
+        if sources := sources_text(reply):
+            sys.stdout.write(f"\n{sources}" if streaming["open"] else sources)
+
     agent.hooks.on_text_delta.append(on_delta)
+    agent.hooks.on_model_response.append(on_reply)
     agent.hooks.on_turn_finished.append(on_finished)
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)

@@ -10,8 +10,16 @@ from typing import TextIO, assert_never
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import LogEntry, MessageEvent
 from koroku_desktop.render import blocks as b
+from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.fold import entry_view, part_blocks, speaker
-from koroku_desktop.render.text import mark, marker_text, notice_text, short_args, when
+from koroku_desktop.render.text import (
+    mark,
+    marker_text,
+    notice_text,
+    short_args,
+    source_lines,
+    when,
+)
 
 
 def block_line(block: b.Block, who: b.Speaker) -> str:
@@ -31,6 +39,8 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"  {notice_text(block)}"
         case b.RememberedBlock(passages=passages):
             return "\n".join(f"  (remembered #{p.seq}: {p.text[:100]})" for p in passages)
+        case b.SourcesBlock():
+            return "  Sources:\n" + "\n".join(f"    {line}" for line in source_lines(block))
         case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():
             return ""
         case _:
@@ -44,8 +54,16 @@ def _lines(who: b.Speaker, blocks: tuple[b.Block, ...]) -> str:
 def render_message(event: MessageEvent, out: TextIO) -> None:
     """Print one stored message the way `koroku chat` shows history."""
     text = _lines(speaker(event), part_blocks(event.parts))
+    sources = sources_text(event)
+    text = f"{text}\n{sources}" if text and sources else text
     if text:
         out.write(text + "\n")
+
+
+def sources_text(event: MessageEvent) -> str:
+    """The sources a reply was grounded on, as terminal lines ('' when it was not)."""
+    block = sources_block(event.grounding) if event.grounding is not None else None
+    return "" if block is None else block_line(block, "model")
 
 
 def render_entry(entry: LogEntry, out: TextIO) -> None:

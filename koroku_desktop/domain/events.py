@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from koroku_desktop.domain.grounding import Grounding
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part
 
 SCHEMA_VERSION = 1
@@ -46,6 +47,8 @@ class MessageEvent(BaseModel):
     origin: Literal["person", "model", "tools", "repair", "import"] | None = None
     finish_reason: str | None = None
     """Why the model stopped (`STOP`, `MAX_TOKENS`, `SAFETY`, ...), for model replies."""
+    grounding: Grounding | None = None
+    """What a model reply was grounded on (Google Search, URL context); shown, not resent."""
 
     @property
     def function_calls(self) -> list[FunctionCallPart]:

@@ -27,6 +27,8 @@ class ModelRequest:
     tools: list[ToolSpec] = field(default_factory=list)
     thinking_level: str = ""
     """Gemini's thinking level ("minimal", "low", "medium", "high"; "" = the model's own)."""
+    web_tools: tuple[str, ...] = ()
+    """Gemini's built-in web tools to offer: `google_search`, `url_context`."""
 
 
 _CUT_OFF = {

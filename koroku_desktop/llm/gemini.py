@@ -25,6 +25,7 @@ from koroku_desktop.domain.parts import Part, TextPart
 from koroku_desktop.domain.projection import is_usable_reply
 from koroku_desktop.llm.certs import use_certifi_if_store_empty
 from koroku_desktop.llm.errors import retry_delay_s, to_model_error
+from koroku_desktop.llm.grounding import combination_refused, grounding_from_sdk, web_tools_to_sdk
 from koroku_desktop.llm.mapping import content_to_sdk, part_from_sdk, tools_to_sdk
 
 DEFAULT_CHECK_MODEL = "gemini-3-flash-preview"
@@ -137,6 +138,7 @@ class GeminiChatModel:
             parts=parts,
             usage=usage,
             finish_reason=summary.finish_reason,
+            grounding=grounding_from_sdk(summary.grounding, summary.url_context),
         )
 
     async def _open_stream(
@@ -167,6 +169,8 @@ class GeminiChatModel:
                 if stream is not None:
                     await _close(stream)
                 error = self._error(exc)
+                if request.tools:
+                    error = combination_refused(error, request.model, request.web_tools)
                 if error.kind != "quota" or attempt >= max(self._retry_attempts, 1):
                     raise error from None
                 asked = retry_delay_s(exc)
@@ -257,9 +261,16 @@ class GeminiChatModel:
         return self._client
 
     def _config(self, request: ModelRequest) -> types.GenerateContentConfig:
+        tools = [*(tools_to_sdk(request.tools) or []), *web_tools_to_sdk(request.web_tools)]
+        # Built-in and function tools together: the server-side calls come back as parts
+        # (kept verbatim and resent), as the tool-combination API asks.
+        combined = bool(request.tools) and bool(request.web_tools)
         return types.GenerateContentConfig(
             system_instruction=request.system_instruction or None,
-            tools=tools_to_sdk(request.tools),
+            tools=tools or None,
+            tool_config=(
+                types.ToolConfig(include_server_side_tool_invocations=True) if combined else None
+            ),
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             thinking_config=types.ThinkingConfig(
                 include_thoughts=True,
@@ -281,6 +292,8 @@ class _StreamSummary:
         self.block_reason: str | None = None
         self.block_message: str | None = None
         self.finish_message: str | None = None
+        self.grounding: types.GroundingMetadata | None = None
+        self.url_context: types.UrlContextMetadata | None = None
 
     def observe(self, chunk: types.GenerateContentResponse) -> list[Part]:
         """Record the chunk's metadata; return its parts as domain parts, in order."""
@@ -297,6 +310,8 @@ class _StreamSummary:
         if candidate.finish_reason is not None:
             self.finish_reason = str(candidate.finish_reason.value)
             self.finish_message = candidate.finish_message or self.finish_message
+        self.grounding = candidate.grounding_metadata or self.grounding
+        self.url_context = candidate.url_context_metadata or self.url_context
         if candidate.content is None or not candidate.content.parts:
             return []
         return [part_from_sdk(p) for p in candidate.content.parts]

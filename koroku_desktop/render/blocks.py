@@ -125,6 +125,25 @@ class DamagedBlock:
     raw: str
 
 
+@dataclass(slots=True)
+class SourceLink:
+    """One source of a grounded reply: its number (as cited in the text), title, link, site."""
+
+    number: int
+    title: str
+    uri: str
+    site: str
+
+
+@dataclass(slots=True)
+class SourcesBlock:
+    """The web sources a reply was grounded on (Google Search, URL context), shown under it
+    as links; `queries` are the searches Gemini ran."""
+
+    sources: tuple[SourceLink, ...]
+    queries: tuple[str, ...] = ()
+
+
 Block = (
     TextBlock
     | ThoughtBlock
@@ -139,6 +158,7 @@ Block = (
     | ClearedBlock
     | RejectedBlock
     | DamagedBlock
+    | SourcesBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 

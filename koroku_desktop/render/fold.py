@@ -43,6 +43,7 @@ from koroku_desktop.render.blocks import (
     ToolResultBlock,
     UnknownBlock,
 )
+from koroku_desktop.render.citations import grounded_blocks
 
 
 def tool_result(part: p.FunctionResponsePart) -> ToolResultBlock:
@@ -128,6 +129,8 @@ def event_marker(event: Event) -> MarkerBlock | None:
 def message_blocks(event: MessageEvent) -> tuple[Block, ...]:
     """A message's parts as blocks, then a notice when the answer ended early (cut off...)."""
     blocks = _content_blocks(event)
+    if event.grounding is not None:
+        blocks = grounded_blocks(blocks, event.grounding)
     notice = finish_notice(event.finish_reason)
     return blocks if notice is None else (*blocks, NoticeBlock(notice))
 

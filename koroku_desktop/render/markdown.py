@@ -17,6 +17,7 @@ from koroku_desktop.render.text import (
     marker_text,
     notice_text,
     quote,
+    source_links_markdown,
     when,
 )
 
@@ -61,6 +62,9 @@ def block_markdown(
             return f"*{marker_text(block)}*"
         case b.NoticeBlock():
             return f"*{notice_text(block)}*"
+        case b.SourcesBlock(queries=queries):
+            searched = f"\n\n*Searched: {'; '.join(queries)}*" if queries else ""
+            return f"**Sources**{searched}\n\n{source_links_markdown(block)}"
         case _:
             assert_never(block)
 

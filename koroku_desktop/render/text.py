@@ -51,6 +51,27 @@ def indented_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
+def source_lines(block: b.SourcesBlock) -> list[str]:
+    """A sources list as plain lines: `[1] Title (site) <uri>`, the searches run first."""
+    lines = []
+    if block.queries:
+        lines.append("Searched: " + "; ".join(block.queries))
+    for s in block.sources:
+        site = f" ({s.site})" if s.site and s.site != s.title else ""
+        lines.append(f"[{s.number}] {s.title}{site} <{s.uri}>")
+    return lines
+
+
+def source_links_markdown(block: b.SourcesBlock) -> str:
+    """A sources list as Markdown links: `[1] [Title](uri) · site`, one per line."""
+    lines = []
+    for s in block.sources:
+        title = s.title.replace("[", "(").replace("]", ")")
+        site = f" · {s.site}" if s.site and s.site != s.title else ""
+        lines.append(f"- [{s.number}] [{title}](<{s.uri}>){site}")
+    return "\n".join(lines)
+
+
 def short_args(args: dict[str, Any], limit: int = 80) -> str:
     """A one-line summary of tool arguments: the command, path or query alone when there is one."""
     for key in ("command", "path", "query"):

@@ -29,6 +29,8 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
+        case b.SourcesBlock(sources=sources, queries=queries):
+            return " ".join([*queries, *(f"{s.title} {s.site}" for s in sources)])
         case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
             # remembered passages are indexed where they were said
             return ""

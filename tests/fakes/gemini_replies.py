@@ -112,9 +112,11 @@ class CallsReply:
 
 @dataclass(frozen=True)
 class PartsReply:
-    """Parts sent verbatim as one model content (service JSON casing), no signature added."""
+    """Parts sent verbatim as one model content (service JSON casing), no signature added;
+    `candidate` adds fields to the final candidate (`groundingMetadata`, ...)."""
 
     parts: tuple[JsonDict, ...]
+    candidate: JsonDict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -268,6 +270,7 @@ class Rendered:
     signed_calls: dict[str, bytes | None] = field(default_factory=dict)
     thought_chars: int = 0
     finish_reason: str = "STOP"
+    candidate: JsonDict = field(default_factory=dict)
 
 
 def _split(text: str, pieces: int) -> list[str]:
@@ -325,7 +328,7 @@ def render(reply: ContentReply, request: ReceivedRequest, stream: bool) -> Rende
         if isinstance(call, dict) and call.get("id"):
             sig = part.get("thoughtSignature")
             signed[str(call["id"])] = decode_b64(sig) if sig else None
-    return Rendered([parts], signed, 0)
+    return Rendered([parts], signed, 0, candidate=dict(reply.candidate))
 
 
 _VERBATIM_KEYS = {"args", "response", "partMetadata", "part_metadata"}
@@ -364,11 +367,13 @@ def response_body(
     response_id: str,
     cached_tokens: int = 0,
     finish_reason: str = "STOP",
+    candidate_extra: JsonDict | None = None,
 ) -> JsonDict:
     """One GenerateContentResponse (a whole reply, or one stream event) with usage metadata."""
     candidate: JsonDict = {"content": {"parts": parts, "role": "model"}, "index": 0}
     if final:
         candidate["finishReason"] = finish_reason
+        candidate.update(candidate_extra or {})
     prompt = prompt_tokens(request.body)
     output = max(1, output_chars // 4)
     thoughts = thought_chars // 4

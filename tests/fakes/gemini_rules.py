@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import binascii
 
-from tests.fakes.gemini_replies import JsonDict, decode_b64
+from tests.fakes.gemini_replies import JsonDict, ReceivedRequest, decode_b64
 
 SIGNATURE_DOCS = "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures."
 
@@ -149,3 +149,44 @@ def check_size(tokens: int, limit: int | None) -> str | None:
     return (
         f"The input token count ({tokens}) exceeds the maximum number of tokens allowed ({limit})."
     )
+
+
+_TOOL_FIELDS = {
+    "functionDeclarations",
+    "googleSearch",
+    "googleSearchRetrieval",
+    "urlContext",
+    "codeExecution",
+    "googleMaps",
+    "fileSearch",
+    "computerUse",
+    "retrieval",
+}
+_WEB_TOOLS = {"googleSearch", "urlContext"}
+COMBINATION_REFUSED = "Tool use with function calling is unsupported"
+"""What a model before Gemini 3 answers (400) to built-in tools beside function declarations."""
+
+
+def check_tools(request: ReceivedRequest) -> str | None:
+    """The service's rules for `tools`: known tool fields, built-in tools as objects, the
+    legacy `googleSearchRetrieval` refused by Gemini 3, and built-in web tools combined with
+    function declarations only on Gemini 3 models (a preview of the tool-combination API)."""
+    kinds: set[str] = set()
+    for i, tool in enumerate(request.body.get("tools") or []):
+        if not isinstance(tool, dict) or not tool:
+            return f"* GenerateContentRequest.tools[{i}]: tool must not be empty"
+        for key, value in tool.items():
+            if key not in _TOOL_FIELDS:
+                return (
+                    f'Invalid JSON payload received. Unknown name "{key}" at '
+                    f"'tools[{i}]': Cannot find field."
+                )
+            if key in _WEB_TOOLS and not isinstance(value, dict):
+                return f"Invalid value at 'tools[{i}].{key}': expected an object"
+            kinds.add(key)
+    gemini_3 = request.model.startswith("gemini-3")
+    if "googleSearchRetrieval" in kinds and gemini_3:
+        return "google_search_retrieval is not supported. Please use google_search tool instead."
+    if kinds & _WEB_TOOLS and "functionDeclarations" in kinds and not gemini_3:
+        return COMBINATION_REFUSED
+    return None

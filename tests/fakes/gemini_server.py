@@ -45,7 +45,7 @@ from tests.fakes.gemini_replies import (
     response_body,
     retry_info,
 )
-from tests.fakes.gemini_rules import check_contents, check_size
+from tests.fakes.gemini_rules import check_contents, check_size, check_tools
 
 BAD_KEY = "bad-key"
 _GENERATE = ("generateContent", "streamGenerateContent")
@@ -360,9 +360,8 @@ class FakeGemini:
             handler.send_json(200, {"totalTokens": prompt_tokens(body)})
             return
         with self._lock:
-            problem = check_contents(request.body, self._issued) or check_size(
-                prompt_tokens(body), self.max_input_tokens
-            )
+            problem = check_contents(request.body, self._issued) or check_tools(request)
+            problem = problem or check_size(prompt_tokens(body), self.max_input_tokens)
         if problem:
             handler.send_json(400, error_body(400, problem))
             return
@@ -440,6 +439,7 @@ class FakeGemini:
                     response_id=response_id,
                     cached_tokens=cached,
                     finish_reason=rendered.finish_reason,
+                    candidate_extra=rendered.candidate,
                 )
             )
         if not stream:

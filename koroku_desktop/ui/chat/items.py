@@ -16,6 +16,7 @@ from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.text import attachment_text, fence
 from koroku_desktop.ui.chat.remembered import remembered_chips, remembered_details
+from koroku_desktop.ui.chat.source_rows import sources_item_args, sources_summary
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared,
@@ -33,6 +34,7 @@ ItemKind = Literal[
     "remembered",
     "status",
     "turn_notice",
+    "sources",
 ]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
@@ -187,6 +189,8 @@ def items_for_entry(
                 add("notice", f"Message #{rejected} was set aside: {reason}")
             case b.DamagedBlock(error=error):
                 items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
+            case b.SourcesBlock():
+                add("sources", sources_summary(block)).args = sources_item_args(block)
             case _:
                 assert_never(block)
     for item in items:

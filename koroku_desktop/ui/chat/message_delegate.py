@@ -12,14 +12,31 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetrics, QGuiApplication, QMouseEvent, QPainter, QTextDocument
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import (
+    QDesktopServices,
+    QFontMetrics,
+    QGuiApplication,
+    QMouseEvent,
+    QPainter,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import ITEM_ROLE, MessageModel
 from koroku_desktop.ui.chat.painters import PAINTERS
 from koroku_desktop.ui.chat.row_painting import GAP, Hits, Row, column
+from koroku_desktop.ui.chat.sources import OPEN
 from koroku_desktop.ui.chat.stream_doc import StreamingDocs
 from koroku_desktop.ui.chat.stream_throttle import StreamThrottle
 from koroku_desktop.ui.widgets import theme
@@ -36,6 +53,7 @@ class MessageDelegate(QStyledItemDelegate):
     run_toggle_requested = Signal(int)  # open/close a run of same-tool cards
     copy_requested = Signal(str)
     action_requested = Signal(str)  # a row's other actions: `retry`
+    link_opened = Signal(str)  # a source's link, opened in the browser
 
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
@@ -225,6 +243,9 @@ class MessageDelegate(QStyledItemDelegate):
                     self.toggle_requested.emit(index.row())
                 elif action == "run":
                     self.run_toggle_requested.emit(index.row())
+                elif action.startswith(OPEN):
+                    QDesktopServices.openUrl(QUrl(action[len(OPEN) :]))
+                    self.link_opened.emit(action[len(OPEN) :])
                 else:
                     self.action_requested.emit(action)
                 return True

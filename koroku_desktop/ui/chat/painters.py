@@ -5,6 +5,7 @@ from __future__ import annotations
 from koroku_desktop.ui.chat.card_painters import CompactionPainter, DividerPainter, ToolPainter
 from koroku_desktop.ui.chat.items import ItemKind
 from koroku_desktop.ui.chat.row_painting import RowPainter
+from koroku_desktop.ui.chat.sources import SourcesPainter
 from koroku_desktop.ui.chat.text_painters import ModelPainter, ThoughtPainter, UserPainter
 from koroku_desktop.ui.chat.turn_rows import StatusPainter, TurnNoticePainter
 
@@ -19,4 +20,5 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "status": StatusPainter(),
     "turn_notice": TurnNoticePainter(),
     "remembered": DividerPainter("muted"),
+    "sources": SourcesPainter(),
 }

@@ -45,6 +45,7 @@ from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
+from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -119,6 +120,8 @@ class SettingsDialog(QDialog):
         col.addWidget(self._agent_group())
         self.recall = RecallGroup()
         col.addWidget(self.recall)
+        self.web = WebGroup()
+        col.addWidget(self.web)
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
         col.addWidget(McpSection(mcp, settings))
@@ -238,6 +241,7 @@ class SettingsDialog(QDialog):
         self.login.setChecked(xdg.autostart_enabled() or s.start_at_login)
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
         self.recall.load(s)
+        self.web.load(s)
         self.grants.clear()
         policy = self.policy
         for tool in sorted(set(s.always_allow) | policy.always_granted()):
@@ -299,6 +303,7 @@ class SettingsDialog(QDialog):
         values["start_at_login"] = self.login.isChecked()
         values["theme"] = self.theme_box.currentData()
         values.update(self.recall.values())
+        values.update(self.web.values())
         return values, problems
 
     def show_problems(self, problems: dict[str, str]) -> None:

@@ -84,6 +84,8 @@ def block_summary(block: b.Block) -> str:
             return one_line(marker_text(block), 240)
         case b.NoticeBlock():
             return notice_text(block)
+        case b.SourcesBlock(sources=sources):
+            return "[sources: " + ", ".join(s.site for s in sources) + "]"
         case _:
             assert_never(block)
 

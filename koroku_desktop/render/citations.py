@@ -1,0 +1,73 @@
+"""A grounded reply's sources as a `SourcesBlock`, and citation markers (`[1]`, `[1, 2]`) put
+into its text after each stretch Gemini says the sources back.
+
+Markers are placed by the stretch's own text (`GroundingSupport.text`), not by Gemini's
+offsets, which count UTF-8 bytes of one part while a block holds the joined characters; a
+stretch that cannot be found gets no marker rather than a misplaced one.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from koroku_desktop.domain.grounding import Grounding
+from koroku_desktop.render.blocks import Block, SourceLink, SourcesBlock, TextBlock
+
+
+def sources_block(grounding: Grounding) -> SourcesBlock | None:
+    """The sources worth listing: every web chunk with a link (numbered by its chunk index,
+    as cited), then pages URL context read that no chunk names; None when there are none."""
+    links: list[SourceLink] = []
+    for index, source in enumerate(grounding.sources):
+        if source.uri:
+            title = source.title or source.site
+            links.append(SourceLink(index + 1, title, source.uri, source.site))
+    seen = {s.uri for s in grounding.sources}
+    number = len(grounding.sources)
+    for page in grounding.url_context:
+        if page.ok and page.url and page.url not in seen:
+            seen.add(page.url)
+            number += 1
+            links.append(SourceLink(number, page.url, page.url, _host(page.url)))
+    if not links:
+        return None
+    return SourcesBlock(tuple(links), tuple(grounding.search_queries))
+
+
+def _host(url: str) -> str:
+    return urlparse(url).netloc or url
+
+
+def cite(text: str, grounding: Grounding) -> str:
+    """`text` with a marker after each supported stretch found in it."""
+    cited = {i for i, s in enumerate(grounding.sources) if s.uri}
+    inserts: list[tuple[int, str]] = []
+    cursor = 0
+    for support in grounding.supports:
+        numbers = [i + 1 for i in support.sources if i in cited]
+        stretch = support.text.strip()
+        if not numbers or not stretch:
+            continue
+        at = text.find(stretch, cursor)
+        if at < 0:
+            at = text.find(stretch)
+        if at < 0:
+            continue
+        end = at + len(stretch)
+        cursor = end
+        inserts.append((end, " [" + ", ".join(str(n) for n in sorted(set(numbers))) + "]"))
+    for end, marker in sorted(inserts, reverse=True):
+        text = text[:end] + marker + text[end:]
+    return text
+
+
+def grounded_blocks(blocks: tuple[Block, ...], grounding: Grounding) -> tuple[Block, ...]:
+    """A reply's blocks with citation markers in its text and the sources after it."""
+    out: list[Block] = [
+        TextBlock(cite(block.text, grounding)) if isinstance(block, TextBlock) else block
+        for block in blocks
+    ]
+    sources = sources_block(grounding)
+    if sources is not None:
+        out.append(sources)
+    return tuple(out)
