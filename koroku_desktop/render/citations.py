@@ -28,7 +28,8 @@ def sources_block(grounding: Grounding) -> SourcesBlock | None:
         if page.ok and page.url and page.url not in seen:
             seen.add(page.url)
             number += 1
-            links.append(SourceLink(number, page.url, page.url, _host(page.url)))
+            title = page.url.split("://", 1)[-1]
+            links.append(SourceLink(number, title, page.url, _host(page.url)))
     if not links:
         return None
     return SourcesBlock(tuple(links), tuple(grounding.search_queries))

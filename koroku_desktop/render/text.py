@@ -57,7 +57,7 @@ def source_lines(block: b.SourcesBlock) -> list[str]:
     if block.queries:
         lines.append("Searched: " + "; ".join(block.queries))
     for s in block.sources:
-        site = f" ({s.site})" if s.site and s.site != s.title else ""
+        site = f" ({s.site})" if s.site and s.site not in s.title else ""
         lines.append(f"[{s.number}] {s.title}{site} <{s.uri}>")
     return lines
 
@@ -67,7 +67,7 @@ def source_links_markdown(block: b.SourcesBlock) -> str:
     lines = []
     for s in block.sources:
         title = s.title.replace("[", "(").replace("]", ")")
-        site = f" · {s.site}" if s.site and s.site != s.title else ""
+        site = f" · {s.site}" if s.site and s.site not in s.title else ""
         lines.append(f"- [{s.number}] [{title}](<{s.uri}>){site}")
     return "\n".join(lines)
 

@@ -46,7 +46,7 @@ def test_the_fold_cites_each_supported_sentence_and_lists_the_sources() -> None:
     assert [(s.number, s.title, s.site) for s in sources.sources] == [
         (1, "aljazeera.com", "aljazeera.com"),
         (2, "uefa.com", "uefa.com"),
-        (3, "https://www.uefa.com/euro2024/", "www.uefa.com"),  # read through URL context
+        (3, "www.uefa.com/euro2024/", "www.uefa.com"),  # read through URL context
     ]
     assert sources.sources[0].uri.startswith("https://vertexaisearch.cloud.google.com/")
     assert sources.queries == ("UEFA Euro 2024 winner", "who won euro 2024")
@@ -70,7 +70,7 @@ def test_markdown_export_links_the_sources_under_the_reply() -> None:
     assert "in the final. [1] This victory" in md
     assert "**Sources**\n\n*Searched: UEFA Euro 2024 winner; who won euro 2024*" in md
     assert "- [1] [aljazeera.com](<https://vertexaisearch.cloud.google.com/" in md
-    assert "- [3] [https://www.uefa.com/euro2024/](<https://www.uefa.com/euro2024/>) · " in md
+    assert "- [3] [www.uefa.com/euro2024/](<https://www.uefa.com/euro2024/>)\n" in md + "\n"
 
 
 def test_the_terminal_prints_the_sources_after_the_answer() -> None:

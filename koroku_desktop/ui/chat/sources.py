@@ -37,8 +37,8 @@ class SourcesPainter(RowPainter):
             rows[0] += f" · searched: {searched}"
         rows[0] += "</p>"
         for number, title, uri, site in item.args.get("sources", []):
-            same = site == title
-            tail = "" if same or not site else f' <span style="color:{muted};">· {site}</span>'
+            shown = site and site not in title
+            tail = f' <span style="color:{muted};">· {html.escape(site)}</span>' if shown else ""
             rows.append(
                 f'<p style="margin:0;"><span style="color:{muted};">[{number}]</span> '
                 f'<a href="{html.escape(uri, quote=True)}" style="color:{link};">'
