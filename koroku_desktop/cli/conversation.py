@@ -17,6 +17,7 @@ from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEv
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
+from koroku_desktop.render.citations import cite
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.runtime import Runtime
 
@@ -115,7 +116,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if reply.function_calls or answered:
             return
         answered.append(visible_text(reply.parts))
-        print(answered[0], flush=True)
+        grounding = reply.grounding
+        print(answered[0] if grounding is None else cite(answered[0], grounding), flush=True)
         if sources := sources_text(reply):
             print(sources, flush=True)
         notice = finish_notice(reply.finish_reason)

@@ -22,6 +22,7 @@ def test_sources_are_printed_kept_exported_and_imported(
     assert ask.returncode == 0, ask.stderr
     answer, sources = ask.stdout.split("\n  Sources:\n")
     assert answer.startswith("Spain won Euro 2024")
+    assert "in the final. [1] This victory" in answer  # the markers match the numbered list
     assert "    [1] aljazeera.com <https://vertexaisearch.cloud.google.com/" in sources
     body = fake_gemini.generate_requests()[-1].body
     assert {"googleSearch": {}} in body["tools"] and {"urlContext": {}} in body["tools"]
@@ -55,6 +56,20 @@ def test_sources_are_printed_kept_exported_and_imported(
     assert md2.returncode == 0, md2.stderr
     assert "- [1] [aljazeera.com](<https://vertexaisearch." in md2.stdout
     assert "in the final. [1] This victory" in md2.stdout
+
+
+def test_chat_prints_the_sources_after_the_streamed_answer_and_in_history(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    fake_gemini.reply_with(grounded_reply())
+    chat = koroku.run("chat", stdin="Who won the euro 2024?\nexit\n", **WEB)
+    assert chat.returncode == 0, chat.stderr
+    streamed = chat.stdout.split("koroku> ", 1)[1]
+    assert streamed.index("in the final.") < streamed.index("  Sources:")
+    assert "    [2] uefa.com <https://vertexaisearch." in streamed
+    history = koroku.run("history")
+    assert history.returncode == 0, history.stderr
+    assert "  Sources:" in history.stdout and "[3] www.uefa.com/euro2024/" in history.stdout
 
 
 def test_a_bad_switch_value_is_refused_naming_the_variable(koroku: Koroku) -> None:
