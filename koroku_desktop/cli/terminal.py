@@ -11,7 +11,14 @@ from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import LogEntry, MessageEvent
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, part_blocks, speaker
-from koroku_desktop.render.text import mark, marker_text, notice_text, short_args, when
+from koroku_desktop.render.text import (
+    attachment_text,
+    mark,
+    marker_text,
+    notice_text,
+    short_args,
+    when,
+)
 
 
 def block_line(block: b.Block, who: b.Speaker) -> str:
@@ -31,6 +38,8 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"  {notice_text(block)}"
         case b.RememberedBlock(passages=passages):
             return "\n".join(f"  (remembered #{p.seq}: {p.text[:100]})" for p in passages)
+        case b.AttachmentBlock(sha256=str()):
+            return f"  {attachment_text(block)}"
         case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():
             return ""
         case _:

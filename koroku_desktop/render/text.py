@@ -8,6 +8,7 @@ import re
 from datetime import datetime
 from typing import Any, assert_never
 
+from koroku_desktop.domain.attachment import human_size, kind_label
 from koroku_desktop.render import blocks as b
 
 OK_MARK = "✓"
@@ -111,8 +112,11 @@ def notice_text(block: b.NoticeBlock) -> str:
 
 
 def attachment_text(block: b.AttachmentBlock) -> str:
-    """What an attachment is: inline bytes (type and size) or an uploaded file."""
+    """What an attachment is: an attached file (name, kind, size), inline bytes (type and
+    size) or an uploaded file."""
     mime = block.mime_type or "unknown type"
+    if block.sha256 is not None:
+        return f"📎 {block.name or 'attachment'} ({kind_label(mime)}, {human_size(block.size)})"
     if block.uri is None:
         return f"inline data: {mime}, {block.size:,} bytes"
     return f"file: {block.uri} ({mime})"
