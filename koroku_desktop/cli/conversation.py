@@ -15,8 +15,8 @@ from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
-from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.attachment import PendingAttachment, human_size, kind_label
+from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.parts import (

@@ -58,7 +58,8 @@ def test_ask_attaches_files_and_the_next_process_sends_the_same_bytes(
     attached = [p for p in parts if p["kind"] == "attachment"]
     assert [p["name"] for p in attached] == ["shot.png", "paper.PDF", "hello.py"]
     assert all(
-        p["sha256"] == hashlib.sha256(d).hexdigest() for p, (_, d) in zip(attached, expected)
+        p["sha256"] == hashlib.sha256(d).hexdigest()
+        for p, (_, d) in zip(attached, expected, strict=True)
     )
     assert len(str(payload)) < 1000
     blob = koroku.home / "blobs" / attached[0]["sha256"][:2] / attached[0]["sha256"]
