@@ -60,6 +60,7 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        self.bridge.attachments = self.runtime.attachments
         self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
         # from settings.json (see settings_store) so the core never needs to know about it.
