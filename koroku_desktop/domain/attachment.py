@@ -125,6 +125,8 @@ def _is_text(data: bytes) -> bool:
 
 def sniff_mime(data: bytes) -> str | None:
     """The MIME type Gemini should be told for these bytes, or None when it is not supported."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and _is_text(data):
+        return "text/plain"  # UTF-16 text: its byte-order mark looks like an MPEG frame sync
     kind = _binary_kind(data)
     if kind is not None:
         return kind

@@ -5,6 +5,10 @@ and inline bytes travel as base64 (4/3 of their size) beside the text of the who
 So attachments go inline, oldest first, while their bytes add up to `INLINE_BUDGET_BYTES`
 (14 MB: 18.7 MB as base64, leaving more than 1 MB for the conversation's text); the rest are
 uploaded with `client.files.upload` (the SDK's resumable protocol) and sent as `file_data`.
+A file over `INLINE_FILE_BYTES` (2 MB) is uploaded even when it would fit: an attachment
+stays in the history, so inline it is encoded and sent again with every later turn
+(benchmarks/bench_attachments.py: a 10 MB file inline makes each turn about 20 times a plain
+one, while an upload costs once and a reused URI almost nothing).
 Oldest first keeps every earlier attachment's form from turn to turn, so the history prefix
 stays byte-stable for Gemini's implicit cache.
 
@@ -35,6 +39,8 @@ log = logging.getLogger(__name__)
 
 INLINE_BUDGET_BYTES = 14_000_000
 """Raw attachment bytes sent inline in one request (see the module docstring)."""
+INLINE_FILE_BYTES = 2_000_000
+"""The largest single file sent inline; bigger ones are uploaded once and referenced."""
 REUSE_MARGIN_S = 15 * 60
 """An uploaded file expiring sooner than this is uploaded again (a turn may take minutes)."""
 ACTIVE_WAIT_S = 120.0
@@ -63,11 +69,13 @@ class AttachmentSender:
         cache: UploadCache | None,
         *,
         inline_budget: int = INLINE_BUDGET_BYTES,
+        inline_file_max: int = INLINE_FILE_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.read_blob = read_blob
         self.cache = cache
         self.inline_budget = inline_budget
+        self.inline_file_max = inline_file_max
         self.clock = clock
         self.sent_uris: set[str] = set()
         """The file URIs the last resolved request used (to forget them if they are gone)."""
@@ -93,7 +101,9 @@ class AttachmentSender:
         for part in attachments:
             if part.sha256 in resolved:
                 continue
-            inline = inline_used + part.size <= self.inline_budget
+            inline = (
+                part.size <= self.inline_file_max and inline_used + part.size <= self.inline_budget
+            )
             try:
                 if inline:
                     data = await asyncio.to_thread(self.read_blob, part.sha256)

@@ -36,7 +36,7 @@ def attachment_markdown(block: b.AttachmentBlock, link: AttachmentLink | None = 
         return f"*[{attachment_text(block)}]*"
     label = attachment_text(block)
     if (block.mime_type or "").startswith("image/"):
-        return f"![{block.name or 'image'}](<{target}>)\n*{label}*"
+        return f"![{block.name or 'image'}](<{target}>)\n\n*{label}*"
     return f"[{label}](<{target}>)"
 
 

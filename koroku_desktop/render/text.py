@@ -116,7 +116,8 @@ def attachment_text(block: b.AttachmentBlock) -> str:
     size) or an uploaded file."""
     mime = block.mime_type or "unknown type"
     if block.sha256 is not None:
-        return f"📎 {block.name or 'attachment'} ({kind_label(mime)}, {human_size(block.size)})"
+        size = human_size(block.size)
+        return f"Attached: {block.name or 'a file'} ({kind_label(mime)}, {size})"
     if block.uri is None:
         return f"inline data: {mime}, {block.size:,} bytes"
     return f"file: {block.uri} ({mime})"

@@ -281,7 +281,7 @@ class AgentBridge(QObject):
         if self._active == 1:
             self.busy_changed.emit(True)
         if text is not None:
-            shown = text or " ".join(f"📎 {p.name}" for p in attached)
+            shown = text or "Attached: " + ", ".join(p.name for p in attached)
             entry = QueuedTurn(turn_id, shown)
             if queued:
                 self._queued.append(entry)

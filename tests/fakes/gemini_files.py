@@ -28,6 +28,8 @@ from tests.fakes.gemini_replies import JsonDict, error_body
 MAX_REQUEST_BYTES = 20 * 1024 * 1024
 """The service's request size limit (20,971,520 bytes)."""
 _GET = re.compile(r"^/(?:v1beta|v1|v1alpha)/(files/[\w-]+)$")
+_FILE_URI = re.compile(r"/(?:v1beta|v1|v1alpha)/files/[\w-]+$")
+"""A Files API URI (other URIs, e.g. a public URL, are the service's to fetch: not checked)."""
 
 
 class Handler(Protocol):
@@ -229,7 +231,7 @@ class FakeFiles:
                 file_data = part.get("fileData") or part.get("file_data")
                 if isinstance(file_data, dict):
                     uri = str(file_data.get("fileUri") or file_data.get("file_uri") or "")
-                    if self.by_uri(uri) is None:
+                    if _FILE_URI.search(uri) and self.by_uri(uri) is None:
                         return _no_access(uri.rsplit("/", 1)[-1])
         return None
 

@@ -147,7 +147,11 @@ async def test_an_unknown_file_uri_is_refused_like_the_service(fake_gemini: Fake
     from google.genai import errors, types
 
     client = genai.Client(api_key="test-key")
-    part = types.Part(file_data=types.FileData(file_uri="https://x/v1beta/files/nope"))
+    part = types.Part(
+        file_data=types.FileData(
+            file_uri="https://generativelanguage.googleapis.com/v1beta/files/nope"
+        )
+    )
     with pytest.raises(errors.ClientError) as caught:
         await client.aio.models.generate_content(model="gemini-test", contents=[part])
     assert caught.value.code == 403
@@ -202,3 +206,17 @@ async def test_a_missing_blob_fails_its_own_turn_with_a_clear_error(
     await model.aclose()
     texts = [p.get("text", "") for p in sent_parts(fake_gemini)]
     assert any("'shot.png'" in str(t) and "no longer available" in str(t) for t in texts)
+
+
+async def test_a_file_over_2_mb_is_uploaded_even_when_the_request_has_room(
+    fake_gemini: FakeGemini, attachments: AttachmentStore, tmp_path: Path
+) -> None:
+    model = attachment_model(attachments, tmp_path / "uploads.json")  # default limits
+    audio = keep(attachments, b"ID3\x04\x00\x00\x00\x00\x00\x00" + bytes(2_000_000), "memo.mp3")
+    small = keep(attachments, PNG, "shot.png")
+    await model.generate(request(turn("listen", audio, small)))
+    await model.aclose()
+    parts = sent_parts(fake_gemini)
+    stored = fake_gemini.files.by_uri(file_uri(parts[0]))
+    assert stored is not None and stored.mime_type == "audio/mp3" and len(stored.data) == 2_000_010
+    assert "inlineData" in parts[1]

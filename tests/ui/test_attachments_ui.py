@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QGuiApplication, QImage
+from PySide6.QtGui import (
+    QColor,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QImage,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
@@ -194,7 +201,8 @@ def test_the_popup_takes_a_pasted_image_and_attach_bytes(
     qtbot.waitUntil(lambda: "Two pictures" in popup.answer_text(), timeout=10000)
     sent = inline_parts(fake_gemini)
     assert [m for m, _ in sent] == ["image/png", "image/png"] and sent[1][1] == shot
-    assert "📎 screen.png" in popup.question_label.text()
+    assert "(with Pasted image" in popup.question_label.text()
+    assert "screen.png)" in popup.question_label.text()
 
 
 def _history(desktop: Desktop) -> list[StoredEvent]:
@@ -236,3 +244,32 @@ def test_screenshots_of_chips_and_thumbnails(
     shutil.copy(SHOTS / f"chat-attachments-{mode}.png", SCREENSHOTS)
     window.tray.take()
     theme.apply(app, "light")
+
+
+def test_the_viewer_shows_a_thumbnail_and_opens_a_file(desktop: Desktop, qtbot: QtBot) -> None:
+    from koroku_desktop.ui.viewer.detail_view import EntryDetail
+
+    history = _history(desktop)
+    detail = EntryDetail()
+    qtbot.addWidget(detail)
+    detail.resize(700, 600)
+    detail.show_entry(history[0])
+    html = detail.readable.toHtml()
+    shot, pdf = (p for p in history[0].event.parts[:2])  # type: ignore[union-attr]
+    assert f'src="attachment:{shot.sha256}"' in html  # type: ignore[union-attr]
+    image = detail.readable.loadResource(
+        QTextDocument.ResourceType.ImageResource.value,
+        QUrl(f"attachment:{shot.sha256}"),  # type: ignore[union-attr]
+    )
+    assert isinstance(image, QImage) and image.width() == 260
+    assert "Q3 report.pdf (PDF, 7.2 KB)" in detail.readable.toPlainText()
+    detail.show()
+    qtbot.waitExposed(detail)
+    save_screenshot(detail, "viewer-attachments-light")
+    shutil.copy(SHOTS / "viewer-attachments-light.png", SCREENSHOTS)
+    opened: list[QUrl] = []
+    detail.readable.open_url = opened.append  # type: ignore[assignment,method-assign]
+    detail.readable.anchorClicked.emit(QUrl(f"attachment:{pdf.sha256}"))  # type: ignore[union-attr]
+    (url,) = opened
+    assert Path(url.toLocalFile()).name == "Q3 report.pdf"
+    assert Path(url.toLocalFile()).read_bytes() == PDF

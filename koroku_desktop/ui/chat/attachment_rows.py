@@ -30,11 +30,17 @@ SHOWN_IMAGES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
 class ThumbnailCache:
-    """Decoded, scaled thumbnails by blob hash; `reader` reads a blob (None: no store)."""
+    """Decoded, scaled thumbnails by blob hash, from `store` (the app's attachment store)."""
 
     def __init__(self) -> None:
-        self.reader: Callable[[str], bytes] | None = None
+        self.store: AttachmentStore | None = None
         self._cache: OrderedDict[str, QPixmap | None] = OrderedDict()
+
+    def use(self, store: AttachmentStore | None) -> None:
+        """Read thumbnails (and open copies) from `store` from now on."""
+        if store is not self.store:
+            self.store = store
+            self._cache.clear()
 
     def pixmap(self, sha256: str) -> QPixmap | None:
         """The thumbnail of an image blob (None when missing or undecodable)."""
@@ -42,9 +48,9 @@ class ThumbnailCache:
             self._cache.move_to_end(sha256)
             return self._cache[sha256]
         thumb = None
-        if self.reader is not None:
+        if self.store is not None:
             try:
-                image = QImage.fromData(self.reader(sha256))
+                image = QImage.fromData(self.store.read(sha256))
             except (LookupError, OSError):
                 image = QImage()
             if not image.isNull():
@@ -58,10 +64,6 @@ class ThumbnailCache:
         while len(self._cache) > CACHE:
             self._cache.popitem(last=False)
         return thumb
-
-    def clear(self) -> None:
-        """Forget every thumbnail (another store was wired)."""
-        self._cache.clear()
 
 
 THUMBNAILS = ThumbnailCache()

@@ -44,8 +44,8 @@ PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
 class ChatWindow(AttachmentDrops, QMainWindow):
     """The main window. Reports intent through the bridge's slots and its own signals.
 
-    Files dropped on it, pasted into the message box or chosen with 📎 wait as chips above
-    the box and go with the next message (`attach_bytes` adds a screenshot the same way).
+    Files dropped on it, pasted into the message box or chosen with the paper clip wait as
+    chips above the box and go with the next message (`attach_bytes` adds a screenshot too).
     """
 
     older_requested = Signal(int)
@@ -122,8 +122,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.wire_attachments(self)
         self.open_url = QDesktopServices.openUrl
         """Opens an attachment's copy (tests record the URL instead)."""
-        if bridge.attachments is not None:
-            THUMBNAILS.reader = bridge.attachments.read
+        THUMBNAILS.use(bridge.attachments)
         focus = QShortcut(QKeySequence("Ctrl+L"), self)
         focus.activated.connect(self.input.setFocus)
         self.input.setFocus()

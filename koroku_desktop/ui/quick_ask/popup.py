@@ -205,9 +205,9 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self._streamed = ""
         self.tool_label.setVisible(False)
         attached = self.tray.take()
-        files = ", ".join(f"📎 {p.name}" for p in attached)
+        files = ", ".join(p.name for p in attached)
         short = text if len(text) < 200 else text[:199] + "…"
-        self.question_label.setText(f"You asked: {short}" + (f"  ({files})" if files else ""))
+        self.question_label.setText(f"You asked: {short}" + (f"  (with {files})" if files else ""))
         self.question_label.setVisible(True)
         self.answer.setMarkdown("…")
         self._turn_id = new_id()
