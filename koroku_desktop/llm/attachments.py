@@ -33,6 +33,7 @@ from google.genai import errors, types
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import AttachmentPart
+from koroku_desktop.llm.mapping import content_to_sdk
 from koroku_desktop.llm.upload_cache import UploadCache, UploadedFile
 
 log = logging.getLogger(__name__)
@@ -199,6 +200,23 @@ async def _wait_active(client: genai.Client, file: types.File) -> types.File:
 def _why(exc: BaseException) -> str:
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return str(message)
+
+
+async def sdk_contents(
+    sender: AttachmentSender | None,
+    client: genai.Client,
+    key: str,
+    messages: Sequence[MessageEvent],
+    fresh_uploads: bool = False,
+) -> list[types.Content]:
+    """Messages as SDK contents, their attachments resolved by `sender` (None: no blob store
+    is wired, and the model is told the files are not available)."""
+    if not any(isinstance(p, AttachmentPart) for m in messages for p in m.parts):
+        return [content_to_sdk(m) for m in messages]
+    if sender is None:
+        return [content_to_sdk(m, missing_note) for m in messages]
+    resolved = await sender.resolve(client, key, messages, fresh=fresh_uploads)
+    return [content_to_sdk(m, lambda a: resolved[a.sha256]) for m in messages]
 
 
 def _attachments(contents: Sequence[MessageEvent]) -> list[AttachmentPart]:

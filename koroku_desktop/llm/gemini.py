@@ -22,17 +22,17 @@ from google.genai import types
 
 from koroku_desktop.domain.events import MessageEvent, Usage
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
-from koroku_desktop.domain.parts import AttachmentPart, Part, TextPart
+from koroku_desktop.domain.parts import Part, TextPart
 from koroku_desktop.domain.projection import is_usable_reply
 from koroku_desktop.llm.attachments import (
     INLINE_BUDGET_BYTES,
     AttachmentSender,
     BlobReader,
-    missing_note,
+    sdk_contents,
 )
 from koroku_desktop.llm.certs import use_certifi_if_store_empty
 from koroku_desktop.llm.errors import retry_delay_s, to_model_error
-from koroku_desktop.llm.mapping import content_to_sdk, part_from_sdk, tools_to_sdk
+from koroku_desktop.llm.mapping import part_from_sdk, tools_to_sdk
 from koroku_desktop.llm.upload_cache import UploadCache, key_fingerprint
 
 log = logging.getLogger(__name__)
@@ -259,14 +259,8 @@ class GeminiChatModel:
         self, client: genai.Client, request: ModelRequest, fresh_uploads: bool = False
     ) -> list[types.Content]:
         """The request's contents for the SDK, attachments read and sent inline or uploaded."""
-        messages = request.contents
-        if not any(isinstance(p, AttachmentPart) for m in messages for p in m.parts):
-            return [content_to_sdk(m) for m in messages]
-        if self.attachments is None:  # no blob store wired: the model is told what is missing
-            return [content_to_sdk(m, missing_note) for m in messages]
         key = key_fingerprint(self._api_key)
-        resolved = await self.attachments.resolve(client, key, messages, fresh=fresh_uploads)
-        return [content_to_sdk(m, lambda a: resolved[a.sha256]) for m in messages]
+        return await sdk_contents(self.attachments, client, key, request.contents, fresh_uploads)
 
     def prepare(self) -> None:
         """Build the SDK's lazily built validators now (blocking: call it off the loop).
