@@ -110,6 +110,17 @@ def test_a_pasted_image_becomes_a_chip_and_goes_with_the_message(
     assert thumb is not None and thumb.width() > 100
 
 
+def test_ctrl_v_in_the_conversation_attaches_the_clipboard_image(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    window = desktop.window
+    QGuiApplication.clipboard().setImage(picture(40, 30))
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert [p.mime_type for p in window.tray.pending] == ["image/png"]
+    assert window.input.hasFocus()
+
+
 def test_dropped_files_become_chips_and_a_chip_can_be_removed(
     desktop: Desktop, qtbot: QtBot, tmp_path: Path
 ) -> None:

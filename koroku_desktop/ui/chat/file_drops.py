@@ -8,7 +8,14 @@ its message box and the attach button's dialog all become chips in the tray, and
 
 from __future__ import annotations
 
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from koroku_desktop.ui.widgets.attachment_tray import (
@@ -32,9 +39,20 @@ class AttachmentDrops:
     def wire_attachments(self, widget: QWidget) -> None:
         """Connect the tray and the message box; accept drops on `widget` (the window)."""
         widget.setAcceptDrops(True)
+        # Ctrl+V with the focus elsewhere (the conversation): paste into the message box.
+        paste = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), widget)
+        paste.activated.connect(self._paste_into_input)
         self.tray.refused.connect(self.show_hint)
         self.tray.changed.connect(self._tray_changed)
         self.input.media_inserted.connect(self._media_inserted)
+
+    def _paste_into_input(self) -> None:
+        self.input.setFocus()
+        mime = QGuiApplication.clipboard().mimeData()
+        if mime is not None and mime_attachments(mime):
+            self.tray.add_dropped(mime_attachments(mime))
+        else:
+            self.input.paste()
 
     def _tray_changed(self) -> None:
         self.input.allow_empty_submit = bool(self.tray.chips)
