@@ -134,6 +134,14 @@ def test_dropped_files_become_chips_and_a_chip_can_be_removed(
     drop(window, mime)
     assert [p.name for p in window.tray.pending] == ["report.pdf", "notes.py"]
     assert [p.mime_type for p in window.tray.pending] == ["application/pdf", "text/plain"]
+    # Many files scroll sideways rather than widening the window.
+    width = window.width()
+    for n in range(8):
+        window.attach_bytes(f"note {n}\n".encode(), f"a rather long file name {n}.txt")
+    QApplication.processEvents()
+    assert window.width() == width and len(window.tray.chips) == 10
+    for chip in window.tray.chips[2:]:
+        window.tray.remove(chip)
     qtbot.mouseClick(window.tray.chips[0].remove_button, Qt.MouseButton.LeftButton)
     assert [p.name for p in window.tray.pending] == ["notes.py"]
     qtbot.mouseClick(window.tray.chips[0].remove_button, Qt.MouseButton.LeftButton)
@@ -207,6 +215,12 @@ def test_the_popup_takes_a_pasted_image_and_attach_bytes(
     popup.attach_bytes(b"\x00\x01binary", "junk.bin")
     assert [p.name for p in popup.tray.pending][1] == "screen.png"
     assert len(popup.tray.pending) == 2 and "junk.bin" in popup.tool_label.text()
+    popup.input.setPlainText("Which one is brighter?")
+    qtbot.wait(50)
+    assert popup.width() < 700  # the long refusal wraps instead of widening the popup
+    save_screenshot(popup, "quick-ask-attachments-light")
+    shutil.copy(SHOTS / "quick-ask-attachments-light.png", SCREENSHOTS)
+    popup.input.clear()
     fake_gemini.reply_text("Two pictures.")
     type_and_send(qtbot, popup.input, "compare")
     qtbot.waitUntil(lambda: "Two pictures" in popup.answer_text(), timeout=10000)

@@ -215,6 +215,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
 
     def show_hint(self, text: str) -> None:
         """Why a pasted or dropped file was not attached, in the status line."""
+        self.tool_label.setWordWrap(True)  # a long reason must not widen the popup
         self.tool_label.setText(f"⚠  {text}")
         self.tool_label.setVisible(True)
 

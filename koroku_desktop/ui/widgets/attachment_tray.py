@@ -22,12 +22,13 @@ from PySide6.QtCore import (
     QTime,
     Signal,
 )
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtGui import QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -154,7 +155,7 @@ class AttachmentChip(QFrame):
 
 
 class AttachmentTray(QWidget):
-    """The chips above a message box; hidden while empty."""
+    """The chips above a message box, scrolling sideways when many; hidden while empty."""
 
     changed = Signal()
     refused = Signal(str)  # why a file was not attached, fit to show as is
@@ -162,12 +163,37 @@ class AttachmentTray(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("AttachmentTray")
-        self._row = QHBoxLayout(self)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self._scroll = QScrollArea()
+        self._scroll.setObjectName("AttachmentScroll")
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inner = QWidget()
+        inner.setObjectName("AttachmentRow")
+        self._row = QHBoxLayout(inner)
         self._row.setContentsMargins(0, 0, 0, 0)
         self._row.setSpacing(6)
         self._row.addStretch(1)
+        self._scroll.setWidget(inner)
+        self._inner = inner
+        outer.addWidget(self._scroll)
         self.chips: list[AttachmentChip] = []
         self.setVisible(False)
+
+    def _fit_height(self) -> None:
+        """As tall as a chip, plus the scroll bar when the chips are wider than the tray."""
+        hint = self._inner.sizeHint()
+        height = hint.height()
+        if hint.width() > self._scroll.viewport().width():
+            height += self._scroll.horizontalScrollBar().sizeHint().height()
+        self._scroll.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The scroll bar comes and goes with the width."""
+        super().resizeEvent(event)
+        self._fit_height()
 
     @property
     def pending(self) -> list[PendingAttachment]:
@@ -210,6 +236,7 @@ class AttachmentTray(QWidget):
         self.chips.append(chip)
         self._row.insertWidget(len(self.chips) - 1, chip)
         self.setVisible(True)
+        self._fit_height()
         self.changed.emit()
 
     def remove(self, chip: AttachmentChip) -> None:
@@ -219,6 +246,7 @@ class AttachmentTray(QWidget):
             chip.setParent(None)
             chip.deleteLater()
             self.setVisible(bool(self.chips))
+            self._fit_height()
             self.changed.emit()
 
     def take(self) -> list[PendingAttachment]:
