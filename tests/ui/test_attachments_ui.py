@@ -1,12 +1,12 @@
 """Attaching files in the chat window and the quick-ask popup: real widgets, the real app.
 
 Drop, paste, the attach button, removing a chip, refusals, sending (the fake server gets the
-bytes), the thumbnail and file card in the conversation, opening a copy, and screenshots.
+bytes), the thumbnail and file card in the conversation, opening a copy, and screenshots
+(saved in tests/screenshots/; the ones in resources/screenshots/ are copied from there).
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -31,10 +31,9 @@ from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_replies import decode_b64
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import click_row_action, rows, type_and_send
-from tests.ui.screenshots import SHOTS, save_screenshot
+from tests.ui.screenshots import save_screenshot
 
 PDF = b"%PDF-1.5\n" + b"quarterly figures " * 400
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 
 
 def picture(width: int = 320, height: int = 200) -> QImage:
@@ -207,27 +206,26 @@ def test_the_popup_takes_a_pasted_image_and_attach_bytes(
     desktop.show_quick_ask()
     qtbot.waitExposed(popup)
     popup.pin_button.setChecked(True)
-    QGuiApplication.clipboard().setImage(picture(64, 48))
-    popup.input.setFocus()
-    qtbot.keyClick(popup.input, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
     shot = png_bytes(picture(100, 80))
     popup.attach_bytes(shot, "screen.png")
     popup.attach_bytes(b"\x00\x01binary", "junk.bin")
-    assert [p.name for p in popup.tray.pending][1] == "screen.png"
-    assert len(popup.tray.pending) == 2 and "junk.bin" in popup.tool_label.text()
-    popup.input.setPlainText("Which one is brighter?")
+    assert [p.name for p in popup.tray.pending] == ["screen.png"]
+    assert "junk.bin" in popup.tool_label.text()
+    popup.input.setPlainText("What is on my screen?")
     qtbot.wait(50)
     assert popup.width() < 700  # the long refusal wraps instead of widening the popup
-    save_screenshot(popup, "quick-ask-attachments-light")
-    shutil.copy(SHOTS / "quick-ask-attachments-light.png", SCREENSHOTS)
+    save_screenshot(popup, "quick-ask-attachments-light")  # same picture every run
     popup.input.clear()
+    QGuiApplication.clipboard().setImage(picture(64, 48))
+    popup.input.setFocus()
+    qtbot.keyClick(popup.input, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert len(popup.tray.pending) == 2 and popup.tray.pending[1].name.startswith("Pasted")
     fake_gemini.reply_text("Two pictures.")
     type_and_send(qtbot, popup.input, "compare")
     qtbot.waitUntil(lambda: "Two pictures" in popup.answer_text(), timeout=10000)
     sent = inline_parts(fake_gemini)
-    assert [m for m, _ in sent] == ["image/png", "image/png"] and sent[1][1] == shot
-    assert "(with Pasted image" in popup.question_label.text()
-    assert "screen.png)" in popup.question_label.text()
+    assert [m for m, _ in sent] == ["image/png", "image/png"] and sent[0][1] == shot
+    assert "(with screen.png, Pasted image" in popup.question_label.text()
 
 
 def _history(desktop: Desktop) -> list[StoredEvent]:
@@ -265,8 +263,6 @@ def test_screenshots_of_chips_and_thumbnails(
     assert len(rows(window.model, "attachment")) == 2 and len(window.tray.chips) == 3
     assert all(chip.isVisible() for chip in window.tray.chips)
     save_screenshot(window, f"chat-attachments-{mode}")
-    SCREENSHOTS.mkdir(exist_ok=True)
-    shutil.copy(SHOTS / f"chat-attachments-{mode}.png", SCREENSHOTS)
     window.tray.take()
     theme.apply(app, "light")
 
@@ -291,7 +287,6 @@ def test_the_viewer_shows_a_thumbnail_and_opens_a_file(desktop: Desktop, qtbot: 
     detail.show()
     qtbot.waitExposed(detail)
     save_screenshot(detail, "viewer-attachments-light")
-    shutil.copy(SHOTS / "viewer-attachments-light.png", SCREENSHOTS)
     opened: list[QUrl] = []
     detail.readable.open_url = opened.append  # type: ignore[assignment,method-assign]
     detail.readable.anchorClicked.emit(QUrl(f"attachment:{pdf.sha256}"))  # type: ignore[union-attr]
