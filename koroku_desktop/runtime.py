@@ -40,6 +40,11 @@ from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.recall_wiring import build_recall, progress_text, recall_tool_search
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
+from koroku_desktop.store.attachments import AttachmentRefused as AttachmentRefused
+from koroku_desktop.store.attachments import AttachmentStore as AttachmentStore
+from koroku_desktop.store.attachments import read_attachment_file as read_attachment_file
+from koroku_desktop.store.blobs import BlobStore
+from koroku_desktop.store.blobs import MissingBlob as MissingBlob
 from koroku_desktop.store.db_errors import (
     DB_ERRORS,
     DatabaseUnavailable,
@@ -74,8 +79,15 @@ class LazyGeminiModel:
     With no API key it fails every request with an `auth` error that says how to set one.
     """
 
-    def __init__(self, api_key: ApiKey | None) -> None:
+    def __init__(
+        self,
+        api_key: ApiKey | None,
+        read_blob: Callable[[str], bytes] | None = None,
+        uploads: Path | None = None,
+    ) -> None:
+        """`read_blob` reads attachments; `uploads` is the Files API upload cache's file."""
         self._api_key = api_key
+        self._read_blob, self._uploads = read_blob, uploads
         self._model: WarmableChatModel | None = None
         self.on_retry: list[Callable[[int, int, str], object]] = []
         """Told `(attempt, attempts, reason)` before a rate-limited request is retried."""
@@ -100,8 +112,10 @@ class LazyGeminiModel:
             raise ModelError("auth", NO_KEY_HELP)
         if self._model is None:
             from koroku_desktop.llm.gemini import GeminiChatModel
+            from koroku_desktop.llm.upload_cache import UploadCache
 
-            real = GeminiChatModel(self._api_key.value)
+            uploads = None if self._uploads is None else UploadCache(self._uploads)
+            real = GeminiChatModel(self._api_key.value, read_blob=self._read_blob, uploads=uploads)
             real.on_retry = self.on_retry  # one list: listeners added later are told too
             self._model = real
         return self._model
@@ -157,6 +171,8 @@ class Runtime:
     search: HybridSearch | None = None
     """The one search (keywords and meaning) every front end uses."""
     background_embedder: BackgroundEmbedder | None = None
+    attachments: AttachmentStore | None = None
+    """Koroku's copies of attached files (the blob store)."""
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -215,7 +231,7 @@ class Runtime:
 
     def export_to_file(self, fmt: str, live: bool, path: Path) -> int:
         """Export this conversation's log (or live context) to `path`; see `export_file`."""
-        return export_file(self.log, self.agent.conversation_id, fmt, live, path)
+        return export_file(self.log, self.agent.conversation_id, fmt, live, path, self.attachments)
 
     def set_mcp_trust_read_only(self, trust: bool) -> None:
         """Let read-only MCP tools run without asking (or not), now and in settings.json."""
@@ -300,7 +316,8 @@ def build_runtime(
     tools = ToolRegistry(paths.tools)
     mcp = mcp_manager(paths)
     tools.add_source(mcp)
-    model = LazyGeminiModel(resolve_api_key())
+    attachments = AttachmentStore(BlobStore(paths.blobs))
+    model = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
     policy = ApprovalPolicy(always=settings.always_allow)
     policy.trust_read_only = settings.mcp_trust_read_only
     options = AgentOptions(
@@ -339,6 +356,7 @@ def build_runtime(
         compactor,
         mcp=mcp,
         turn_lock=turn_lock,
+        attachments=attachments,
     )
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
@@ -363,23 +381,48 @@ def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:
 
 
 def write_log_export(
-    event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, out: TextIO
+    event_log: SqliteEventLog,
+    conversation_id: str,
+    fmt: str,
+    live: bool,
+    out: TextIO,
+    attachments: AttachmentStore | None = None,
+    path: Path | None = None,
 ) -> int:
-    """The `koroku export` formats: the whole log (or the live context) as Markdown or JSON."""
+    """The `koroku export` formats: the whole log (or the live context) as Markdown or JSON.
+
+    JSON carries the attached files (base64, restored by an import). Markdown written to
+    `path` links copies in a `<name>.files/` folder beside it (the document travels with its
+    files); on stdout it links the blobs themselves.
+    """
     from koroku_desktop.store.portable import exported_entries, write_export
 
     entries = exported_entries(event_log, conversation_id if live else None, live=live)
+    scope: Any = "live" if live else "all"
     if fmt == "json":
-        return write_export(out, entries, scope="live" if live else "all", exported_at=time.time())
-    return write_markdown(out, entries, live=live)
+        reader = None if attachments is None else attachments.read
+        return write_export(out, entries, scope=scope, exported_at=time.time(), blobs=reader)
+    link = None
+    if attachments is not None:
+        link = (
+            attachments.blob_links()
+            if path is None
+            else attachments.copied_links(path.parent / f"{path.name}.files", path.parent)
+        )
+    return write_markdown(out, entries, live=live, link=link)
 
 
 def export_file(
-    event_log: SqliteEventLog, conversation_id: str, fmt: str, live: bool, path: Path
+    event_log: SqliteEventLog,
+    conversation_id: str,
+    fmt: str,
+    live: bool,
+    path: Path,
+    attachments: AttachmentStore | None = None,
 ) -> int:
     """Write an export to `path` atomically (temp file, then rename); return how many events."""
     if not path.parent.is_dir():  # folders Koroku creates for an export are private
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)
     with atomic_writer(path) as out:
-        return write_log_export(event_log, conversation_id, fmt, live, out)
+        return write_log_export(event_log, conversation_id, fmt, live, out, attachments, path)

@@ -34,6 +34,8 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
+    AttachmentPart,
+    Part,
     TextPart,
     visible_text,
 )
@@ -204,8 +206,11 @@ class Agent:
         turn_id: str | None = None,
         wait: bool = True,
         quick: bool = False,
+        attachments: Sequence[AttachmentPart] = (),
     ) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
+
+        `attachments` (already in the blob store) go with the message, before its text.
 
         Turns are serialised, in this process (FIFO) and across processes (the lease): a
         second call waits for the first to finish, or raises `TurnBusyError` if not `wait`.
@@ -213,7 +218,7 @@ class Agent:
         (quick-ask) uses the quick thinking level.
         """
         async with self.hold_turn(wait=wait, turn_id=turn_id, counted=True) as turn:
-            inner = asyncio.create_task(self._turn(text, quick))
+            inner = asyncio.create_task(self._turn(text, quick, attachments))
             self._current = inner
             try:
                 result = await inner
@@ -282,7 +287,9 @@ class Agent:
         contents, self.overflowing = sendable(self.view, 2 * self.options.compact_at_tokens)
         return contents
 
-    async def _turn(self, text: str | None, quick: bool = False) -> TurnResult:
+    async def _turn(
+        self, text: str | None, quick: bool = False, attachments: Sequence[AttachmentPart] = ()
+    ) -> TurnResult:
         view = self.view
         self.turn_from_seq = view.last_user_seq()  # a retry: its question starts the turn
         # We hold the lease, so whoever made a dangling call is gone: answer it now.
@@ -293,9 +300,11 @@ class Agent:
             )
             self.turn_from_seq = (await self.append([repair]))[0].seq
         if text is not None:
-            parts = [time_note(self.clock()), TextPart(text=text)]
+            parts: list[Part] = [time_note(self.clock()), *attachments]
+            if text or not attachments:
+                parts.append(TextPart(text=text))
             try:
-                remembered = await self._remembered(text)
+                remembered = await self._remembered(text) if text else []
             except asyncio.CancelledError:
                 await self.append([MessageEvent(role="user", origin="person", parts=parts)])
                 return TurnResult(text="", cancelled=True, last_seq=self.view.last_seq)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
@@ -13,13 +15,19 @@ from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
+from koroku_desktop.domain.attachment import PendingAttachment, human_size, kind_label
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import finish_notice
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
+from koroku_desktop.domain.parts import (
+    AttachmentPart,
+    FunctionCallPart,
+    FunctionResponsePart,
+    visible_text,
+)
 from koroku_desktop.render.citations import cite
 from koroku_desktop.render.text import mark, short_args
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.runtime import AttachmentRefused, Runtime, read_attachment_file
 
 EXIT_WORDS = {"exit", "quit", ":q"}
 MCP_START_WAIT_S = 15.0
@@ -38,6 +46,15 @@ def register(sub: Any) -> None:
         "--no-wait",
         action="store_true",
         help="if another window or terminal is in a turn, fail at once (exit 3)",
+    )
+    ask.add_argument(
+        "-a",
+        "--attach",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="attach a file (image, PDF, text or source, audio); repeatable",
     )
     ask.add_argument("text", nargs="+", help="the question; `-` reads it from stdin")
     ask.set_defaults(handler=cmd_ask)
@@ -104,6 +121,11 @@ def _read_question(words: list[str]) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     """One turn in the same conversation; exit 0 ok, 1 API failure, 2 usage or no key,
     3 another front end's turn is running and `--no-wait` was given."""
+    try:  # every file is read and checked before anything is stored or sent
+        pending = [read_attachment_file(path) for path in args.attach]
+    except AttachmentRefused as exc:
+        print(f"koroku ask: {exc}", file=sys.stderr)
+        return 2
     text = _read_question(args.text)
     if not text:
         print("koroku ask: nothing to ask", file=sys.stderr)
@@ -130,7 +152,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             runtime.agent.hooks.on_model_response.append(on_reply)
             runtime.compactor.progress.append(compaction_progress)
             _waiting_notice(runtime)
-            result = asyncio.run(_ask(runtime, text, wait=not args.no_wait))
+            result = asyncio.run(_ask(runtime, text, wait=not args.no_wait, attached=pending))
     except CliExit as exc:
         return exc.code
     except TurnBusyError as exc:
@@ -151,14 +173,32 @@ def _mcp_notice(line: str) -> None:
     print(f"koroku: {line}", file=sys.stderr)
 
 
-async def _ask(runtime: Runtime, text: str, *, wait: bool) -> TurnResult:
+async def keep_attachments(
+    runtime: Runtime, pending: list[PendingAttachment]
+) -> list[AttachmentPart]:
+    """Store checked files in the blob store (off the loop); the parts a turn carries."""
+    store = runtime.attachments
+    if store is None or not pending:
+        return []
+    return await asyncio.to_thread(lambda: [store.keep(p) for p in pending])
+
+
+def describe_attachment(pending: PendingAttachment) -> str:
+    """`report.pdf (PDF, 120.4 KB)`: a pending attachment as the terminal names it."""
+    return f"{pending.name} ({kind_label(pending.mime_type)}, {human_size(pending.size)})"
+
+
+async def _ask(
+    runtime: Runtime, text: str, *, wait: bool, attached: list[PendingAttachment] | None = None
+) -> TurnResult:
     """One turn with the MCP servers up (waiting briefly for them to start) and then stopped.
 
     `wait=False`: `TurnBusyError` at once if another front end's turn is running.
     """
     try:
         await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
-        result = await runtime.agent.run_turn(text, wait=wait)
+        parts = await keep_attachments(runtime, attached or [])
+        result = await runtime.agent.run_turn(text, wait=wait, attachments=parts)
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
@@ -195,7 +235,10 @@ async def _chat_loop(runtime: Runtime) -> None:
     view = await agent.load()
     for event in view.contents():
         render_message(event, sys.stdout)
-    print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh.")
+    print(
+        f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh, "
+        "`/attach PATH` to attach a file to your next message."
+    )
     streaming = {"open": False}
 
     def on_delta(piece: str) -> None:
@@ -235,8 +278,32 @@ async def _chat_loop(runtime: Runtime) -> None:
     await finish_compaction(runtime)
 
 
+def attach_command(line: str, pending: list[PendingAttachment]) -> str:
+    """`/attach PATH` adds a checked file to the next message, `/attach` lists them and
+    `/attach clear` drops them; returns what to print."""
+    arg = line.removeprefix("/attach").strip()
+    if arg == "clear":
+        pending.clear()
+        return "(no attachments for the next message)"
+    if arg:
+        try:
+            words = shlex.split(arg)
+        except ValueError:
+            words = [arg]
+        path = Path(words[0] if len(words) == 1 else arg).expanduser()
+        try:
+            pending.append(read_attachment_file(path))
+        except AttachmentRefused as exc:
+            return f"✗ not attached: {exc}"
+    if not pending:
+        return "(nothing attached; `/attach PATH` attaches a file to your next message)"
+    names = ", ".join(describe_attachment(p) for p in pending)
+    return f"(attached to your next message: {names})"
+
+
 async def _repl(runtime: Runtime) -> None:
     agent = runtime.agent
+    attached: list[PendingAttachment] = []
     while True:
         try:
             line = await asyncio.to_thread(input, "\nyou> ")
@@ -252,7 +319,12 @@ async def _repl(runtime: Runtime) -> None:
             await agent.clear()
             print("(cleared: the conversation starts afresh; nothing was deleted)")
             continue
-        turn = asyncio.create_task(agent.run_turn(text))
+        if text == "/attach" or text.startswith("/attach "):
+            print(attach_command(text, attached))
+            continue
+        parts = await keep_attachments(runtime, attached)
+        attached.clear()
+        turn = asyncio.create_task(agent.run_turn(text, attachments=parts))
         try:
             await asyncio.shield(turn)
         except asyncio.CancelledError:

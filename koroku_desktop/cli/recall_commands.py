@@ -24,6 +24,7 @@ from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.render.text import when
 from koroku_desktop.runtime import Runtime, write_log_export
+from koroku_desktop.store.blobs import BlobStore
 from koroku_desktop.store.portable import (
     ExportFormatError,
     LogNotEmptyError,
@@ -211,7 +212,12 @@ def cmd_export(args: argparse.Namespace) -> int:
                 count = runtime.export_to_file(args.format, args.live, args.output)
             else:
                 count = write_log_export(
-                    runtime.log, runtime.agent.conversation_id, args.format, args.live, sys.stdout
+                    runtime.log,
+                    runtime.agent.conversation_id,
+                    args.format,
+                    args.live,
+                    sys.stdout,
+                    runtime.attachments,
                 )
     except CliExit as exc:
         return exc.code
@@ -230,7 +236,7 @@ def import_koroku_export(path: Path) -> int:
     """`koroku import` of a Koroku JSON export: into an empty data dir, event for event."""
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
-            report = import_export(runtime.log, path)
+            report = import_export(runtime.log, path, BlobStore(runtime.paths.blobs))
     except CliExit as exc:
         return exc.code
     except ExportFormatError as exc:

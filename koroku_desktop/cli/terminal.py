@@ -13,6 +13,7 @@ from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.fold import entry_view, part_blocks, speaker
 from koroku_desktop.render.text import (
+    attachment_text,
     mark,
     marker_text,
     notice_text,
@@ -41,6 +42,8 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return "\n".join(f"  (remembered #{p.seq}: {p.text[:100]})" for p in passages)
         case b.SourcesBlock():
             return "  Sources:\n" + "\n".join(f"    {line}" for line in source_lines(block))
+        case b.AttachmentBlock(sha256=str()):
+            return f"  {attachment_text(block)}"
         case b.ThoughtBlock() | b.CodeBlock() | b.AttachmentBlock() | b.UnknownBlock():
             return ""
         case _:

@@ -108,6 +108,21 @@ class CodeExecutionResultPart(_PartBase):
 FunctionResponsePart.model_rebuild()
 
 
+class AttachmentPart(_PartBase):
+    """A file the person attached: a reference to Koroku's own copy in the blob store.
+
+    Only the SHA-256 of the bytes is stored in the event (the bytes live in
+    `<data dir>/blobs/`), so the log stays small and every later request sends exactly the
+    same bytes. The Gemini adapter turns it into inline data or an uploaded file when sent.
+    """
+
+    kind: Literal["attachment"] = "attachment"
+    sha256: str
+    mime_type: str
+    name: str = ""
+    size: int = 0
+
+
 class UnknownPart(_PartBase):
     """A part kind this version does not know: the SDK's JSON kept verbatim and sent back."""
 
@@ -123,6 +138,7 @@ Part = Annotated[
     | FileDataPart
     | ExecutableCodePart
     | CodeExecutionResultPart
+    | AttachmentPart
     | UnknownPart,
     Field(discriminator="kind"),
 ]

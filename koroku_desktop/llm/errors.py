@@ -33,7 +33,10 @@ def _api_error(exc: errors.APIError) -> ModelError:
     detail = f": {service}" if service else "."
     reasons = _details_text(exc.details)
     kind: ModelErrorKind
-    if code in (401, 403) or any(r in reasons for r in _AUTH_REASONS):
+    if code in (400, 403, 404) and "access the file" in service.lower():
+        kind = "bad_request"  # an uploaded attachment expired or was deleted: not the key
+        message = f"Gemini no longer holds a file this conversation sent (HTTP {code}){detail}"
+    elif code in (401, 403) or any(r in reasons for r in _AUTH_REASONS):
         kind = "auth"
         message = f"Gemini did not accept the API key (HTTP {code}){detail}"
     elif code == 400 and "input token count" in service.lower():

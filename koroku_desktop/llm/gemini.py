@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import importlib
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -23,10 +24,19 @@ from koroku_desktop.domain.events import MessageEvent, Usage
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import Part, TextPart
 from koroku_desktop.domain.projection import is_usable_reply
+from koroku_desktop.llm.attachments import (
+    INLINE_BUDGET_BYTES,
+    AttachmentSender,
+    BlobReader,
+    sdk_contents,
+)
 from koroku_desktop.llm.certs import use_certifi_if_store_empty
 from koroku_desktop.llm.errors import retry_delay_s, to_model_error
 from koroku_desktop.llm.grounding import combination_refused, grounding_from_sdk, web_tools_to_sdk
-from koroku_desktop.llm.mapping import content_to_sdk, part_from_sdk, tools_to_sdk
+from koroku_desktop.llm.mapping import part_from_sdk, tools_to_sdk
+from koroku_desktop.llm.upload_cache import UploadCache, key_fingerprint
+
+log = logging.getLogger(__name__)
 
 DEFAULT_CHECK_MODEL = "gemini-3-flash-preview"
 RETRY_STATUS_CODES = (408, 500, 502, 503, 504)
@@ -73,8 +83,14 @@ class GeminiChatModel:
         base_url: str | None = None,
         retry_initial_delay_s: float = 1.0,
         retry_max_delay_s: float = 30.0,
+        read_blob: BlobReader | None = None,
+        uploads: UploadCache | None = None,
+        inline_budget: int = INLINE_BUDGET_BYTES,
     ) -> None:
-        """`retry_attempts` counts every attempt, the first included (the SDK's `attempts`)."""
+        """`retry_attempts` counts every attempt, the first included (the SDK's `attempts`).
+
+        `read_blob` reads attachments from the blob store; `uploads` records Files API uploads.
+        """
         self._api_key = api_key.strip()
         self._timeout_s = timeout_s
         self._retry_attempts = max(1, retry_attempts)
@@ -93,6 +109,11 @@ class GeminiChatModel:
             timeout=int(timeout_s * 1000), retry_options=retry, base_url=base_url
         )
         self._client: genai.Client | None = None
+        self.attachments = (
+            None
+            if read_blob is None
+            else AttachmentSender(read_blob, uploads, inline_budget=inline_budget)
+        )
 
     # -- the ChatModel port ---------------------------------------------------------------
 
@@ -152,12 +173,13 @@ class GeminiChatModel:
         as long as it ends within the request's timeout (else the 429 is reported at once).
         """
         attempt = 0
+        fresh_uploads = False
         while True:
             attempt += 1
             stream: AsyncIterator[types.GenerateContentResponse] | None = None
             try:
                 client = self._require_client()
-                contents = [content_to_sdk(m) for m in request.contents]
+                contents = await self._sdk_contents(client, request, fresh_uploads)
                 stream = await client.aio.models.generate_content_stream(
                     model=request.model, contents=contents, config=self._config(request)
                 )
@@ -168,6 +190,12 @@ class GeminiChatModel:
             except Exception as exc:
                 if stream is not None:
                     await _close(stream)
+                sender = self.attachments
+                if not fresh_uploads and sender is not None and sender.is_gone_error(exc):
+                    log.warning("an uploaded attachment is gone; uploading again: %s", exc)
+                    await sender.forget_sent()
+                    fresh_uploads = True
+                    continue
                 error = self._error(exc)
                 if request.tools:
                     error = combination_refused(error, request.model, request.web_tools)
@@ -196,7 +224,10 @@ class GeminiChatModel:
         The Gemini API's countTokens takes contents only, so the system instruction and the
         tool declarations are counted as a leading user text.
         """
-        contents = [content_to_sdk(m) for m in request.contents]
+        try:
+            contents = await self._sdk_contents(self._require_client(), request)
+        except Exception as exc:
+            raise self._error(exc) from None
         preamble = _preamble(request)
         if preamble:
             contents.insert(0, types.Content(role="user", parts=[types.Part(text=preamble)]))
@@ -227,6 +258,13 @@ class GeminiChatModel:
             await self._client.aio.aclose()
 
     # -- helpers --------------------------------------------------------------------------
+
+    async def _sdk_contents(
+        self, client: genai.Client, request: ModelRequest, fresh_uploads: bool = False
+    ) -> list[types.Content]:
+        """The request's contents for the SDK, attachments read and sent inline or uploaded."""
+        key = key_fingerprint(self._api_key)
+        return await sdk_contents(self.attachments, client, key, request.contents, fresh_uploads)
 
     def prepare(self) -> None:
         """Build the SDK's lazily built validators now (blocking: call it off the loop).

@@ -9,6 +9,7 @@ SDK's bytes, stored as standard base64 of exactly those bytes.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -17,6 +18,7 @@ from google.genai import types
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ToolSpec
 from koroku_desktop.domain.parts import (
+    AttachmentPart,
     CodeExecutionResultPart,
     ExecutableCodePart,
     FileDataPart,
@@ -125,9 +127,22 @@ def part_from_sdk(part: types.Part) -> Part:
     return UnknownPart(raw=raw, thought_signature=sig)
 
 
-def part_to_sdk(part: Part) -> types.Part:
-    """One domain part -> the SDK part to send (a response's `call_args` is never sent)."""
+AttachmentMapper = Callable[[AttachmentPart], types.Part]
+"""How an attachment is sent: inline bytes or an uploaded file (see llm/attachments.py)."""
+
+
+def _no_attachments(part: AttachmentPart) -> types.Part:
+    raise ValueError(f"attachment {part.name!r} was not resolved before mapping")
+
+
+def part_to_sdk(part: Part, attachment: AttachmentMapper = _no_attachments) -> types.Part:
+    """One domain part -> the SDK part to send (a response's `call_args` is never sent).
+
+    An attachment becomes whatever `attachment` makes of it (its bytes live in the blob store).
+    """
     sig = part.signature_bytes()
+    if isinstance(part, AttachmentPart):
+        return attachment(part)
     if isinstance(part, TextPart):
         return types.Part(text=part.text, thought=part.thought or None, thought_signature=sig)
     if isinstance(part, FunctionCallPart):
@@ -166,9 +181,13 @@ def part_to_sdk(part: Part) -> types.Part:
     return sdk_part
 
 
-def content_to_sdk(message: MessageEvent) -> types.Content:
+def content_to_sdk(
+    message: MessageEvent, attachment: AttachmentMapper = _no_attachments
+) -> types.Content:
     """A message event -> one SDK content with the same role and parts, in order."""
-    return types.Content(role=message.role, parts=[part_to_sdk(p) for p in message.parts])
+    return types.Content(
+        role=message.role, parts=[part_to_sdk(p, attachment) for p in message.parts]
+    )
 
 
 def tools_to_sdk(tools: list[ToolSpec]) -> list[types.Tool] | None:

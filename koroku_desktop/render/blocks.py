@@ -64,11 +64,14 @@ class CodeBlock:
 
 @dataclass(slots=True)
 class AttachmentBlock:
-    """Inline bytes (`uri` None, `size` in bytes) or a reference to an uploaded file."""
+    """A file: one the person attached (`sha256` names Koroku's copy in the blob store, with
+    its `name`), inline bytes (`uri` None, `size` in bytes) or a reference to an uploaded file."""
 
     mime_type: str | None
     uri: str | None = None
     size: int = 0
+    name: str = ""
+    sha256: str | None = None
 
 
 @dataclass(slots=True)

@@ -77,6 +77,10 @@ def part_block(part: p.Part) -> Block | None:
             return AttachmentBlock(part.mime_type, size=_decoded_size(part.data))
         case p.FileDataPart():
             return AttachmentBlock(part.mime_type, uri=part.file_uri)
+        case p.AttachmentPart():
+            return AttachmentBlock(
+                part.mime_type, size=part.size, name=part.name, sha256=part.sha256
+            )
         case p.UnknownPart():
             return UnknownBlock(part.raw)
         case _:

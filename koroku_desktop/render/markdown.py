@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TextIO, assert_never
 
 from koroku_desktop.domain.events import LogEntry
@@ -24,11 +24,28 @@ from koroku_desktop.render.text import (
 EXPORT_TOOL_CHARS = 4_000
 """Tool arguments and results longer than this are cut in the Markdown export."""
 
+AttachmentLink = Callable[[b.AttachmentBlock], str | None]
+"""Where an attached file's copy is for a Markdown link (a relative path or a file URL)."""
+
 SPEAKERS = {"user": "You", "model": "Koroku", "tools": "Tool results", "repair": "Tool results"}
 
 
+def attachment_markdown(block: b.AttachmentBlock, link: AttachmentLink | None = None) -> str:
+    """An attachment as Markdown: an image shown, another file linked, when `link` has its copy."""
+    target = link(block) if link is not None and block.sha256 is not None else None
+    if target is None:
+        return f"*[{attachment_text(block)}]*"
+    label = attachment_text(block)
+    if (block.mime_type or "").startswith("image/"):
+        return f"![{block.name or 'image'}](<{target}>)\n\n*{label}*"
+    return f"[{label}](<{target}>)"
+
+
 def block_markdown(
-    block: b.Block, tool_chars: int = EXPORT_TOOL_CHARS, where: str = "the JSON export"
+    block: b.Block,
+    tool_chars: int = EXPORT_TOOL_CHARS,
+    where: str = "the JSON export",
+    link: AttachmentLink | None = None,
 ) -> str:
     """One block as Markdown: thoughts as italic quotes, tool calls and results as JSON."""
     match block:
@@ -48,7 +65,7 @@ def block_markdown(
         case b.CodeBlock(text=text, outcome=outcome):
             return f"*Code result ({outcome or 'unknown'})*\n\n{fence(text)}"
         case b.AttachmentBlock():
-            return f"*[{attachment_text(block)}]*"
+            return attachment_markdown(block, link)
         case b.UnknownBlock():
             return "*[a part of an unknown kind]*"
         case b.RememberedBlock(passages=passages):
@@ -70,24 +87,34 @@ def block_markdown(
 
 
 def blocks_markdown(
-    blocks: Iterable[b.Block], tool_chars: int = EXPORT_TOOL_CHARS, where: str = "the JSON export"
+    blocks: Iterable[b.Block],
+    tool_chars: int = EXPORT_TOOL_CHARS,
+    where: str = "the JSON export",
+    link: AttachmentLink | None = None,
 ) -> str:
     """Blocks as Markdown, separated by blank lines."""
-    return "\n\n".join(t for t in (block_markdown(x, tool_chars, where) for x in blocks) if t)
+    texts = (block_markdown(x, tool_chars, where, link) for x in blocks)
+    return "\n\n".join(t for t in texts if t)
 
 
-def markdown_entry(entry: LogEntry, tool_chars: int = EXPORT_TOOL_CHARS) -> str:
+def markdown_entry(
+    entry: LogEntry, tool_chars: int = EXPORT_TOOL_CHARS, link: AttachmentLink | None = None
+) -> str:
     """One log entry as Markdown, for the export file: a headed message, or a marker."""
     view = entry_view(entry)
-    body = blocks_markdown(view.blocks, tool_chars)
+    body = blocks_markdown(view.blocks, tool_chars, link=link)
     if view.speaker == "marker":
         return f"{body}\n\n*#{view.seq} · {when(view.created_at)}*"
     head = f"**{SPEAKERS[view.speaker]}** · {when(view.created_at, '%H:%M')} · #{view.seq}"
     return f"{head}\n\n{body}"
 
 
-def write_markdown(out: TextIO, entries: Iterable[LogEntry], *, live: bool) -> int:
-    """Write the entries as a Markdown document a person can read; return how many."""
+def write_markdown(
+    out: TextIO, entries: Iterable[LogEntry], *, live: bool, link: AttachmentLink | None = None
+) -> int:
+    """Write the entries as a Markdown document a person can read; return how many.
+
+    `link` says where each attached file's copy is (None: attachments are named only)."""
     scope = "the live context" if live else "the whole log"
     out.write(f"# Koroku conversation\n\n*Exported {when(time.time())}: {scope}.*\n")
     day = ""
@@ -97,6 +124,6 @@ def write_markdown(out: TextIO, entries: Iterable[LogEntry], *, live: bool) -> i
         if entry_day != day:
             day = entry_day
             out.write(f"\n## {day}\n")
-        out.write(f"\n{markdown_entry(entry)}\n")
+        out.write(f"\n{markdown_entry(entry, link=link)}\n")
         count += 1
     return count

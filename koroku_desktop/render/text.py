@@ -8,6 +8,7 @@ import re
 from datetime import datetime
 from typing import Any, assert_never
 
+from koroku_desktop.domain.attachment import human_size, kind_label
 from koroku_desktop.render import blocks as b
 
 OK_MARK = "✓"
@@ -132,8 +133,12 @@ def notice_text(block: b.NoticeBlock) -> str:
 
 
 def attachment_text(block: b.AttachmentBlock) -> str:
-    """What an attachment is: inline bytes (type and size) or an uploaded file."""
+    """What an attachment is: an attached file (name, kind, size), inline bytes (type and
+    size) or an uploaded file."""
     mime = block.mime_type or "unknown type"
+    if block.sha256 is not None:
+        size = human_size(block.size)
+        return f"Attached: {block.name or 'a file'} ({kind_label(mime)}, {size})"
     if block.uri is None:
         return f"inline data: {mime}, {block.size:,} bytes"
     return f"file: {block.uri} ({mime})"

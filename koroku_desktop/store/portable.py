@@ -9,10 +9,12 @@ for search as `append` does, so the conversation carries on exactly where it was
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -21,11 +23,14 @@ from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
     DamagedEvent,
     LogEntry,
+    MessageEvent,
     UpcastError,
     dump_event,
     upcast,
 )
+from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.projection import Fix, log_fixes
+from koroku_desktop.store.blobs import BlobStore, MissingBlob, sha256_of
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.searchable import searchable_text
 
@@ -124,18 +129,49 @@ def entry_record(entry: LogEntry) -> dict[str, Any]:
     return record
 
 
+def attachment_shas(entry: LogEntry) -> list[str]:
+    """The blobs an entry's attachments reference."""
+    if isinstance(entry, DamagedEvent) or not isinstance(entry.event, MessageEvent):
+        return []
+    return [p.sha256 for p in entry.event.parts if isinstance(p, AttachmentPart)]
+
+
 def write_export(
-    out: TextIO, entries: Iterable[LogEntry], *, scope: Scope, exported_at: float
+    out: TextIO,
+    entries: Iterable[LogEntry],
+    *,
+    scope: Scope,
+    exported_at: float,
+    blobs: Callable[[str], bytes] | None = None,
 ) -> int:
-    """Write the export JSON to `out`, streaming the events; return how many were written."""
+    """Write the export JSON to `out`, streaming the events; return how many were written.
+
+    With `blobs` (a blob reader) the attached files follow the events as `"blobs"`, SHA-256
+    to base64, so an import restores them; a blob this device lacks is left out.
+    """
     out.write(f'{{"format": "{EXPORT_FORMAT}", "version": {EXPORT_VERSION}, ')
     out.write(f'"scope": "{scope}", "exported_at": {json.dumps(exported_at)},\n"events": [')
     count = 0
+    shas: dict[str, None] = {}
     for entry in entries:
         out.write(",\n" if count else "\n")
         out.write(json.dumps(entry_record(entry), ensure_ascii=False))
+        shas.update(dict.fromkeys(attachment_shas(entry)))
         count += 1
-    out.write("\n]}\n")
+    out.write("\n]")
+    if blobs is not None and shas:
+        out.write(',\n"blobs": {')
+        first = True
+        for sha in shas:
+            try:
+                data = blobs(sha)
+            except MissingBlob:
+                continue
+            out.write("\n" if first else ",\n")
+            out.write(f'"{sha}": "{base64.b64encode(data).decode("ascii")}"')
+            first = False
+        out.write("\n}")
+    out.write("}\n")
     return count
 
 
@@ -178,6 +214,27 @@ def read_export(path: Path) -> list[dict[str, Any]]:
     UTF-8 and UTF-16/32 (with a byte-order mark) are read; NaN or Infinity anywhere, seqs
     past `MAX_SEQ` and times that are not real dates are refused.
     """
+    return _read_export(path)[0]
+
+
+def _read_blobs(data: dict[str, Any]) -> dict[str, bytes]:
+    """The export's attached files, each checked against its SHA-256 name."""
+    raw = data.get("blobs") or {}
+    if not isinstance(raw, dict):
+        raise ExportFormatError("the export's blobs must be an object")
+    blobs: dict[str, bytes] = {}
+    for sha, text in raw.items():
+        try:
+            content = base64.b64decode(text, validate=True) if isinstance(text, str) else None
+        except (binascii.Error, ValueError):
+            content = None
+        if content is None or sha256_of(content) != sha:
+            raise ExportFormatError(f"attached file {str(sha)[:12]}… does not match its hash")
+        blobs[sha] = content
+    return blobs
+
+
+def _read_export(path: Path) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     try:
         raw = path.read_bytes()
         text = raw.decode(_encoding(raw[:4])).lstrip("\ufeff")
@@ -195,7 +252,7 @@ def read_export(path: Path) -> list[dict[str, Any]]:
     for n, record in enumerate(events):
         _check_record(n, record, last)
         last = record["seq"]
-    return events
+    return events, _read_blobs(data)
 
 
 def _check_record(n: int, record: Any, last_seq: int) -> None:
@@ -261,13 +318,16 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def import_export(log: SqliteEventLog, path: Path) -> PortableImport:
+def import_export(
+    log: SqliteEventLog, path: Path, blobs: BlobStore | None = None
+) -> PortableImport:
     """Write every event of the export at `path` into the (empty) log, seqs and times kept.
 
-    One transaction: all events and their search text, or nothing. Raises
-    `ExportFormatError` for a bad file and `LogNotEmptyError` if the log has any event.
+    One transaction: all events and their search text, or nothing; then the attached files
+    go into `blobs`. Raises `ExportFormatError` for a bad file (attachments included) and
+    `LogNotEmptyError` if the log has any event.
     """
-    records = read_export(path)
+    records, attached = _read_export(path)
     prepared = [_row(r) for r in records]
     with log.batch():
         if log.count() != 0:
@@ -280,6 +340,9 @@ def import_export(log: SqliteEventLog, path: Path) -> PortableImport:
             if text:
                 log.index.stage(conn, row[0], text)
     log.index.flush()
+    if blobs is not None:
+        for content in attached.values():
+            blobs.put(content)
     first = records[0]["seq"] if records else 0
     last = records[-1]["seq"] if records else 0
     return PortableImport(len(records), first, last, _repairs(records))

@@ -34,7 +34,9 @@ def block_text(block: b.Block) -> str:
         case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
             # remembered passages are indexed where they were said
             return ""
-        case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
+        case b.AttachmentBlock(name=name):
+            return name  # an attached file is found by its name
+        case b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
             return ""
         case _:
             assert_never(block)

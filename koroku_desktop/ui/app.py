@@ -64,6 +64,7 @@ class Desktop(QObject):
         self.bridge = AgentBridge(self)
         self.runtime: Runtime = build_runtime(self.bridge, paths)
         self.bridge.attach(self.runtime.agent, self._read_page)
+        self.bridge.attachments = self.runtime.attachments
         self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
         # from settings.json (see settings_store) so the core never needs to know about it.
@@ -113,6 +114,8 @@ class Desktop(QObject):
         self.server.show_requested.connect(self.show_chat)
         self.server.quick_ask_requested.connect(self.show_quick_ask)
         self.server.quick_ask_screen_requested.connect(self._quick_ask_with_screen)
+        self.popup.screen_requested.connect(self._screen_from_popup)
+        self.screen_captured.connect(lambda png: self.popup.attach_bytes(png, "screen.png"))
         for signal in (
             b.busy_changed,
             b.approval_requested,
@@ -240,6 +243,12 @@ class Desktop(QObject):
                 self.screen_captured.emit(png)
 
         self._keep(capture())
+
+    def _screen_from_popup(self) -> None:
+        """The popup's Screen button: hide the popup so it is not in the picture, then
+        capture (the compositor needs a moment to take it off the screen)."""
+        self.popup.hide()
+        QTimer.singleShot(250, self._quick_ask_with_screen)
 
     def _capture_failed(self, why: str) -> None:
         self.window.show_notice(why)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +21,12 @@ from qasync import asyncSlot
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.domain.parts import AttachmentPart, FunctionCallPart, FunctionResponsePart
+from koroku_desktop.runtime import AttachmentStore
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +102,8 @@ class AgentBridge(QObject):
         self._follow_task: asyncio.Future[int] | None = None
         self._head: QueuedTurn | None = None
         """The message whose turn is next (running or waiting for the lease)."""
+        self.attachments: AttachmentStore | None = None
+        """Koroku's copies of attached files (the runtime's; the app sets it)."""
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -232,9 +236,16 @@ class AgentBridge(QObject):
 
     # -- intents -----------------------------------------------------------------------
 
-    async def _run(self, text: str | None, turn_id: str, quick: bool = False) -> TurnResult | None:
+    async def _run(
+        self,
+        text: str | None,
+        turn_id: str,
+        quick: bool = False,
+        attached: Sequence[PendingAttachment] = (),
+    ) -> TurnResult | None:
         try:
-            return await self.agent.run_turn(text, turn_id=turn_id, quick=quick)
+            parts = await asyncio.to_thread(self._keep, attached) if attached else []
+            return await self.agent.run_turn(text, turn_id=turn_id, quick=quick, attachments=parts)
         except asyncio.CancelledError:
             self._dequeue(turn_id)
             raise
@@ -249,8 +260,19 @@ class AgentBridge(QObject):
                 self._set_waiting("")
                 self.busy_changed.emit(False)
 
+    def _keep(self, attached: Sequence[PendingAttachment]) -> list[AttachmentPart]:
+        """Store the attached files in the blob store (in a worker thread)."""
+        store = self.attachments
+        if store is None:
+            raise RuntimeError("attachments cannot be stored: no blob store is wired")
+        return [store.keep(p) for p in attached]
+
     def _start(
-        self, text: str | None, turn_id: str | None, quick: bool = False
+        self,
+        text: str | None,
+        turn_id: str | None,
+        quick: bool = False,
+        attached: Sequence[PendingAttachment] = (),
     ) -> asyncio.Task[TurnResult | None]:
         """Book the turn now (busy, queue) and run it as a task on the loop."""
         turn_id = turn_id or new_id()
@@ -259,14 +281,15 @@ class AgentBridge(QObject):
         if self._active == 1:
             self.busy_changed.emit(True)
         if text is not None:
-            entry = QueuedTurn(turn_id, text)
+            shown = text or "Attached: " + ", ".join(p.name for p in attached)
+            entry = QueuedTurn(turn_id, shown)
             if queued:
                 self._queued.append(entry)
                 self._emit_queue()
             else:
                 self._head = entry
         task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(
-            self._run(text, turn_id, quick)
+            self._run(text, turn_id, quick, attached)
         )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
@@ -274,18 +297,23 @@ class AgentBridge(QObject):
 
     @Slot(str)
     def send(
-        self, text: str, turn_id: str | None = None, quick: bool = False
+        self,
+        text: str,
+        turn_id: str | None = None,
+        quick: bool = False,
+        attachments: Sequence[PendingAttachment] = (),
     ) -> asyncio.Task[TurnResult | None] | None:
         """Send a message (an async slot: returns the turn's task at once).
 
         While a turn runs (here or in another front end) the message is queued, shown as
         queued, and sent in order. `turn_id` (default: a new one) is what its events carry.
-        `quick` (quick-ask) runs it at the quick thinking level.
+        `quick` (quick-ask) runs it at the quick thinking level. `attachments` (checked
+        files) are stored in the blob store off the loop and go with the message.
         """
         text = text.strip()
-        if not text:
+        if not text and not attachments:
             return None
-        return self._start(text, turn_id, quick)
+        return self._start(text, turn_id, quick, attachments)
 
     @Slot()
     def retry(self) -> asyncio.Task[TurnResult | None]:

@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from tests.fakes.gemini_embeddings import batch_embed_response
+from tests.fakes.gemini_files import FakeFiles, no_access_status
 from tests.fakes.gemini_replies import (
     BlockedReply,
     CallsReply,
@@ -83,10 +84,14 @@ class _Handler(BaseHTTPRequestHandler):
         """Keep test output quiet."""
 
     def do_POST(self) -> None:
+        if self.path.startswith("/upload/"):
+            self.server.fake.files.handle_upload(self, self.server.fake.base_url)
+            return
         self.server.fake._handle(self)
 
     def do_GET(self) -> None:
-        self.send_json(404, error_body(404, f"Method not found: {self.path}"))
+        if not self.server.fake.files.handle_get(self):
+            self.send_json(404, error_body(404, f"Method not found: {self.path}"))
 
     def send_json(self, status: int, body: JsonDict) -> None:
         data = json.dumps(body).encode("utf-8")
@@ -126,6 +131,8 @@ class FakeGemini:
         self.max_input_tokens: int | None = None
         """Like a model's input limit: a bigger generate request gets the service's 400."""
         self.requests: list[ReceivedRequest] = []
+        self.files = FakeFiles()
+        """The Files API (uploads, `files.get`, expiry)."""
         self._steps: deque[Step] = deque()
         self._fallback: Reply | ReplyFn | None = None
         self._issued: dict[str, bytes | None] = {}
@@ -355,6 +362,11 @@ class FakeGemini:
         is_generate = request.method != "countTokens"
         step = self._next_step(request, is_generate)
         if self._answer_failure(handler, step, request):
+            return
+        file_problem = self.files.check_request(body, length)
+        if file_problem:
+            status = no_access_status(file_problem)
+            handler.send_json(status, error_body(status, file_problem))
             return
         if not is_generate:
             handler.send_json(200, {"totalTokens": prompt_tokens(body)})

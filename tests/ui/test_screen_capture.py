@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui import screen_capture
@@ -224,6 +225,30 @@ def test_koroku_quick_ask_screen_reaches_the_running_app(
     qtbot.waitUntil(lambda: bool(captured), timeout=10000)
     assert captured == [png(WIDTH, HEIGHT)]
     assert desktop.popup.isVisible()
+    # The capture waits in the popup as an attachment chip, with the portal's exact bytes.
+    pending = desktop.popup.tray.pending
+    assert [(p.name, p.mime_type, p.data) for p in pending] == [
+        ("screen.png", "image/png", png(WIDTH, HEIGHT))
+    ]
+    desktop.popup.tray.take()
+    desktop.popup.hide()
+
+
+def test_the_popups_screen_button_hides_it_captures_and_attaches(
+    start_portal: Callable[[str], Path], desktop: Desktop, qtbot: QtBot
+) -> None:
+    start_portal("ok")
+    desktop.show_quick_ask()
+    qtbot.waitUntil(desktop.popup.isVisible)
+    hidden_while_capturing: list[bool] = []
+    desktop.screen_captured.connect(lambda _png: hidden_while_capturing.append(True))
+    qtbot.mouseClick(desktop.popup.screen_button, Qt.MouseButton.LeftButton)
+    assert not desktop.popup.isVisible()  # out of the picture before the capture starts
+    qtbot.waitUntil(lambda: bool(desktop.popup.tray.pending), timeout=10000)
+    assert desktop.popup.isVisible()
+    assert hidden_while_capturing == [True]
+    [shot] = desktop.popup.tray.take()
+    assert (shot.name, shot.data) == ("screen.png", png(WIDTH, HEIGHT))
     desktop.popup.hide()
 
 

@@ -20,7 +20,8 @@ from koroku_desktop.ui.chat.source_rows import sources_item_args, sources_summar
 
 # A row's kind comes from its block: text becomes a `user` or `model` row by speaker (code and
 # attachments join that row); thought, tool (a call, closed by its result), compaction, cleared,
-# notice (a damaged row) and remembered (passages surfaced for a message) map one to one.
+# notice (a damaged row) and remembered (passages surfaced for a message) map one to one; an
+# attached file is an `attachment` row (a thumbnail or a file card; `tool` says whose).
 # `status` (what the running turn does now) and `turn_notice` (how a turn ended: stopped,
 # failed, budget, cut off) come from the live turn, not from the log (see ui/chat/turn_rows.py).
 ItemKind = Literal[
@@ -35,6 +36,7 @@ ItemKind = Literal[
     "status",
     "turn_notice",
     "sources",
+    "attachment",
 ]
 ToolStatus = Literal["pending", "running", "ok", "error"]
 
@@ -163,6 +165,14 @@ def items_for_entry(
                 add_text("thought", text)
             case b.CodeBlock(text=text, output=output, language=language):
                 add_text(role_kind, f"\n\n{fence(text, '' if output else language)}\n\n")
+            case b.AttachmentBlock(sha256=str() as sha):
+                card = add("attachment", attachment_text(block), tool=role_kind)
+                card.args = {
+                    "sha256": sha,
+                    "mime_type": block.mime_type or "",
+                    "name": block.name,
+                    "size": block.size,
+                }
             case b.AttachmentBlock():
                 add_text(role_kind, f"\n\n*[{attachment_text(block)}]*\n\n")
             case b.UnknownBlock():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from koroku_desktop.ui.chat.attachment_rows import AttachmentPainter
 from koroku_desktop.ui.chat.card_painters import CompactionPainter, DividerPainter, ToolPainter
 from koroku_desktop.ui.chat.items import ItemKind
 from koroku_desktop.ui.chat.row_painting import RowPainter
@@ -21,4 +22,5 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "turn_notice": TurnNoticePainter(),
     "remembered": DividerPainter("muted"),
     "sources": SourcesPainter(),
+    "attachment": AttachmentPainter(),
 }

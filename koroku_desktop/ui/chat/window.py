@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS, open_copy
 from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
+from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
@@ -30,6 +32,7 @@ from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
 from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
+from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray, attach_button
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
 
@@ -38,8 +41,12 @@ PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
 """Below this width the status bar drops the context meter's words (kept in its tooltip)."""
 
 
-class ChatWindow(QMainWindow):
-    """The main window. Reports intent through the bridge's slots and its own signals."""
+class ChatWindow(AttachmentDrops, QMainWindow):
+    """The main window. Reports intent through the bridge's slots and its own signals.
+
+    Files dropped on it, pasted into the message box or chosen with the paper clip wait as
+    chips above the box and go with the next message (`attach_bytes` adds a screenshot too).
+    """
 
     older_requested = Signal(int)
     history_requested = Signal()
@@ -112,6 +119,10 @@ class ChatWindow(QMainWindow):
         self._status_bar(model_name)
         self._show_empty()
         self._connect(bridge)
+        self.wire_attachments(self)
+        self.open_url = QDesktopServices.openUrl
+        """Opens an attachment's copy (tests record the URL instead)."""
+        THUMBNAILS.use(bridge.attachments)
         focus = QShortcut(QKeySequence("Ctrl+L"), self)
         focus.activated.connect(self.input.setFocus)
         self.input.setFocus()
@@ -170,9 +181,17 @@ class ChatWindow(QMainWindow):
     def _composer(self) -> QFrame:
         box = QFrame()
         box.setObjectName("Composer")
-        row = QHBoxLayout(box)
-        row.setContentsMargins(14, 8, 8, 8)
+        col = QVBoxLayout(box)
+        col.setContentsMargins(8, 8, 8, 8)
+        col.setSpacing(6)
+        self.tray = AttachmentTray()
+        col.addWidget(self.tray)
+        row = QHBoxLayout()
         row.setSpacing(8)
+        col.addLayout(row)
+        self.attach_button = attach_button()
+        self.attach_button.clicked.connect(self.choose_files)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.input = ChatInput(PLACEHOLDER)
         self.input.submitted.connect(self.submit)
         row.addWidget(self.input, 1)
@@ -266,6 +285,19 @@ class ChatWindow(QMainWindow):
     def _row_action(self, action: str) -> None:
         if action == "retry":
             self.retry()
+        elif action.startswith("open:"):
+            self.open_attachment(action.removeprefix("open:"))
+
+    def open_attachment(self, sha256: str) -> None:
+        """Open a temporary copy of an attached file in the desktop's application for it."""
+        rows = [i for i in self.model.items() if i.kind == "attachment"]
+        row = next((i for i in rows if i.args.get("sha256") == sha256), None)
+        try:
+            path = open_copy(self.bridge.attachments, row.args if row else {"sha256": sha256})
+        except (LookupError, OSError, ValueError) as exc:
+            self.show_hint(f"That file cannot be opened: {exc}")
+            return
+        self.open_url(QUrl.fromLocalFile(str(path)))
 
     def retry(self) -> None:
         """Run the failed turn again (its message is already in the log)."""
@@ -290,7 +322,7 @@ class ChatWindow(QMainWindow):
             )
             return
         self.hide_hint()
-        self.bridge.send(text)
+        self.bridge.send(text, attachments=self.tray.take())
 
     def _key_hint(self) -> str:
         card = self.setup_card

@@ -24,19 +24,26 @@ from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near, translucency_available
+from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
+from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray
 from koroku_desktop.ui.widgets.chat_input import ChatInput
-from koroku_desktop.ui.widgets.icons import app_icon
+from koroku_desktop.ui.widgets.icons import app_icon, tinted_icon
 
 DEFAULT_SIZE = QSize(520, 360)
 SIZE_KEY = "quick_ask/size"
 
 
-class QuickAskPopup(QWidget):
-    """Asks one question, streams the answer; Esc hides; focus loss hides unless pinned."""
+class QuickAskPopup(AttachmentDrops, QWidget):
+    """Asks one question, streams the answer; Esc hides; focus loss hides unless pinned.
+
+    Images pasted into its box (or files dropped on it, or `attach_bytes`) go with the question.
+    """
 
     open_in_chat = Signal(int)  # seq of the exchange's user message (-1: unknown)
+    screen_requested = Signal()  # the Screen button: hide, capture, come back with the PNG
 
     def __init__(
         self,
@@ -76,8 +83,10 @@ class QuickAskPopup(QWidget):
         col.addLayout(self._header())
         composer = QFrame()
         composer.setObjectName("Composer")
-        box = QHBoxLayout(composer)
+        box = QVBoxLayout(composer)
         box.setContentsMargins(12, 6, 12, 6)
+        self.tray = AttachmentTray()
+        box.addWidget(self.tray)
         self.input = ChatInput("Ask Koroku anything — Enter sends, Esc closes")
         self.input.submitted.connect(self.ask)
         self.input.escape_pressed.connect(self.hide)
@@ -116,6 +125,7 @@ class QuickAskPopup(QWidget):
         bridge.tool_finished.connect(self._on_tool_done)
         bridge.turn_finished.connect(self._on_turn_finished)
         bridge.waiting_changed.connect(self._on_waiting)
+        self.wire_attachments(self)
 
     def _header(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -131,6 +141,13 @@ class QuickAskPopup(QWidget):
         self.pin_button.setCheckable(True)
         self.pin_button.setToolTip("Keep the popup open when it loses focus")
         row.addWidget(self.pin_button)
+        self.screen_button = QToolButton()
+        self.screen_button.setObjectName("ScreenButton")
+        self.screen_button.setIcon(tinted_icon("screen", theme.current().muted))
+        self.screen_button.setToolTip("Ask about the screen: capture it and attach the picture")
+        self.screen_button.setAccessibleName("Capture the screen")
+        self.screen_button.clicked.connect(self.screen_requested)
+        row.addWidget(self.screen_button)
         self.open_button = QPushButton("Open in chat")
         self.open_button.clicked.connect(self._open_in_chat)
         row.addWidget(self.open_button)
@@ -196,12 +213,20 @@ class QuickAskPopup(QWidget):
         self._final = ""
         self._streamed = ""
         self.tool_label.setVisible(False)
+        attached = self.tray.take()
+        files = ", ".join(p.name for p in attached)
         short = text if len(text) < 200 else text[:199] + "…"
-        self.question_label.setText(f"You asked: {short}")
+        self.question_label.setText(f"You asked: {short}" + (f"  (with {files})" if files else ""))
         self.question_label.setVisible(True)
         self.answer.setMarkdown("…")
         self._turn_id = new_id()
-        self._bridge.send(text, self._turn_id, quick=True)
+        self._bridge.send(text, self._turn_id, quick=True, attachments=attached)
+
+    def show_hint(self, text: str) -> None:
+        """Why a pasted or dropped file was not attached, in the status line."""
+        self.tool_label.setWordWrap(True)  # a long reason must not widen the popup
+        self.tool_label.setText(f"⚠  {text}")
+        self.tool_label.setVisible(True)
 
     def _on_waiting(self, text: str) -> None:
         if text and self._turn_id is not None and not self.active:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -14,9 +18,48 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.render.text import when
+from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS, attachment_part
 from koroku_desktop.ui.viewer import event_render
+
+
+class AttachmentBrowser(QTextBrowser):
+    """A text browser that shows `attachment:<sha256>` images as thumbnails from the blob
+    store, and opens a private copy of an attached file when its link is clicked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.anchorClicked.connect(self._clicked)
+        self.open_url = QDesktopServices.openUrl
+        """Opens a link or a copy of an attached file (tests record the URL instead)."""
+        self.parts: dict[str, dict[str, Any]] = {}
+        """The attachments of the shown entry, by SHA-256 (for their names when opened)."""
+
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        """An attached image's thumbnail for `attachment:` URLs."""
+        url = QUrl(name)
+        if url.scheme() == "attachment" and kind == QTextDocument.ResourceType.ImageResource:
+            thumb = THUMBNAILS.pixmap(url.path())
+            return thumb.toImage() if thumb is not None else None
+        return super().loadResource(kind, name)
+
+    def _clicked(self, url: QUrl) -> None:
+        if url.scheme() != "attachment":
+            self.open_url(url)
+            return
+        store = THUMBNAILS.store
+        args = self.parts.get(url.path(), {"sha256": url.path()})
+        try:
+            if store is None:
+                raise LookupError("no attachment store")
+            path = store.open_copy(attachment_part(args))
+        except (LookupError, OSError, ValueError) as exc:
+            self.setToolTip(f"That file cannot be opened: {exc}")
+            return
+        self.open_url(QUrl.fromLocalFile(str(path)))
 
 
 class EntryDetail(QWidget):
@@ -43,8 +86,7 @@ class EntryDetail(QWidget):
         bar.addWidget(self.copy_button)
         col.addLayout(bar)
         self.stack = QStackedWidget()
-        self.readable = QTextBrowser()
-        self.readable.setOpenExternalLinks(True)
+        self.readable = AttachmentBrowser()
         self.raw = QPlainTextEdit()
         self.raw.setObjectName("Code")
         self.raw.setReadOnly(True)
@@ -65,7 +107,8 @@ class EntryDetail(QWidget):
             f"#{entry.seq} · {event_render.kind_label(entry)} · "
             f"{when(entry.created_at)} · conversation {entry.conversation_id}"
         )
-        self.readable.setMarkdown(event_render.readable(entry))
+        self.readable.parts = attachment_args(entry)
+        self.readable.setMarkdown(event_render.readable(entry, event_render.attachment_url))
         self.raw.setPlainText(event_render.raw_json(entry))
 
     def _show_raw(self, raw: bool) -> None:
@@ -74,3 +117,10 @@ class EntryDetail(QWidget):
     def _copy(self) -> None:
         widget = self.raw if self.raw_button.isChecked() else self.readable
         QApplication.clipboard().setText(widget.toPlainText())
+
+
+def attachment_args(entry: LogEntry) -> dict[str, dict[str, Any]]:
+    """The attachments of an entry's message, by SHA-256 (name, type and size)."""
+    if not isinstance(entry, StoredEvent) or not isinstance(entry.event, MessageEvent):
+        return {}
+    return {p.sha256: p.model_dump() for p in entry.event.parts if isinstance(p, AttachmentPart)}

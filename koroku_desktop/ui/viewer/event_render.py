@@ -15,7 +15,7 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, event_blocks
-from koroku_desktop.render.markdown import blocks_markdown
+from koroku_desktop.render.markdown import AttachmentLink, blocks_markdown
 from koroku_desktop.render.text import (
     attachment_text,
     compact_json,
@@ -99,8 +99,13 @@ def summary(entry: LogEntry) -> str:
     return one_line("  ".join(p for p in pieces if p), SUMMARY_CHARS) or "(empty)"
 
 
-def _message_markdown(event: MessageEvent) -> str:
-    body = blocks_markdown(event_blocks(event), TOOL_RESULT_CHARS, "the raw JSON")
+def attachment_url(block: b.AttachmentBlock) -> str | None:
+    """`attachment:<sha256>`: the detail pane's link to an attached file (its thumbnail)."""
+    return None if block.sha256 is None else f"attachment:{block.sha256}"
+
+
+def _message_markdown(event: MessageEvent, link: AttachmentLink | None = None) -> str:
+    body = blocks_markdown(event_blocks(event), TOOL_RESULT_CHARS, "the raw JSON", link)
     if event.usage is not None and event.usage.prompt_tokens is not None:
         u = event.usage
         body += (
@@ -138,14 +143,14 @@ def _marker_readable(marker: b.MarkerBlock) -> str:
             assert_never(marker)
 
 
-def readable(entry: LogEntry) -> str:
-    """The entry as Markdown for the detail pane."""
+def readable(entry: LogEntry, link: AttachmentLink | None = None) -> str:
+    """The entry as Markdown for the detail pane (`link`: where attached files point)."""
     head = f"### #{entry.seq} · {kind_label(entry)} · {when(entry.created_at)}"
     view = entry_view(entry)
     if view.marker is not None:
         return f"{head}\n\n{_marker_readable(view.marker)}"
     assert isinstance(entry, StoredEvent) and isinstance(entry.event, MessageEvent)
-    return f"{head} · {role_label(entry)}\n\n{_message_markdown(entry.event)}"
+    return f"{head} · {role_label(entry)}\n\n{_message_markdown(entry.event, link)}"
 
 
 def token_change(event: CompactionEvent | b.CompactionBlock) -> str:

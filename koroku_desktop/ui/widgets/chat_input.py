@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
+
+from koroku_desktop.ui.widgets.attachment_tray import mime_attachments
 
 MAX_LINES = 8
 
@@ -14,6 +16,7 @@ class ChatInput(QPlainTextEdit):
 
     submitted = Signal(str)
     escape_pressed = Signal()
+    media_inserted = Signal(list)  # files or an image pasted or dropped (see mime_attachments)
 
     def __init__(self, placeholder: str = "Ask Koroku…", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -24,6 +27,8 @@ class ChatInput(QPlainTextEdit):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.history: list[str] = []
+        self.allow_empty_submit = False
+        """Enter sends with no text (files are attached)."""
         self.document().contentsChanged.connect(self.updateGeometry)
         self.document().contentsChanged.connect(self._resize)
         self._resize()
@@ -64,7 +69,21 @@ class ChatInput(QPlainTextEdit):
         """Emit the text (if any) and empty the box."""
         text = self.toPlainText().strip()
         if not text:
+            if self.allow_empty_submit:
+                self.submitted.emit("")
             return
         self.history.append(text)
         self.clear()
         self.submitted.emit(text)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        """Images and files may be pasted or dropped (they become attachments)."""
+        return bool(mime_attachments(source)) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """A pasted or dropped image or file is attached, not inserted as text."""
+        media = mime_attachments(source)
+        if media:
+            self.media_inserted.emit(media)
+            return
+        super().insertFromMimeData(source)
