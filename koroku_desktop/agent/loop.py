@@ -16,6 +16,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.options import AgentOptions as AgentOptions  # importable from here
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.agent.supersede import supersede
 from koroku_desktop.agent.tool_calls import (  # the answers stay importable from here
     CANCELLED as CANCELLED,
 )
@@ -204,15 +205,19 @@ class Agent:
         turn_id: str | None = None,
         wait: bool = True,
         quick: bool = False,
+        replacing: str | None = None,
     ) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
 
         Turns are serialised, in this process (FIFO) and across processes (the lease): a
         second call waits for the first to finish, or raises `TurnBusyError` if not `wait`.
         `turn_id` lets a front end know the turn's events before they exist. `quick`
-        (quick-ask) uses the quick thinking level.
+        (quick-ask) uses the quick thinking level. `replacing` names the last turn, to be
+        superseded first (see agent/supersede.py): `text` None regenerates it, else edits it.
         """
         async with self.hold_turn(wait=wait, turn_id=turn_id, counted=True) as turn:
+            if replacing is not None:
+                text = await supersede(self, replacing, text)
             inner = asyncio.create_task(self._turn(text, quick))
             self._current = inner
             try:

@@ -117,6 +117,14 @@ class RejectedBlock:
 
 
 @dataclass(slots=True)
+class SupersededBlock:
+    """Marker: the turn `turn_id` was replaced (regenerated or edited); kept in the log."""
+
+    turn_id: str
+    reason: str
+
+
+@dataclass(slots=True)
 class DamagedBlock:
     """Marker: a row that could not be read; kept, shown, never fatal."""
 
@@ -139,10 +147,11 @@ Block = (
     | ClearedBlock
     | RejectedBlock
     | DamagedBlock
+    | SupersededBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
-MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock
+MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock | SupersededBlock
 """The blocks that stand alone as an entry of their own (no speaker)."""
 
 

@@ -29,7 +29,7 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
-        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
+        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock() | b.SupersededBlock():
             # remembered passages are indexed where they were said
             return ""
         case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():

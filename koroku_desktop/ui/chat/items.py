@@ -185,6 +185,8 @@ def items_for_entry(
                 add("notice", f"⚠ {text}")
             case b.RejectedBlock(rejected_seq=rejected, reason=reason):
                 add("notice", f"Message #{rejected} was set aside: {reason}")
+            case b.SupersededBlock():
+                pass  # the chat leaves the replaced turn out (see MessageModel.supersede)
             case b.DamagedBlock(error=error):
                 items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
             case _:
