@@ -37,8 +37,8 @@ from koroku_desktop.domain.events import (
     CompactionEvent,
     MessageEvent,
     RejectedEvent,
-    SupersededEvent,
     StoredEvent,
+    SupersededEvent,
 )
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError
@@ -80,7 +80,8 @@ def read_messages(
     """The live message events with seq in [first, before), read from the log page by page.
 
     Messages a later `rejected` event set aside (or in `also_rejected`), and turns a
-    `superseded` event replaced, are left out, as in the live context. Blocking: call it in a worker thread.
+    `superseded` event replaced, are left out, as in the live context. Blocking: call it in
+    a worker thread.
     """
     found: list[StoredEvent] = []
     rejected: set[int] = set()

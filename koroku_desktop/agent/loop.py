@@ -159,6 +159,11 @@ class Agent:
             yield turn
 
     @property
+    def loaded(self) -> bool:
+        """Whether the live context is built (`view` may be read)."""
+        return self._view is not None
+
+    @property
     def view(self) -> ContextView:
         """The live context (call `load()` first)."""
         if self._view is None:

@@ -46,6 +46,8 @@ class ContextView:
     """Seqs of messages the model refused (see `RejectedEvent`): never sent again."""
     superseded: set[str] = field(default_factory=set)
     """Turn ids replaced by a regenerate or an edit (see `SupersededEvent`): never sent again."""
+    replaced_seqs: set[int] = field(default_factory=set)
+    """Seqs of the messages those turns left out (not surfaced as memories either)."""
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
     _summary_content: MessageEvent | None = field(default=None, repr=False)
     _suspect: bool = field(default=False, repr=False)
@@ -99,6 +101,9 @@ class ContextView:
         elif isinstance(event, SupersededEvent):
             if event.superseded_turn_id:  # events without a turn id are never left out
                 self.superseded.add(event.superseded_turn_id)
+                self.replaced_seqs |= {
+                    m.seq for m in self.messages if m.turn_id == event.superseded_turn_id
+                }
                 self._keep(lambda m: m.turn_id != event.superseded_turn_id)
         elif (
             isinstance(event, MessageEvent)

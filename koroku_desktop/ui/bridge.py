@@ -21,6 +21,7 @@ from qasync import asyncSlot
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.agent.supersede import LastTurn, SupersedeError, last_turn
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
@@ -75,6 +76,7 @@ class AgentBridge(QObject):
     cleared = Signal()
     waiting_changed = Signal(str)  # "waiting for the turn running in the terminal", or ""
     retrying = Signal(int, int, str)  # attempt, attempts, reason: a request is tried again
+    supersede_failed = Signal(str)  # why a regenerate or an edit could not replace its turn
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -232,9 +234,16 @@ class AgentBridge(QObject):
 
     # -- intents -----------------------------------------------------------------------
 
-    async def _run(self, text: str | None, turn_id: str, quick: bool = False) -> TurnResult | None:
+    async def _run(
+        self, text: str | None, turn_id: str, quick: bool = False, replacing: str | None = None
+    ) -> TurnResult | None:
         try:
-            return await self.agent.run_turn(text, turn_id=turn_id, quick=quick)
+            return await self.agent.run_turn(
+                text, turn_id=turn_id, quick=quick, replacing=replacing
+            )
+        except SupersedeError as exc:
+            self.supersede_failed.emit(str(exc))
+            return None
         except asyncio.CancelledError:
             self._dequeue(turn_id)
             raise
@@ -250,7 +259,11 @@ class AgentBridge(QObject):
                 self.busy_changed.emit(False)
 
     def _start(
-        self, text: str | None, turn_id: str | None, quick: bool = False
+        self,
+        text: str | None,
+        turn_id: str | None,
+        quick: bool = False,
+        replacing: str | None = None,
     ) -> asyncio.Task[TurnResult | None]:
         """Book the turn now (busy, queue) and run it as a task on the loop."""
         turn_id = turn_id or new_id()
@@ -266,7 +279,7 @@ class AgentBridge(QObject):
             else:
                 self._head = entry
         task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(
-            self._run(text, turn_id, quick)
+            self._run(text, turn_id, quick, replacing)
         )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
@@ -291,6 +304,25 @@ class AgentBridge(QObject):
     def retry(self) -> asyncio.Task[TurnResult | None]:
         """Retry the failed turn (its message is already in the log); returns its task."""
         return self._start(None, None)
+
+    def replaceable_turn(self) -> LastTurn | None:
+        """The last turn a regenerate or an edit may replace; None while a turn runs here,
+        before the live context is loaded, or when it was compacted away."""
+        agent = self._agent
+        if agent is None or self.busy or agent.busy or not agent.loaded:
+            return None
+        return last_turn(agent.view)
+
+    @Slot(str)
+    def regenerate(self, turn_id: str) -> asyncio.Task[TurnResult | None]:
+        """Replace the last turn `turn_id` by a new answer to the same message."""
+        return self._start(None, None, replacing=turn_id)
+
+    @Slot(str, str)
+    def edit(self, turn_id: str, text: str) -> asyncio.Task[TurnResult | None] | None:
+        """Replace the last turn `turn_id` by a turn sending `text` (the edited message)."""
+        text = text.strip()
+        return self._start(text, None, replacing=turn_id) if text else None
 
     @asyncSlot()  # type: ignore[untyped-decorator]
     async def cancel(self) -> None:

@@ -73,7 +73,9 @@ def test_the_log_keeps_the_replaced_turn_and_a_fresh_load_agrees(tmp_path: Path)
     try:
         log.append("default", [msg("user", "q1"), msg("model", "a1")], turn_id="t1")
         log.append("default", [msg("user", "find the zebra"), msg("model", "a2")], turn_id="t2")
-        log.append("default", [SupersededEvent(superseded_turn_id="t2", reason="edit")], turn_id="t3")
+        log.append(
+            "default", [SupersededEvent(superseded_turn_id="t2", reason="edit")], turn_id="t3"
+        )
         log.append("default", [msg("user", "q2 edited"), msg("model", "a2b")], turn_id="t3")
         live = log.load_live("default")
         view = ContextView.from_tail(live.boundary, live.events, live.unloaded)

@@ -12,7 +12,7 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent, SupersededEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
@@ -37,6 +37,9 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = False
         self.oldest_seq: int | None = None
         """The seq of the oldest loaded event (for loading older pages)."""
+        self._superseded: set[str] = set()
+        """Turns replaced by a regenerate or an edit: the chat leaves them out."""
+        self._marked: list[ChatItem] = []
 
     # -- Qt model API ------------------------------------------------------------------
 
@@ -109,8 +112,10 @@ class MessageModel(QAbstractListModel):
     def set_entries(self, entries: list[LogEntry]) -> None:
         """Replace everything with rows for `entries` (seq order)."""
         self._cards.clear()
+        self._marked = []
+        self._superseded = superseded_turns(entries)
         self.beginResetModel()
-        self._items = build_items(entries, self._cards)
+        self._items = build_items(self._kept(entries), self._cards)
         regroup(self._items)
         self._streaming = None
         self._status = None
@@ -122,7 +127,8 @@ class MessageModel(QAbstractListModel):
         if not entries:
             return 0
         index = ToolCardIndex()
-        items = build_items(entries, index)
+        self._superseded |= superseded_turns(entries)
+        items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
         self.oldest_seq = entries[0].seq
         if not items:
@@ -132,6 +138,60 @@ class MessageModel(QAbstractListModel):
         self.endInsertRows()
         self._regroup(0)
         return len(items)
+
+    def _kept(self, entries: list[LogEntry]) -> list[LogEntry]:
+        gone = self._superseded
+        if not gone:
+            return entries
+        return [e for e in entries if not (isinstance(e, StoredEvent) and e.turn_id in gone)]
+
+    def supersede(self, turn_id: str) -> None:
+        """Leave out the rows of a replaced turn, and how it ended (its turn notices)."""
+        if not turn_id:
+            return
+        self._superseded.add(turn_id)
+        rows = [r for r, i in enumerate(self._items) if i.turn_id == turn_id]
+        if not rows:
+            return
+        notices = [
+            r for r in range(rows[0], len(self._items)) if self._items[r].kind == "turn_notice"
+        ]
+        for row in sorted(set(rows) | set(notices), reverse=True):
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._items[row]
+            self.endRemoveRows()
+
+    def mark_last_turn(self, turn_id: str | None, *, editing: bool = False) -> None:
+        """Offer `edit` on the message of turn `turn_id` and `regenerate` on the answer after
+        it (None: on no row, e.g. while a turn runs); `editing` marks the message as being
+        edited instead."""
+        marked: list[ChatItem] = []
+        if turn_id:
+            user = next(
+                (
+                    r
+                    for r in range(len(self._items) - 1, -1, -1)
+                    if self._items[r].turn_id == turn_id and self._items[r].kind == "user"
+                ),
+                None,
+            )
+            if user is not None:
+                self._items[user].actions = ("editing",) if editing else ("edit",)
+                marked.append(self._items[user])
+                answer = next(
+                    (i for i in reversed(self._items[user + 1 :]) if i.kind == "model" and i.seq),
+                    None,
+                )
+                if answer is not None and not editing:
+                    answer.actions = ("regenerate",)
+                    marked.append(answer)
+        for item in self._marked:
+            if not any(item is m for m in marked):
+                item.actions = ()
+                self._changed(item)
+        for item in marked:
+            self._changed(item)
+        self._marked = marked
 
     def _append(self, items: list[ChatItem]) -> None:
         if not items:
@@ -155,6 +215,11 @@ class MessageModel(QAbstractListModel):
     def append_event(self, stored: StoredEvent) -> list[ChatItem]:
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
+        if isinstance(event, SupersededEvent):
+            self.supersede(event.superseded_turn_id)
+            return []
+        if stored.turn_id in self._superseded:
+            return []  # a late event of a replaced turn
         if (
             self._streaming is not None
             and isinstance(event, MessageEvent)
@@ -243,3 +308,12 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = show
         self.layoutChanged.emit()
         self.show_thoughts_changed.emit(show)
+
+
+def superseded_turns(entries: list[LogEntry]) -> set[str]:
+    """The turn ids a `superseded` event among `entries` names."""
+    return {
+        e.event.superseded_turn_id
+        for e in entries
+        if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
+    } - {""}

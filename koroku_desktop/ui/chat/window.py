@@ -24,6 +24,7 @@ from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.header import ChatHeader
+from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
@@ -101,7 +102,10 @@ class ChatWindow(QMainWindow):
         self.notice.setWordWrap(True)
         self.notice.setVisible(False)
         col.addWidget(self.notice)
-        col.addWidget(self._composer())
+        composer = self._composer()
+        self.last_turn = LastTurnActions(self, bridge)
+        col.addWidget(self.last_turn.banner)
+        col.addWidget(composer)
         # Approvals, queue and composer line up with the conversation's centred column.
         bottom.setMaximumWidth(MAX_COLUMN + 40)
         centred = QHBoxLayout()
@@ -168,7 +172,7 @@ class ChatWindow(QMainWindow):
         self.refocus_input()
 
     def _composer(self) -> QFrame:
-        box = QFrame()
+        box = self.composer = QFrame()
         box.setObjectName("Composer")
         row = QHBoxLayout(box)
         row.setContentsMargins(14, 8, 8, 8)
@@ -266,6 +270,10 @@ class ChatWindow(QMainWindow):
     def _row_action(self, action: str) -> None:
         if action == "retry":
             self.retry()
+        elif action == "regenerate":
+            self.last_turn.regenerate()
+        elif action == "edit":
+            self.last_turn.start_edit()
 
     def retry(self) -> None:
         """Run the failed turn again (its message is already in the log)."""
@@ -290,7 +298,10 @@ class ChatWindow(QMainWindow):
             )
             return
         self.hide_hint()
-        self.bridge.send(text)
+        if self.last_turn.editing is not None:
+            self.last_turn.send_edit(text)
+        else:
+            self.bridge.send(text)
 
     def _key_hint(self) -> str:
         card = self.setup_card
