@@ -68,6 +68,8 @@ class ChatItem:
     """Hover actions of the last turn: `regenerate` on its answer, `edit` on its message."""
     uid: int = field(default_factory=lambda: next(_uids))
     version: int = 0
+    layout_hint: Any = field(default=None, repr=False)
+    """The view's last size hint for this row and what it depended on (its delegate's cache)."""
 
     def touch(self) -> None:
         """Mark the content changed (invalidates cached layouts)."""

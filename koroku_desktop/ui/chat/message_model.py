@@ -19,6 +19,8 @@ from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, i
 from koroku_desktop.ui.chat.tool_runs import regroup
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+SHOWN_AT_ONCE = 500
+"""Events given rows at once when a conversation opens; older ones as the view scrolls up."""
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -37,6 +39,8 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = False
         self.oldest_seq: int | None = None
         """The seq of the oldest loaded event (for loading older pages)."""
+        self._held: list[LogEntry] = []
+        """Older entries of the loaded page that have no rows yet (see `set_entries`)."""
         self._superseded: set[str] = set()
         """Turns replaced by a regenerate or an edit: the chat leaves them out."""
         self._marked: list[ChatItem] = []
@@ -110,12 +114,21 @@ class MessageModel(QAbstractListModel):
     # -- whole loads -------------------------------------------------------------------
 
     def set_entries(self, entries: list[LogEntry]) -> None:
-        """Replace everything with rows for `entries` (seq order)."""
+        """Replace everything with rows for `entries` (seq order).
+
+        Only about the newest `SHOWN_AT_ONCE` events get rows now (from a person's turn on,
+        so no tool call is cut from its result); older ones are held and get their rows as
+        the view scrolls up to them (`prepend_held`), so opening a long conversation costs
+        the same as a short one.
+        """
         self._cards.clear()
         self._marked = []
         self._superseded = superseded_turns(entries)
+        kept = self._kept(entries)
+        cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
+        self._held = kept[:cut]
         self.beginResetModel()
-        self._items = build_items(self._kept(entries), self._cards)
+        self._items = build_items(kept[cut:], self._cards)
         regroup(self._items)
         self._streaming = None
         self._status = None
@@ -138,6 +151,25 @@ class MessageModel(QAbstractListModel):
         self.endInsertRows()
         self._regroup(0)
         return len(items)
+
+    @property
+    def held(self) -> int:
+        """How many older entries are held without rows yet."""
+        return len(self._held)
+
+    def prepend_held(self, limit: int = SHOWN_AT_ONCE, down_to_seq: int | None = None) -> int:
+        """Give rows to the newest `limit` held entries (or every held one from
+        `down_to_seq` on), at the top; how many rows were added."""
+        held = self._held
+        start = max(0, len(held) - limit)
+        if down_to_seq is not None:
+            start = min(start, next((i for i, e in enumerate(held) if e.seq >= down_to_seq), 0))
+        start = turn_start_before(held, start)
+        page, self._held = held[start:], held[:start]
+        oldest = self.oldest_seq
+        added = self.prepend_entries(page)
+        self.oldest_seq = oldest
+        return added
 
     def _kept(self, entries: list[LogEntry]) -> list[LogEntry]:
         gone = self._superseded
@@ -317,3 +349,19 @@ def superseded_turns(entries: list[LogEntry]) -> set[str]:
         for e in entries
         if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
     } - {""}
+
+
+def turn_start_before(entries: list[LogEntry], at: int) -> int:
+    """The index of the person's turn that starts at or before `at` (0 when none; `at`
+    itself when it is at or past the end), so a page never splits a call from its result."""
+    if at <= 0:
+        return 0
+    if at >= len(entries):
+        return len(entries)
+    for i in range(at, -1, -1):
+        entry = entries[i]
+        if isinstance(entry, StoredEvent) and (
+            not isinstance(entry.event, MessageEvent) or entry.event.is_user_turn
+        ):
+            return i
+    return 0

@@ -357,6 +357,7 @@ class ChatWindow(QMainWindow):
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""
+        self.view.show_held(seq)
         row = self.model.row_of_seq(seq)
         if row >= 0:
             self.view.scroll_to_row(row)
