@@ -21,7 +21,7 @@ from qasync import asyncSlot
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
-from koroku_desktop.agent.supersede import LastTurn, SupersedeError, last_turn
+from koroku_desktop.agent.supersede import SupersedeError
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
@@ -305,24 +305,14 @@ class AgentBridge(QObject):
         """Retry the failed turn (its message is already in the log); returns its task."""
         return self._start(None, None)
 
-    def replaceable_turn(self) -> LastTurn | None:
-        """The last turn a regenerate or an edit may replace; None while a turn runs here,
-        before the live context is loaded, or when it was compacted away."""
-        agent = self._agent
-        if agent is None or self.busy or agent.busy or not agent.loaded:
+    def replace_last(
+        self, turn_id: str, text: str | None = None
+    ) -> asyncio.Task[TurnResult | None] | None:
+        """Replace the last turn `turn_id` (see agent/supersede.py): a new answer to its
+        message when `text` is None, else a turn sending `text` (the edited message)."""
+        if text is not None and not text.strip():
             return None
-        return last_turn(agent.view)
-
-    @Slot(str)
-    def regenerate(self, turn_id: str) -> asyncio.Task[TurnResult | None]:
-        """Replace the last turn `turn_id` by a new answer to the same message."""
-        return self._start(None, None, replacing=turn_id)
-
-    @Slot(str, str)
-    def edit(self, turn_id: str, text: str) -> asyncio.Task[TurnResult | None] | None:
-        """Replace the last turn `turn_id` by a turn sending `text` (the edited message)."""
-        text = text.strip()
-        return self._start(text, None, replacing=turn_id) if text else None
+        return self._start(None if text is None else text.strip(), None, replacing=turn_id)
 
     @asyncSlot()  # type: ignore[untyped-decorator]
     async def cancel(self) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
-from koroku_desktop.agent.supersede import LastTurn
+from koroku_desktop.agent.supersede import LastTurn, last_turn
 from koroku_desktop.ui.bridge import AgentBridge
 
 if TYPE_CHECKING:
@@ -65,8 +65,13 @@ class LastTurnActions(QObject):
         self._refresh.start()
 
     def replaceable(self) -> LastTurn | None:
-        """The turn a regenerate or an edit would replace now."""
-        return self._bridge.replaceable_turn()
+        """The turn a regenerate or an edit may replace now; None while a turn runs here,
+        before the live context is loaded, or when it was compacted away."""
+        bridge = self._bridge
+        agent = bridge.agent
+        if bridge.busy or agent.busy or not agent.loaded:
+            return None
+        return last_turn(agent.view)
 
     def refresh(self) -> None:
         """Offer the actions on the last turn's rows (none while a turn runs or while editing)."""
@@ -82,7 +87,7 @@ class LastTurnActions(QObject):
         if turn is None or self.editing is not None:
             return
         self._window.model.mark_last_turn(None)
-        self._bridge.regenerate(turn.turn_id)
+        self._bridge.replace_last(turn.turn_id)
         self._window.refocus_input()
 
     def start_edit(self) -> None:
@@ -121,7 +126,7 @@ class LastTurnActions(QObject):
         self._window.input.setPlainText(self._draft)
         self._draft = ""
         self._window.model.mark_last_turn(None)
-        self._bridge.edit(turn.turn_id, text)
+        self._bridge.replace_last(turn.turn_id, text)
 
     def _show(self, editing: bool) -> None:
         self.banner.setVisible(editing)
