@@ -5,9 +5,11 @@ How long the event loop stalls is a measurement, not a test: see benchmarks/benc
 
 from __future__ import annotations
 
+import gc
 import shlex
 from pathlib import Path
 
+import qasync
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
@@ -16,6 +18,7 @@ from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.message_model import SHOWN_AT_ONCE
 from tests.fakes.gemini_server import FakeGemini
+from tests.ui.conftest import running_desktop
 from tests.ui.helpers import rows, texts, type_and_send
 
 
@@ -95,3 +98,15 @@ def test_jumping_to_an_old_message_gives_it_rows(desktop: Desktop, qtbot: QtBot)
         lambda: window.view.indexAt(window.view.viewport().rect().topLeft()).row() == row
     )
     assert model.items()[-1].seq == 3_000, "the newest rows stay"
+
+
+def test_the_startup_heap_is_frozen_out_of_full_collections_until_quit(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """Full garbage collections skip what start-up made (they stalled streaming); a quit gives
+    it back, so a later app in the same process does not keep this one's objects."""
+    assert gc.get_freeze_count() == 0
+    with running_desktop(qtbot) as desk:
+        qtbot.waitUntil(lambda: desk.warm_up is not None and desk.warm_up.done(), timeout=30000)
+        assert gc.get_freeze_count() > 10_000
+    assert gc.get_freeze_count() == 0
