@@ -8,6 +8,7 @@ makes the supersede fail cleanly, with nothing appended.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -23,8 +24,9 @@ from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.conftest import MODEL, Brain, YesApprover
+from tests.e2e.conftest import Koroku
 from tests.fakes.fixtures import TEST_API_KEY
-from tests.fakes.gemini_replies import said_text
+from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
 
 Build = Callable[[str], Agent]
@@ -141,3 +143,40 @@ async def test_a_turn_appended_meanwhile_makes_the_supersede_fail_cleanly(
     request = fake_gemini.generate_requests()[-1]
     assert user_texts(request.contents)[-1] == "question two"
     assert user_texts(request.contents).count("question two") == 1
+
+
+async def test_a_koroku_ask_process_appending_meanwhile_stops_the_supersede(
+    agents: Build, fake_gemini: FakeGemini, koroku_home: Path, tmp_path: Path
+) -> None:
+    """A real `koroku ask` holds the lease while the app asks to regenerate: the app waits,
+    then sees the other process's turn is now the last one and replaces nothing."""
+    app = agents("app")
+    await app.run_turn("question one")
+    turn = last_turn(app.view)
+    assert turn is not None
+    reached, release = threading.Event(), threading.Event()
+
+    def slow_answer(request: ReceivedRequest) -> Reply:
+        reached.set()
+        release.wait(30)
+        return TextReply("answer two")
+
+    fake_gemini.reply_with(slow_answer)
+    other = Koroku(koroku_home, tmp_path / "workspace").popen("ask", "question two")
+    try:
+        assert await asyncio.to_thread(reached.wait, 60), "the ask process never asked"
+        regenerate = asyncio.ensure_future(app.run_turn(None, replacing=turn.turn_id))
+        await asyncio.sleep(0.5)
+        assert not regenerate.done(), "the supersede waits for the other process's lease"
+        release.set()
+        with pytest.raises(SupersedeError, match="moved on"):
+            await regenerate
+    finally:
+        release.set()
+        out, err = await asyncio.to_thread(other.communicate, timeout=60)
+    assert other.returncode == 0, err
+    assert "answer two" in out
+    entries = app.log.entries("default")
+    assert not any(isinstance(getattr(e, "event", None), SupersededEvent) for e in entries)
+    latest = last_turn(app.view)
+    assert latest is not None and latest.text == "question two"
