@@ -8,7 +8,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.domain.events import StoredEvent, SupersededEvent
+from koroku_desktop.domain.events import MessageEvent, StoredEvent, SupersededEvent
+from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.items import ChatItem
 from tests.fakes.gemini_server import FakeGemini
@@ -129,3 +131,40 @@ def test_no_actions_while_a_turn_runs(
     assert superseded(desktop) == [], "nothing is replaced while a turn runs"
     idle_with_actions(qtbot, desktop)
     assert [i.actions for i in rows(model, "user")] == [(), ("edit",)], "only the last turn"
+
+
+def test_an_edit_that_can_no_longer_replace_its_turn_keeps_the_text(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    """Another writer adds a turn while the person edits: nothing is replaced, the window
+    says why, and the edited text is back in the message box."""
+    window, model = desktop.window, desktop.window.model
+    if desktop.welcome is not None:
+        desktop.welcome.ok_button.click()
+    fake_gemini.reply_text("first answer")
+    type_and_send(qtbot, window.input, "first question")
+    idle_with_actions(qtbot, desktop)
+    window.last_turn.start_edit()
+    assert window.last_turn.editing is not None
+    other = SqliteEventLog(desktop.runtime.paths.db)
+    try:
+        other.append(
+            "default",
+            [
+                MessageEvent(
+                    role="user", origin="person", parts=[TextPart(text="from a terminal")]
+                ),
+                MessageEvent(
+                    role="model", origin="model", parts=[TextPart(text="terminal answer")]
+                ),
+            ],
+            turn_id="terminal-turn",
+        )
+    finally:
+        other.close()
+    type_and_send(qtbot, window.input, "first question, edited")
+    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=10000)
+    assert "moved on" in window.notice.text()
+    assert window.input.toPlainText() == "first question, edited"
+    assert superseded(desktop) == []
+    qtbot.waitUntil(lambda: "terminal answer" in texts(model, "model"), timeout=5000)

@@ -35,6 +35,8 @@ class LastTurnActions(QObject):
         self.editing: LastTurn | None = None
         """The turn whose message is being edited (None: not editing)."""
         self._draft = ""
+        self._sent_edit = ""
+        """An edited message on its way: given back to the box if its turn cannot be replaced."""
         self.banner = QFrame()
         self.banner.setObjectName("EditingBanner")
         row = QHBoxLayout(self.banner)
@@ -55,6 +57,7 @@ class LastTurnActions(QObject):
             signal.connect(self.schedule_refresh)
         window.model.modelReset.connect(self.schedule_refresh)
         bridge.supersede_failed.connect(self._failed)
+        bridge.turn_started.connect(self._edit_went_through)
         window.input.escape_pressed.connect(self.cancel_edit)
         for keys, slot in (("Ctrl+Shift+R", self.regenerate), ("Ctrl+Shift+E", self.start_edit)):
             shortcut = QShortcut(QKeySequence(keys), window)
@@ -126,6 +129,7 @@ class LastTurnActions(QObject):
         self._window.input.setPlainText(self._draft)
         self._draft = ""
         self._window.model.mark_last_turn(None)
+        self._sent_edit = text
         self._bridge.replace_last(turn.turn_id, text)
 
     def _show(self, editing: bool) -> None:
@@ -136,6 +140,13 @@ class LastTurnActions(QObject):
         composer.style().polish(composer)
         self._window.send_button.setText("Send edit" if editing else "Send")
 
+    def _edit_went_through(self, _text: object) -> None:
+        self._sent_edit = ""
+
     def _failed(self, reason: str) -> None:
+        box = self._window.input
+        if self._sent_edit and not box.toPlainText().strip():
+            box.setPlainText(self._sent_edit)  # the edited text is never lost
+        self._sent_edit = ""
         self._window.show_hint(f"Could not replace the last turn: {reason}.")
         self.schedule_refresh()
