@@ -219,6 +219,7 @@ class MessageDelegate(QStyledItemDelegate):
             hover=bool(option.state & QStyle.StateFlag.State_MouseOver),
             doc=lambda: self._doc(item, self._width()),
             show_thoughts=self.show_thoughts,
+            visible=self._view.viewport().rect(),
         )
         PAINTERS[item.kind].paint(row)
         painter.restore()

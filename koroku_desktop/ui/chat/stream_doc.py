@@ -22,11 +22,15 @@ CURSOR = " ▍"
 
 def complete_prefix(text: str, start: int = 0) -> int:
     """The end of the last complete paragraph of `text` (after a blank line outside a code
-    fence), at least `start`; `start` when none ends after it."""
+    fence), at least `start`; `start` when none ends after it.
+
+    `start` must itself end a complete paragraph (or be 0): only the text after it is read,
+    so each streamed piece costs its own length, not the answer's.
+    """
     fenced = False
     end = start
-    pos = 0
-    for line in text.splitlines(keepends=True):
+    pos = start
+    for line in text[start:].splitlines(keepends=True):
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
