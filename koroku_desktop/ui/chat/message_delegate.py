@@ -102,7 +102,11 @@ class MessageDelegate(QStyledItemDelegate):
             doc = self._growing.document(item.uid, item.text, text_w, font, th)
             doc.size()  # typeset now, so the cost is measured
             self._stream.built(item.uid, width, doc, started)
-            self._docs[key] = doc
+            if self._growing.behind:  # not all of the text yet: build on at the next frame
+                self._stale = True
+                QTimer.singleShot(0, self._view.viewport().update)
+            else:
+                self._docs[key] = doc
             return doc
         doc = QTextDocument()
         doc.setDocumentMargin(0)

@@ -18,6 +18,8 @@ from koroku_desktop.ui.chat.markdown_doc import forget_code_groups, style_code
 from koroku_desktop.ui.widgets.theme import Theme
 
 CURSOR = " ▍"
+STEP_CHARS = 3000
+"""At most this much newly complete text is typeset per frame while streaming."""
 
 
 def complete_prefix(text: str, start: int = 0) -> int:
@@ -54,6 +56,8 @@ class StreamingDocs:
 
     def __init__(self) -> None:
         self._streams: dict[int, _Stream] = {}
+        self.behind = False
+        """The last `document` showed less than its text (a burst): build it again soon."""
 
     def document(self, uid: int, text: str, width: int, font: QFont, th: Theme) -> QTextDocument:
         """The document of streaming item `uid` now showing `text` (typeset to `width`)."""
@@ -75,12 +79,19 @@ class StreamingDocs:
         cursor.setPosition(state.tail_at)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
-        end = complete_prefix(text, len(state.committed))
+        start = len(state.committed)
+        end = complete_prefix(text, start)
+        # A burst (a slow frame let much text pile up): typeset a bounded piece now and the
+        # rest on the next repaints, so no frame's work grows with the burst.
+        capped = complete_prefix(text[: start + STEP_CHARS], start)
+        self.behind = end - start > STEP_CHARS and capped > start
+        if self.behind:
+            end = capped
         if end > len(state.committed):
             self._append(doc, cursor, text[len(state.committed) : end], th)
             state.committed = text[:end]
             state.tail_at = doc.characterCount() - 1
-        tail = text[end:]
+        tail = "" if self.behind else text[end:]
         self._append(doc, cursor, (tail.strip("\n") or "") + CURSOR, th)
         forget_code_groups(doc)
         return doc
