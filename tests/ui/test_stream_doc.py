@@ -77,3 +77,26 @@ def test_a_burst_is_typeset_a_bounded_piece_per_frame(qapp: QApplication) -> Non
     whole = QTextDocument()
     whole.setMarkdown(burst)
     assert doc.toPlainText().removesuffix(CURSOR.strip()).split() == whole.toPlainText().split()
+
+
+def test_an_answer_stored_far_ahead_of_the_typesetting_is_finished_over_several_calls(
+    qapp: QApplication,
+) -> None:
+    th = theme.current()
+    docs = StreamingDocs()
+    paragraph = "Words of a fast answer with `code` in them.\n\n"
+    answer = paragraph * (3 * STEP_CHARS // len(paragraph)) + "```python\nprint(1)\n```"
+    streamed = docs.document(5, paragraph, 600, QFont(), th)
+    calls = 0
+    while True:
+        final = docs.adopt(answer, 600, th)
+        calls += 1
+        assert final is streamed, "the streamed document is finished, not typeset afresh"
+        if not docs.behind:
+            break
+        assert calls < 10
+    assert calls >= 3
+    whole = QTextDocument()
+    whole.setMarkdown(answer)
+    assert final.toPlainText().split() == whole.toPlainText().split()
+    assert docs.adopt(answer, 600, th) is None, "adopted once"

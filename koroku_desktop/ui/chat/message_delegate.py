@@ -94,7 +94,11 @@ class MessageDelegate(QStyledItemDelegate):
             text_w = painter.text_width(column(width)[1])
             adopted = self._growing.adopt(item.text, text_w, th)
             if adopted is not None:
-                self._docs[key] = adopted
+                if self._growing.behind:  # not finished yet: build on at the next frame
+                    self._stale = True
+                    QTimer.singleShot(0, self._view.viewport().update)
+                else:
+                    self._docs[key] = adopted
                 return adopted
         if item.streaming and item.kind == "model":
             font = painter.doc_font(self._view.font(), th)

@@ -108,7 +108,12 @@ class StreamingDocs:
     def adopt(self, text: str, width: int, th: Theme) -> QTextDocument | None:
         """The streamed document finished as the stored answer `text`, when it showed the
         same answer at the same width and theme (the cursor dropped, code coloured), so the
-        stored answer is not typeset again from scratch; None otherwise."""
+        stored answer is not typeset again from scratch; None otherwise.
+
+        When the stream ended far ahead of what was typeset, the rest is added at most
+        `STEP_CHARS` a call (`behind` says so) and the document is finished by a later call.
+        """
+        self.behind = False
         for uid, state in list(self._streams.items()):
             if state.width != width or state.theme is not th:
                 continue
@@ -119,7 +124,15 @@ class StreamingDocs:
             cursor.setPosition(state.tail_at)
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
-            tail = text[len(state.committed) :].strip("\n")
+            start = len(state.committed)
+            capped = complete_prefix(text[: start + STEP_CHARS], start)
+            self.behind = len(text) - start > STEP_CHARS and capped > start
+            if self.behind:
+                self._append(doc, cursor, text[start:capped], th)
+                state.committed = text[:capped]
+                state.tail_at = doc.characterCount() - 1
+                return doc
+            tail = text[start:].strip("\n")
             if tail:
                 self._append(doc, cursor, tail, th)
             highlight_code(doc, th)
