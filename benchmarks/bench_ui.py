@@ -7,7 +7,8 @@ Prints a table and writes benchmarks/results/bench_ui.json.
    default) until the chat window is exposed (and until its history is in); google.genai
    must not be imported by then. Baseline: a fresh subprocess showing an empty QMainWindow.
 2. Opening a 10,000-message conversation: `ChatWindow.set_history` + layout + first paint.
-   Baseline: the same for 100 messages.
+   Baseline: the same for 100 messages. The newest 500 events get rows at once; then every
+   older page is given rows as scrolling up would, and the longest page is reported.
 3. The longest event-loop stall while the fake Gemini server streams a long answer quickly
    (a 5 ms probe timer), and while a 3-second shell tool call runs. Baseline: the same probe
    on the idle app for as long.
@@ -185,9 +186,30 @@ def bench_open(desk: Any, app: Any, repeat: int) -> dict[str, Any]:
         window.view.viewport().repaint()  # paint the visible rows, synchronously
         return time.perf_counter() - t
 
+    def scroll_all() -> tuple[float, float, int]:
+        """After opening 10,000: every held page given rows as scrolling up would (prepend,
+        lay out, paint): the longest page, the total, the rows."""
+        pages = []
+        while window.model.held:
+            t = time.perf_counter()
+            window.view.show_held()
+            window.view.doItemsLayout()
+            window.view.viewport().repaint()
+            pages.append(time.perf_counter() - t)
+        return max(pages, default=0.0), sum(pages), window.model.rowCount()
+
     big = statistics.median(once(10_000) for _ in range(repeat))
     small = statistics.median(once(100) for _ in range(repeat))
-    return {"open_10000_s": big, "open_100_s": small, "ratio_10000_vs_100": big / small}
+    once(10_000)
+    page, total, rows = scroll_all()
+    return {
+        "open_10000_s": big,
+        "open_100_s": small,
+        "ratio_10000_vs_100": big / small,
+        "older_page_max_s": page,
+        "older_pages_total_s": total,
+        "rows_after_scrolling_up": rows,
+    }
 
 
 T = TypeVar("T")
@@ -348,6 +370,12 @@ def main() -> None:
             "open 10,000 messages",
             f"{rest['open_10000_s'] * 1000:.1f} ms",
             f"x{rest['ratio_10000_vs_100']:.1f} of 100; target < 300 ms",
+        ),
+        (
+            "scrolling up through the rest: longest page",
+            f"{rest['older_page_max_s'] * 1000:.1f} ms",
+            f"{rest['older_pages_total_s'] * 1000:.0f} ms for all "
+            f"{rest['rows_after_scrolling_up']:,} rows",
         ),
         ("max stall, idle (baseline)", f"{rest['max_stall_idle_ms']:.1f} ms", ""),
         (

@@ -47,6 +47,14 @@ class LazyGeminiEmbedder:
             self._key_used = key.value
         return self._real
 
+    def connect(self) -> None:
+        """Build the SDK client now (on the loop's thread, like the chat model's) rather than
+        at the first query, in the middle of a turn."""
+        if self._api_key() is not None:
+            connect = getattr(self._embedder(), "connect", None)
+            if connect is not None:
+                connect()
+
     async def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """See `Embedder.embed_documents`."""
         return await self._embedder().embed_documents(texts)

@@ -37,7 +37,12 @@ from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
 from koroku_desktop.mcp import ServerStatus as ServerStatus
-from koroku_desktop.recall_wiring import build_recall, progress_text, recall_tool_search
+from koroku_desktop.recall_wiring import (
+    LazyGeminiEmbedder,
+    build_recall,
+    progress_text,
+    recall_tool_search,
+)
 from koroku_desktop.render.markdown import write_markdown
 from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.attachments import AttachmentRefused as AttachmentRefused
@@ -173,6 +178,14 @@ class Runtime:
     background_embedder: BackgroundEmbedder | None = None
     attachments: AttachmentStore | None = None
     """Koroku's copies of attached files (the blob store)."""
+
+    def connect_clients(self) -> None:
+        """Build the SDK clients (the chat model's, the embedder's) now, on the loop's thread,
+        after `model.prepare`: built on first use, the embedder's TLS contexts stalled the
+        loop for 60-90 ms at the start of a turn (it surfaces memories before answering)."""
+        self.model.connect()
+        if self.search is not None and isinstance(self.search.embedder, LazyGeminiEmbedder):
+            self.search.embedder.connect()
 
     @property
     def api_key(self) -> ApiKey | None:

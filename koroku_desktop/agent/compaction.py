@@ -38,6 +38,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     RejectedEvent,
     StoredEvent,
+    SupersededEvent,
 )
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError
@@ -78,11 +79,13 @@ def read_messages(
 ) -> list[StoredEvent]:
     """The live message events with seq in [first, before), read from the log page by page.
 
-    Messages a later `rejected` event set aside (or in `also_rejected`) are left out, as in
-    the live context. Blocking: call it in a worker thread.
+    Messages a later `rejected` event set aside (or in `also_rejected`), and turns a
+    `superseded` event replaced, are left out, as in the live context. Blocking: call it in
+    a worker thread.
     """
     found: list[StoredEvent] = []
     rejected: set[int] = set()
+    superseded: set[str] = set()
     after = first - 1
     while True:
         page = agent.log.entries(
@@ -94,11 +97,14 @@ def read_messages(
                     found.append(entry)
                 elif isinstance(entry.event, RejectedEvent):
                     rejected.add(entry.event.rejected_seq)
+                elif isinstance(entry.event, SupersededEvent):
+                    superseded.add(entry.event.superseded_turn_id)
         if len(page) < PAGE:
             break
         after = page[-1].seq
     rejected |= also_rejected
-    return [m for m in found if m.seq not in rejected]
+    superseded.discard("")  # events without a turn id are never left out
+    return [m for m in found if m.seq not in rejected and m.turn_id not in superseded]
 
 
 class Compactor:
@@ -275,6 +281,7 @@ class Compactor:
         if view.unloaded is not None:  # a long history: its older part is only in the log
             rejected = frozenset(view.rejected)
             older_part = await asyncio.to_thread(read_messages, agent, *view.unloaded, rejected)
+            older_part = [m for m in older_part if m.turn_id not in view.superseded]
             stored = older_part + stored
         events = [m.event for m in stored if isinstance(m.event, MessageEvent)]
         # A quarter of the threshold; when compacting by hand below it, of the current size.

@@ -16,6 +16,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.options import AgentOptions as AgentOptions  # importable from here
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.agent.supersede import supersede
 from koroku_desktop.agent.tool_calls import (  # the answers stay importable from here
     CANCELLED as CANCELLED,
 )
@@ -160,6 +161,11 @@ class Agent:
             yield turn
 
     @property
+    def loaded(self) -> bool:
+        """Whether the live context is built (`view` may be read)."""
+        return self._view is not None
+
+    @property
     def view(self) -> ContextView:
         """The live context (call `load()` first)."""
         if self._view is None:
@@ -207,6 +213,7 @@ class Agent:
         wait: bool = True,
         quick: bool = False,
         attachments: Sequence[AttachmentPart] = (),
+        replacing: str | None = None,
     ) -> TurnResult:
         """Run one user turn; `None` retries the last (failed) turn without a new message.
 
@@ -215,9 +222,13 @@ class Agent:
         Turns are serialised, in this process (FIFO) and across processes (the lease): a
         second call waits for the first to finish, or raises `TurnBusyError` if not `wait`.
         `turn_id` lets a front end know the turn's events before they exist. `quick`
-        (quick-ask) uses the quick thinking level.
+        (quick-ask) uses the quick thinking level. `replacing` names the last turn, to be
+        superseded first (see agent/supersede.py): `text` None regenerates it, else edits it.
         """
         async with self.hold_turn(wait=wait, turn_id=turn_id, counted=True) as turn:
+            if replacing is not None:
+                text, kept = await supersede(self, replacing, text)
+                attachments = [*kept, *attachments]
             inner = asyncio.create_task(self._turn(text, quick, attachments))
             self._current = inner
             try:

@@ -26,8 +26,9 @@ THRESHOLD = 0.75
 
 
 def live_seqs(view: ContextView) -> set[int]:
-    """The seqs of what the model sees now: the kept messages and the summary (if any)."""
-    return {m.seq for m in view.messages} | {view.boundary_seq}
+    """The seqs of what the model sees now: the kept messages and the summary (if any), and
+    the turns just replaced by a regenerate or an edit (taken back, not to be surfaced)."""
+    return {m.seq for m in view.messages} | {view.boundary_seq} | view.replaced_seqs
 
 
 @dataclass

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
@@ -235,10 +237,9 @@ async def _chat_loop(runtime: Runtime) -> None:
     view = await agent.load()
     for event in view.contents():
         render_message(event, sys.stdout)
-    print(
-        f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh, "
-        "`/attach PATH` to attach a file to your next message."
-    )
+    print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh,")
+    print("`/attach PATH` to attach a file to your next message, `/retry` for a new answer to")
+    print("your last message, `/edit <text>` to replace that message.")
     streaming = {"open": False}
 
     def on_delta(piece: str) -> None:
@@ -322,15 +323,38 @@ async def _repl(runtime: Runtime) -> None:
         if text == "/attach" or text.startswith("/attach "):
             print(attach_command(text, attached))
             continue
-        parts = await keep_attachments(runtime, attached)
-        attached.clear()
-        turn = asyncio.create_task(agent.run_turn(text, attachments=parts))
+        command = text.split(maxsplit=1)[0]
+        running = _replace_last(agent, text) if command in ("/retry", "/edit") else None
+        if running is None:
+            parts = await keep_attachments(runtime, attached)
+            attached.clear()
+            running = agent.run_turn(text, attachments=parts)
+        turn = asyncio.create_task(running)
         try:
             await asyncio.shield(turn)
         except asyncio.CancelledError:
             agent.cancel()
             await turn
             raise
+
+
+async def _replace_last(agent: Agent, line: str) -> TurnResult | None:
+    """`/retry` regenerates the last turn, `/edit <text>` replaces its message (the old turn
+    stays in the log; see agent/supersede.py)."""
+    command, _, rest = line.partition(" ")
+    await agent.catch_up()
+    turn = last_turn(agent.view)
+    if turn is None:
+        print("(nothing to replace: no turn of yours in the live conversation)", file=sys.stderr)
+        return None
+    if command == "/edit" and not rest.strip():
+        print(f"(usage: /edit <new message>; your last message was: {turn.text})", file=sys.stderr)
+        return None
+    try:
+        return await agent.run_turn(rest.strip() or None, replacing=turn.turn_id)
+    except SupersedeError as exc:
+        print(f"✗ {exc}", file=sys.stderr)
+        return None
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

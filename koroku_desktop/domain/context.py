@@ -16,6 +16,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     RejectedEvent,
     StoredEvent,
+    SupersededEvent,
 )
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.domain.projection import Fix, fits_after, project
@@ -43,6 +44,10 @@ class ContextView:
     """Live events left in the log when loading (first live seq, first loaded seq)."""
     rejected: set[int] = field(default_factory=set)
     """Seqs of messages the model refused (see `RejectedEvent`): never sent again."""
+    superseded: set[str] = field(default_factory=set)
+    """Turn ids replaced by a regenerate or an edit (see `SupersededEvent`): never sent again."""
+    replaced_seqs: set[int] = field(default_factory=set)
+    """Seqs of the messages those turns left out (not surfaced as memories either)."""
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
     _summary_content: MessageEvent | None = field(default=None, repr=False)
     _suspect: bool = field(default=False, repr=False)
@@ -93,10 +98,18 @@ class ContextView:
         elif isinstance(event, RejectedEvent):
             self.rejected.add(event.rejected_seq)
             self._keep(lambda m: m.seq != event.rejected_seq)
+        elif isinstance(event, SupersededEvent):
+            if event.superseded_turn_id:  # events without a turn id are never left out
+                self.superseded.add(event.superseded_turn_id)
+                self.replaced_seqs |= {
+                    m.seq for m in self.messages if m.turn_id == event.superseded_turn_id
+                }
+                self._keep(lambda m: m.turn_id != event.superseded_turn_id)
         elif (
             isinstance(event, MessageEvent)
             and (self.summary is None or stored.seq >= self.summary.kept_from_seq)
             and stored.seq not in self.rejected
+            and not (stored.turn_id and stored.turn_id in self.superseded)
         ):
             previous = self._events[-1] if self._events else self._summary_content
             if not fits_after(previous, event):

@@ -106,12 +106,25 @@ class RejectedEvent(BaseModel):
     reason: str
 
 
+class SupersededEvent(BaseModel):
+    """The turn `superseded_turn_id` was replaced: regenerated, or its message edited and sent
+    again. Its events stay in the log (history, search, export) but leave the live context."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["superseded"] = "superseded"
+    schema_version: int = SCHEMA_VERSION
+    superseded_turn_id: str
+    reason: Literal["regenerate", "edit"] = "regenerate"
+
+
 Event = Annotated[
-    MessageEvent | CompactionEvent | ClearedEvent | RejectedEvent, Field(discriminator="kind")
+    MessageEvent | CompactionEvent | ClearedEvent | RejectedEvent | SupersededEvent,
+    Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-EVENT_KINDS = ("message", "compaction", "cleared", "rejected")
+EVENT_KINDS = ("message", "compaction", "cleared", "rejected", "superseded")
 BOUNDARY_KINDS = ("compaction", "cleared")
 
 

@@ -60,6 +60,10 @@ class GeminiEmbedder:
         (vector,) = await self._embed([text], "RETRIEVAL_QUERY")
         return vector
 
+    def connect(self) -> None:
+        """Build the SDK client (TLS contexts, HTTP clients) now rather than on first use."""
+        self._require_client()
+
     async def aclose(self) -> None:
         """Close the SDK's HTTP connections."""
         if self._client is not None:

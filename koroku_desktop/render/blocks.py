@@ -120,6 +120,14 @@ class RejectedBlock:
 
 
 @dataclass(slots=True)
+class SupersededBlock:
+    """Marker: the turn `turn_id` was replaced (regenerated or edited); kept in the log."""
+
+    turn_id: str
+    reason: str
+
+
+@dataclass(slots=True)
 class DamagedBlock:
     """Marker: a row that could not be read; kept, shown, never fatal."""
 
@@ -162,10 +170,11 @@ Block = (
     | RejectedBlock
     | DamagedBlock
     | SourcesBlock
+    | SupersededBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
-MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock
+MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock | SupersededBlock
 """The blocks that stand alone as an entry of their own (no speaker)."""
 
 

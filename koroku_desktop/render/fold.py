@@ -20,6 +20,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     RejectedEvent,
     StoredEvent,
+    SupersededEvent,
 )
 from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.remembered import parse_remembered
@@ -37,6 +38,7 @@ from koroku_desktop.render.blocks import (
     RejectedBlock,
     RememberedBlock,
     Speaker,
+    SupersededBlock,
     TextBlock,
     ThoughtBlock,
     ToolCallBlock,
@@ -126,6 +128,8 @@ def event_marker(event: Event) -> MarkerBlock | None:
             return ClearedBlock()
         case RejectedEvent():
             return RejectedBlock(event.rejected_seq, event.reason)
+        case SupersededEvent():
+            return SupersededBlock(event.superseded_turn_id, event.reason)
         case _:
             assert_never(event)
 

@@ -123,6 +123,9 @@ def marker_text(marker: b.MarkerBlock) -> str:
             return f"Message #{rejected} set aside: {reason}"
         case b.DamagedBlock(kind=kind, error=error):
             return f"⚠ damaged {kind} row, cannot be read: {error}"
+        case b.SupersededBlock(reason=reason):
+            how = "edited and sent again" if reason == "edit" else "regenerated"
+            return f"The turn above was {how}: it stays in the log, out of the live context"
         case _:
             assert_never(marker)
 

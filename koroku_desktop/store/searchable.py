@@ -31,7 +31,7 @@ def block_text(block: b.Block) -> str:
             return summary
         case b.SourcesBlock(sources=sources, queries=queries):
             return " ".join([*queries, *(f"{s.title} {s.site}" for s in sources)])
-        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
+        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock() | b.SupersededBlock():
             # remembered passages are indexed where they were said
             return ""
         case b.AttachmentBlock(name=name):

@@ -24,6 +24,7 @@ from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.heap import freeze_startup_heap, thaw_heap
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.screen_capture import capture_for_asking
@@ -173,13 +174,14 @@ class Desktop(QObject):
         if self.runtime.model.has_key:
             try:
                 await asyncio.to_thread(self.runtime.model.prepare)
-                self.runtime.model.connect()
+                self.runtime.connect_clients()
             except Exception:
                 log.warning("warming up the Gemini client failed", exc_info=True)
             if self.runtime.background_embedder is not None:
                 self.runtime.background_embedder.kick()  # backfill what is not embedded yet
             if self.runtime.search is not None:
                 await self.runtime.search.warm()
+        freeze_startup_heap()  # what start-up made stays: full collections skip it
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -220,6 +222,7 @@ class Desktop(QObject):
             if dialog is not None:
                 dialog.close()
         self.runtime.close()
+        thaw_heap()
         self.done.set()
 
     # -- showing -----------------------------------------------------------------------

@@ -21,6 +21,7 @@ from qasync import asyncSlot
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.agent.supersede import SupersedeError
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
@@ -77,6 +78,7 @@ class AgentBridge(QObject):
     cleared = Signal()
     waiting_changed = Signal(str)  # "waiting for the turn running in the terminal", or ""
     retrying = Signal(int, int, str)  # attempt, attempts, reason: a request is tried again
+    supersede_failed = Signal(str)  # why a regenerate or an edit could not replace its turn
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -242,10 +244,16 @@ class AgentBridge(QObject):
         turn_id: str,
         quick: bool = False,
         attached: Sequence[PendingAttachment] = (),
+        replacing: str | None = None,
     ) -> TurnResult | None:
         try:
             parts = await asyncio.to_thread(self._keep, attached) if attached else []
-            return await self.agent.run_turn(text, turn_id=turn_id, quick=quick, attachments=parts)
+            return await self.agent.run_turn(
+                text, turn_id=turn_id, quick=quick, attachments=parts, replacing=replacing
+            )
+        except SupersedeError as exc:
+            self.supersede_failed.emit(str(exc))
+            return None
         except asyncio.CancelledError:
             self._dequeue(turn_id)
             raise
@@ -273,6 +281,7 @@ class AgentBridge(QObject):
         turn_id: str | None,
         quick: bool = False,
         attached: Sequence[PendingAttachment] = (),
+        replacing: str | None = None,
     ) -> asyncio.Task[TurnResult | None]:
         """Book the turn now (busy, queue) and run it as a task on the loop."""
         turn_id = turn_id or new_id()
@@ -289,7 +298,7 @@ class AgentBridge(QObject):
             else:
                 self._head = entry
         task: asyncio.Task[TurnResult | None] = asyncio.ensure_future(
-            self._run(text, turn_id, quick, attached)
+            self._run(text, turn_id, quick, attached, replacing)
         )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
@@ -319,6 +328,15 @@ class AgentBridge(QObject):
     def retry(self) -> asyncio.Task[TurnResult | None]:
         """Retry the failed turn (its message is already in the log); returns its task."""
         return self._start(None, None)
+
+    def replace_last(
+        self, turn_id: str, text: str | None = None
+    ) -> asyncio.Task[TurnResult | None] | None:
+        """Replace the last turn `turn_id` (see agent/supersede.py): a new answer to its
+        message when `text` is None, else a turn sending `text` (the edited message)."""
+        if text is not None and not text.strip():
+            return None
+        return self._start(None if text is None else text.strip(), None, replacing=turn_id)
 
     @asyncSlot()  # type: ignore[untyped-decorator]
     async def cancel(self) -> None:

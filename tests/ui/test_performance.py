@@ -5,16 +5,20 @@ How long the event loop stalls is a measurement, not a test: see benchmarks/benc
 
 from __future__ import annotations
 
+import gc
 import shlex
 from pathlib import Path
 
+import qasync
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.chat.message_model import SHOWN_AT_ONCE
 from tests.fakes.gemini_server import FakeGemini
+from tests.ui.conftest import running_desktop
 from tests.ui.helpers import rows, texts, type_and_send
 
 
@@ -61,16 +65,48 @@ def fake_conversation(n: int) -> list[StoredEvent]:
 
 def test_view_opens_10000_messages(desktop: Desktop, qtbot: QtBot) -> None:
     entries = fake_conversation(10_000)
-    window = desktop.window
+    window, model = desktop.window, desktop.window.model
     window.set_history(entries)  # type: ignore[arg-type]
-    assert window.model.rowCount() == 10_000
-    qtbot.waitUntil(lambda: window.view.verticalScrollBar().maximum() > 10_000)
+    # The newest messages get rows at once; older ones are held until scrolled to.
+    assert model.rowCount() == SHOWN_AT_ONCE
+    assert model.held == 10_000 - SHOWN_AT_ONCE
+    assert model.items()[-1].seq == 10_000
     bar = window.view.verticalScrollBar()
-    qtbot.waitUntil(lambda: bar.value() == bar.maximum())
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
     window.view.viewport().repaint()
     qtbot.waitUntil(lambda: len(window.view.delegate._exact) > 0)
     # Virtualised: only the rows on screen were typeset, not 10,000 documents.
     assert len(window.view.delegate._exact) < 200
-    bar.setValue(bar.maximum() // 2)
-    qtbot.wait(50)
+    # Scrolling to the top gives the held messages rows, a page at a time, in place.
+    while model.held:
+        held = model.held
+        bar.setValue(0)
+        qtbot.waitUntil(lambda held=held: model.held < held, timeout=5000)  # type: ignore[misc]
+        qtbot.waitUntil(lambda: bar.value() > 0, timeout=5000)  # not jumped to the new top
+    assert [i.seq for i in model.items()] == list(range(1, 10_001))
     assert len(window.view.delegate._exact) < 400
+
+
+def test_jumping_to_an_old_message_gives_it_rows(desktop: Desktop, qtbot: QtBot) -> None:
+    window, model = desktop.window, desktop.window.model
+    window.set_history(fake_conversation(3_000))  # type: ignore[arg-type]
+    assert model.held and all((i.seq or 0) > 42 for i in model.items())
+    window.scroll_to_seq(43)
+    row = model.row_of_seq(43)
+    assert model.item(row).seq == 43
+    qtbot.waitUntil(
+        lambda: window.view.indexAt(window.view.viewport().rect().topLeft()).row() == row
+    )
+    assert model.items()[-1].seq == 3_000, "the newest rows stay"
+
+
+def test_the_startup_heap_is_frozen_out_of_full_collections_until_quit(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """Full garbage collections skip what start-up made (they stalled streaming); a quit gives
+    it back, so a later app in the same process does not keep this one's objects."""
+    assert gc.get_freeze_count() == 0
+    with running_desktop(qtbot) as desk:
+        qtbot.waitUntil(lambda: desk.warm_up is not None and desk.warm_up.done(), timeout=30000)
+        assert gc.get_freeze_count() > 10_000
+    assert gc.get_freeze_count() == 0

@@ -6,7 +6,7 @@ import sys
 from typing import get_args
 
 from PySide6.QtGui import QImage, QTextDocument
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
@@ -73,3 +73,32 @@ def test_a_theme_switch_repaints_cached_code_blocks_in_the_new_colours(
 
 def test_every_row_kind_has_a_painter() -> None:
     assert set(PAINTERS) == set(get_args(ItemKind))
+
+
+def test_a_long_answer_scrolled_half_out_of_view_still_paints_what_is_visible(
+    qapp: QApplication, qtbot: QtBot
+) -> None:
+    """Documents are drawn clipped to the painted area: the visible middle of an answer taller
+    than the view must still show, in the view and in a grab of it."""
+    model = MessageModel()
+    view = ConversationView(model)
+    qtbot.addWidget(view)
+    view.resize(700, 300)
+    lines = "\n\n".join(f"```\nline {n} of a long answer\n```" for n in range(120))
+    answer = MessageEvent(role="model", parts=[TextPart(text=lines)])
+    model.set_entries([StoredEvent(seq=1, conversation_id="c", created_at=0.0, event=answer)])
+    theme.apply(qapp, "light")
+    view.show()
+    qtbot.waitExposed(view)
+    bar = view.verticalScrollBar()
+    view.viewport().repaint()  # measures the answer exactly; the view then lays it out again
+    qtbot.waitUntil(lambda: len(view.delegate._exact) == 1)
+    measured = view.delegate.sizeHint(QStyleOptionViewItem(), model.index(0)).height()
+    qtbot.waitUntil(lambda: bar.maximum() + view.viewport().height() == measured)
+    assert bar.maximum() > 1_000
+    for value in (0, bar.maximum() // 2, bar.maximum()):
+        bar.setValue(value)
+        qapp.processEvents()
+        image = view.viewport().grab().toImage()
+        half = image.copy(0, image.height() // 4, image.width(), image.height() // 2)
+        assert _pixels(half, theme.LIGHT.code_bg) > 1_000, f"nothing painted at {value}"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from koroku_desktop.ui.chat.stream_doc import CURSOR, StreamingDocs, complete_prefix
+from koroku_desktop.ui.chat.stream_doc import CURSOR, STEP_CHARS, StreamingDocs, complete_prefix
 from koroku_desktop.ui.widgets import theme
 
 ANSWER = (
@@ -53,3 +55,48 @@ def test_the_stored_answer_adopts_the_streamed_document(qapp: QApplication) -> N
     assert docs.adopt(ANSWER, 600, th) is None, "adopted once"
     docs.document(8, ANSWER[:20], 600, QFont(), th)
     assert docs.adopt("something else entirely\n\n", 600, th) is None
+
+
+def test_a_burst_is_typeset_a_bounded_piece_per_frame(qapp: QApplication) -> None:
+    """Much text at once (a slow frame): each call typesets at most STEP_CHARS of it and
+    says it is behind, until the document shows it all."""
+    th = theme.current()
+    docs = StreamingDocs()
+    paragraph = "A paragraph of the long answer with **bold** words.\n\n"
+    burst = paragraph * (3 * STEP_CHARS // len(paragraph))
+    docs.document(3, paragraph, 600, QFont(), th)
+    seen: list[int] = []
+    while True:
+        doc = docs.document(3, burst, 600, QFont(), th)
+        seen.append(len(doc.toPlainText()))
+        if not docs.behind:
+            break
+        assert len(seen) < 10, "it catches up"
+    assert len(seen) >= 3, "the burst took several frames"
+    assert all(b - a <= STEP_CHARS for a, b in itertools.pairwise(seen))
+    whole = QTextDocument()
+    whole.setMarkdown(burst)
+    assert doc.toPlainText().removesuffix(CURSOR.strip()).split() == whole.toPlainText().split()
+
+
+def test_an_answer_stored_far_ahead_of_the_typesetting_is_finished_over_several_calls(
+    qapp: QApplication,
+) -> None:
+    th = theme.current()
+    docs = StreamingDocs()
+    paragraph = "Words of a fast answer with `code` in them.\n\n"
+    answer = paragraph * (3 * STEP_CHARS // len(paragraph)) + "```python\nprint(1)\n```"
+    streamed = docs.document(5, paragraph, 600, QFont(), th)
+    calls = 0
+    while True:
+        final = docs.adopt(answer, 600, th)
+        calls += 1
+        assert final is streamed, "the streamed document is finished, not typeset afresh"
+        if not docs.behind:
+            break
+        assert calls < 10
+    assert calls >= 3
+    whole = QTextDocument()
+    whole.setMarkdown(answer)
+    assert final.toPlainText().split() == whole.toPlainText().split()
+    assert docs.adopt(answer, 600, th) is None, "adopted once"

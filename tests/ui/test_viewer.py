@@ -370,3 +370,38 @@ def test_the_timeline_reads_like_a_history_grouped_by_day(
     assert '"command": "ls ~"' in dialog.timeline.detail.raw.toPlainText()
     dialog.timeline.detail.raw_button.click()
     save_variants(qapp, dialog, "history", wide=1040)
+
+
+def test_a_replaced_turn_is_shown_and_marked(
+    qloop: qasync.QEventLoop, qtbot: QtBot, paths: Paths, qapp: QApplication
+) -> None:
+    from koroku_desktop.domain.events import SupersededEvent
+    from tests.ui.screenshots import save_variants
+
+    log = SqliteEventLog(paths.db)
+    try:
+        log.append("default", [_msg("user", "name a colour"), _msg("model", "red")], turn_id="t1")
+        log.append("default", [SupersededEvent(superseded_turn_id="t1")], turn_id="t2")
+        log.append("default", [_msg("user", "name a colour"), _msg("model", "blue")], turn_id="t2")
+        log.append(
+            "default", [SupersededEvent(superseded_turn_id="t2", reason="edit")], turn_id="t3"
+        )
+        log.append("default", [_msg("user", "name a sea"), _msg("model", "Baltic")], turn_id="t3")
+        dialog = _open(qtbot, log, paths)
+        context = dict(zip((int(s) for s in _column(dialog, 0)), _column(dialog, 4), strict=True))
+        assert context == {
+            1: "replaced (regenerated)",
+            2: "replaced (regenerated)",
+            3: "live",  # the superseded marker itself
+            4: "replaced (edited)",
+            5: "replaced (edited)",
+            6: "live",
+            7: "live",
+            8: "live",
+        }
+        summaries = _column(dialog, 5)
+        assert any("regenerated" in s for s in summaries)
+        assert any("edited and sent again" in s for s in summaries)
+        save_variants(qapp, dialog, "history-replaced-turns", wide=1040)
+    finally:
+        log.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QWidget
 
@@ -61,7 +61,10 @@ class ConversationView(QListView):
         self._stick = value >= bar.maximum() - 8
         if value <= bar.minimum() and bar.maximum() > 0 and not self._older_pending:
             oldest = self._model.oldest_seq
-            if oldest is not None and oldest > 1:
+            if self._model.held:
+                self._older_pending = True
+                QTimer.singleShot(0, self.show_held)
+            elif oldest is not None and oldest > 1:
                 self._older_pending = True
                 self.older_requested.emit(oldest)
 
@@ -72,6 +75,25 @@ class ConversationView(QListView):
             self._anchor_from_bottom = None
         elif self._stick:
             bar.setValue(high)
+
+    def show_held(self, down_to_seq: int | None = None) -> None:
+        """Give rows to older entries the model holds (a page, or all from `down_to_seq`),
+        keeping what is shown in place; when none gives a row, ask the log for older ones."""
+        model = self._model
+        if down_to_seq is not None:
+            first = next((i.seq for i in model.items() if i.seq is not None), None)
+            if first is not None and down_to_seq >= first:
+                return
+        self.prepare_prepend()
+        added = model.prepend_held(down_to_seq=down_to_seq) if model.held else 0
+        while not added and model.held:
+            added = model.prepend_held()
+        if added or down_to_seq is not None:
+            self.older_loaded(added or 1)
+        elif model.oldest_seq is not None and model.oldest_seq > 1:
+            self.older_requested.emit(model.oldest_seq)
+        else:
+            self.older_loaded(0)
 
     def older_loaded(self, added: int) -> None:
         """Older rows were prepended (none: the beginning is reached, stop asking)."""
@@ -99,6 +121,13 @@ class ConversationView(QListView):
             QTimer.singleShot(
                 0, lambda: self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
             )
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new font: the delegate measures rows with it."""
+        if event.type() == QEvent.Type.FontChange:
+            self.delegate.font_changed()
+            self.scheduleDelayedItemsLayout()
+        super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Re-measure rows when the width changes."""

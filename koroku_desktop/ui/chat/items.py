@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
-from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
@@ -66,8 +66,14 @@ class ChatItem:
     folded: bool = False
     """A later card of a closed run (not shown)."""
     created_at: float = 0.0
+    turn_id: str = ""
+    """The turn the row's event belongs to (empty for rows not from the log)."""
+    actions: tuple[str, ...] = ()
+    """Hover actions of the last turn: `regenerate` on its answer, `edit` on its message."""
     uid: int = field(default_factory=lambda: next(_uids))
     version: int = 0
+    layout_hint: Any = field(default=None, repr=False)
+    """The view's last size hint for this row and what it depended on (its delegate's cache)."""
 
     def touch(self) -> None:
         """Mark the content changed (invalidates cached layouts)."""
@@ -197,12 +203,16 @@ def items_for_entry(
                 add("notice", f"⚠ {text}")
             case b.RejectedBlock(rejected_seq=rejected, reason=reason):
                 add("notice", f"Message #{rejected} was set aside: {reason}")
+            case b.SupersededBlock():
+                pass  # the chat leaves the replaced turn out (see MessageModel.supersede)
             case b.DamagedBlock(error=error):
                 items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
             case b.SourcesBlock():
                 add("sources", sources_summary(block)).args = sources_item_args(block)
             case _:
                 assert_never(block)
+    turn_id = entry.turn_id if isinstance(entry, StoredEvent) else ""
     for item in items:
         item.text = item.text.strip() if item.kind != "tool" else item.text
+        item.turn_id = turn_id
     return [i for i in items if i.kind == "tool" or i.text]

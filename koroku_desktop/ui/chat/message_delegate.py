@@ -73,6 +73,8 @@ class MessageDelegate(QStyledItemDelegate):
         self.show_thoughts = False
         self._metrics_key = ""
         self._metrics_value = (7, 16)
+        self._hint_epoch = 0
+        """Bumped when every row's cached size hint must be recomputed (font change)."""
         self._theme: theme.Theme | None = None
         self._theme_ids: dict[theme.Theme, int] = {}
         self._theme_id = 0
@@ -110,7 +112,11 @@ class MessageDelegate(QStyledItemDelegate):
             text_w = painter.text_width(column(width)[1])
             adopted = self._growing.adopt(item.text, text_w, th)
             if adopted is not None:
-                self._docs[key] = adopted
+                if self._growing.behind:  # not finished yet: build on at the next frame
+                    self._stale = True
+                    QTimer.singleShot(0, self._view.viewport().update)
+                else:
+                    self._docs[key] = adopted
                 return adopted
         if item.streaming and item.kind == "model":
             font = painter.doc_font(self._view.font(), th)
@@ -118,7 +124,11 @@ class MessageDelegate(QStyledItemDelegate):
             doc = self._growing.document(item.uid, item.text, text_w, font, th)
             doc.size()  # typeset now, so the cost is measured
             self._stream.built(item.uid, width, doc, started)
-            self._docs[key] = doc
+            if self._growing.behind:  # not all of the text yet: build on at the next frame
+                self._stale = True
+                QTimer.singleShot(0, self._view.viewport().update)
+            else:
+                self._docs[key] = doc
             return doc
         doc = QTextDocument()
         doc.setDocumentMargin(0)
@@ -134,14 +144,19 @@ class MessageDelegate(QStyledItemDelegate):
         return doc
 
     def _metrics(self) -> tuple[int, int]:
-        """Average character width and line spacing of the view's font (cached)."""
-        font = self._view.font()
-        key = font.key()
-        if self._metrics_key != key:
-            fm = QFontMetrics(font)
-            self._metrics_key = key
-            self._metrics_value = (max(1, fm.averageCharWidth()), fm.lineSpacing())
+        """Average character width and line spacing of the view's font (cached until the
+        view's font changes: asking the font for its key costs more than the estimate)."""
+        if self._metrics_key:
+            return self._metrics_value
+        fm = QFontMetrics(self._view.font())
+        self._metrics_key = "known"
+        self._metrics_value = (max(1, fm.averageCharWidth()), fm.lineSpacing())
         return self._metrics_value
+
+    def font_changed(self) -> None:
+        """The view's font changed: measure its metrics again and re-estimate every row."""
+        self._metrics_key = ""
+        self._hint_epoch += 1
 
     def _height(self, item: ChatItem, width: int, exact: bool) -> int:
         painter = PAINTERS[item.kind]
@@ -161,15 +176,27 @@ class MessageDelegate(QStyledItemDelegate):
         return painter.height(item, body, line_h)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
-        """Cached exact height when known, else a cheap estimate."""
+        """Cached exact height when known, else a cheap estimate.
+
+        The answer is also kept on the item with what it depends on, so the next layout of
+        an unchanged row (a 10,000-row view lays out every row) is one comparison.
+        """
         item = self._item(index)
         width = self._width()
+        th = theme.current()
+        stamp = (item.version, item.expanded, width, th, self.show_thoughts, self._hint_epoch)
+        hint = item.layout_hint
+        if hint is not None and hint[0] == stamp:
+            size: QSize = hint[1]
+            return size
         key = (*self._key(item, width), self.show_thoughts)
         height = self._heights.get(key)
         if height is None:
             height = self._height(item, width, exact=False)
             self._heights[key] = height
-        return QSize(width, height)
+        size = QSize(width, height)
+        item.layout_hint = (stamp, size)
+        return size
 
     def _item(self, index: AnyIndex) -> ChatItem:
         model = index.model()
@@ -188,6 +215,7 @@ class MessageDelegate(QStyledItemDelegate):
             self._exact.add(key)
         if self._heights.get(key) != height:
             self._heights[key] = height
+            item.layout_hint = None
             self._pending.add(index.row())
             self._flush.start()
 
@@ -217,6 +245,7 @@ class MessageDelegate(QStyledItemDelegate):
             hover=bool(option.state & QStyle.StateFlag.State_MouseOver),
             doc=lambda: self._doc(item, self._width()),
             show_thoughts=self.show_thoughts,
+            visible=self._view.viewport().rect(),
         )
         PAINTERS[item.kind].paint(row)
         painter.restore()

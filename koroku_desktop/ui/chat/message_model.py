@@ -12,13 +12,15 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent, SupersededEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
 from koroku_desktop.ui.chat.tool_runs import regroup
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+SHOWN_AT_ONCE = 500
+"""Events given rows at once when a conversation opens; older ones as the view scrolls up."""
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -37,6 +39,11 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = False
         self.oldest_seq: int | None = None
         """The seq of the oldest loaded event (for loading older pages)."""
+        self._held: list[LogEntry] = []
+        """Older entries of the loaded page that have no rows yet (see `set_entries`)."""
+        self._superseded: set[str] = set()
+        """Turns replaced by a regenerate or an edit: the chat leaves them out."""
+        self._marked: list[ChatItem] = []
 
     # -- Qt model API ------------------------------------------------------------------
 
@@ -107,10 +114,21 @@ class MessageModel(QAbstractListModel):
     # -- whole loads -------------------------------------------------------------------
 
     def set_entries(self, entries: list[LogEntry]) -> None:
-        """Replace everything with rows for `entries` (seq order)."""
+        """Replace everything with rows for `entries` (seq order).
+
+        Only about the newest `SHOWN_AT_ONCE` events get rows now (from a person's turn on,
+        so no tool call is cut from its result); older ones are held and get their rows as
+        the view scrolls up to them (`prepend_held`), so opening a long conversation costs
+        the same as a short one.
+        """
         self._cards.clear()
+        self._marked = []
+        self._superseded = superseded_turns(entries)
+        kept = self._kept(entries)
+        cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
+        self._held = kept[:cut]
         self.beginResetModel()
-        self._items = build_items(entries, self._cards)
+        self._items = build_items(kept[cut:], self._cards)
         regroup(self._items)
         self._streaming = None
         self._status = None
@@ -122,7 +140,8 @@ class MessageModel(QAbstractListModel):
         if not entries:
             return 0
         index = ToolCardIndex()
-        items = build_items(entries, index)
+        self._superseded |= superseded_turns(entries)
+        items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
         self.oldest_seq = entries[0].seq
         if not items:
@@ -132,6 +151,79 @@ class MessageModel(QAbstractListModel):
         self.endInsertRows()
         self._regroup(0)
         return len(items)
+
+    @property
+    def held(self) -> int:
+        """How many older entries are held without rows yet."""
+        return len(self._held)
+
+    def prepend_held(self, limit: int = SHOWN_AT_ONCE, down_to_seq: int | None = None) -> int:
+        """Give rows to the newest `limit` held entries (or every held one from
+        `down_to_seq` on), at the top; how many rows were added."""
+        held = self._held
+        start = max(0, len(held) - limit)
+        if down_to_seq is not None:
+            start = min(start, next((i for i, e in enumerate(held) if e.seq >= down_to_seq), 0))
+        start = turn_start_before(held, start)
+        page, self._held = held[start:], held[:start]
+        oldest = self.oldest_seq
+        added = self.prepend_entries(page)
+        self.oldest_seq = oldest
+        return added
+
+    def _kept(self, entries: list[LogEntry]) -> list[LogEntry]:
+        gone = self._superseded
+        if not gone:
+            return entries
+        return [e for e in entries if not (isinstance(e, StoredEvent) and e.turn_id in gone)]
+
+    def supersede(self, turn_id: str) -> None:
+        """Leave out the rows of a replaced turn, and how it ended (its turn notices)."""
+        if not turn_id:
+            return
+        self._superseded.add(turn_id)
+        rows = [r for r, i in enumerate(self._items) if i.turn_id == turn_id]
+        if not rows:
+            return
+        notices = [
+            r for r in range(rows[0], len(self._items)) if self._items[r].kind == "turn_notice"
+        ]
+        for row in sorted(set(rows) | set(notices), reverse=True):
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._items[row]
+            self.endRemoveRows()
+
+    def mark_last_turn(self, turn_id: str | None, *, editing: bool = False) -> None:
+        """Offer `edit` on the message of turn `turn_id` and `regenerate` on the answer after
+        it (None: on no row, e.g. while a turn runs); `editing` marks the message as being
+        edited instead."""
+        marked: list[ChatItem] = []
+        if turn_id:
+            user = next(
+                (
+                    r
+                    for r in range(len(self._items) - 1, -1, -1)
+                    if self._items[r].turn_id == turn_id and self._items[r].kind == "user"
+                ),
+                None,
+            )
+            if user is not None:
+                self._items[user].actions = ("editing",) if editing else ("edit",)
+                marked.append(self._items[user])
+                answer = next(
+                    (i for i in reversed(self._items[user + 1 :]) if i.kind == "model" and i.seq),
+                    None,
+                )
+                if answer is not None and not editing:
+                    answer.actions = ("regenerate",)
+                    marked.append(answer)
+        for item in self._marked:
+            if not any(item is m for m in marked):
+                item.actions = ()
+                self._changed(item)
+        for item in marked:
+            self._changed(item)
+        self._marked = marked
 
     def _append(self, items: list[ChatItem]) -> None:
         if not items:
@@ -155,6 +247,11 @@ class MessageModel(QAbstractListModel):
     def append_event(self, stored: StoredEvent) -> list[ChatItem]:
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
+        if isinstance(event, SupersededEvent):
+            self.supersede(event.superseded_turn_id)
+            return []
+        if stored.turn_id in self._superseded:
+            return []  # a late event of a replaced turn
         if (
             self._streaming is not None
             and isinstance(event, MessageEvent)
@@ -243,3 +340,28 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = show
         self.layoutChanged.emit()
         self.show_thoughts_changed.emit(show)
+
+
+def superseded_turns(entries: list[LogEntry]) -> set[str]:
+    """The turn ids a `superseded` event among `entries` names."""
+    return {
+        e.event.superseded_turn_id
+        for e in entries
+        if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
+    } - {""}
+
+
+def turn_start_before(entries: list[LogEntry], at: int) -> int:
+    """The index of the person's turn that starts at or before `at` (0 when none; `at`
+    itself when it is at or past the end), so a page never splits a call from its result."""
+    if at <= 0:
+        return 0
+    if at >= len(entries):
+        return len(entries)
+    for i in range(at, -1, -1):
+        entry = entries[i]
+        if isinstance(entry, StoredEvent) and (
+            not isinstance(entry.event, MessageEvent) or entry.event.is_user_turn
+        ):
+            return i
+    return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -56,6 +56,8 @@ class Row:
     hits: Hits = field(default_factory=list)
     show_thoughts: bool = False
     """Whether the window shows every thought (else each opens on its own)."""
+    visible: QRect | None = None
+    """The part of the view on screen, in the row's coordinates (None: draw everything)."""
 
     @property
     def x0(self) -> int:
@@ -68,11 +70,17 @@ class Row:
         return column(self.rect.width())[1]
 
     def paint_doc(self, doc: QTextDocument, at: QPoint, color: QColor) -> None:
-        """Draw `doc` with its top-left at `at`, text in `color`."""
+        """Draw `doc` with its top-left at `at`, text in `color`.
+
+        Only the part inside the painted device is drawn: unclipped, a long answer (40,000
+        characters) was drawn whole on every repaint while it streamed.
+        """
         self.painter.save()
         self.painter.translate(at)
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, color)
+        if self.visible is not None:
+            ctx.clip = QRectF(self.visible.translated(-at))
         doc.documentLayout().draw(self.painter, ctx)
         self.painter.restore()
 

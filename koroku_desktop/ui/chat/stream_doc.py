@@ -18,15 +18,21 @@ from koroku_desktop.ui.chat.markdown_doc import forget_code_groups, style_code
 from koroku_desktop.ui.widgets.theme import Theme
 
 CURSOR = " ▍"
+STEP_CHARS = 3000
+"""At most this much newly complete text is typeset per frame while streaming."""
 
 
 def complete_prefix(text: str, start: int = 0) -> int:
     """The end of the last complete paragraph of `text` (after a blank line outside a code
-    fence), at least `start`; `start` when none ends after it."""
+    fence), at least `start`; `start` when none ends after it.
+
+    `start` must itself end a complete paragraph (or be 0): only the text after it is read,
+    so each streamed piece costs its own length, not the answer's.
+    """
     fenced = False
     end = start
-    pos = 0
-    for line in text.splitlines(keepends=True):
+    pos = start
+    for line in text[start:].splitlines(keepends=True):
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
@@ -50,6 +56,8 @@ class StreamingDocs:
 
     def __init__(self) -> None:
         self._streams: dict[int, _Stream] = {}
+        self.behind = False
+        """The last `document` showed less than its text (a burst): build it again soon."""
 
     def document(self, uid: int, text: str, width: int, font: QFont, th: Theme) -> QTextDocument:
         """The document of streaming item `uid` now showing `text` (typeset to `width`)."""
@@ -71,12 +79,19 @@ class StreamingDocs:
         cursor.setPosition(state.tail_at)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
-        end = complete_prefix(text, len(state.committed))
+        start = len(state.committed)
+        end = complete_prefix(text, start)
+        # A burst (a slow frame let much text pile up): typeset a bounded piece now and the
+        # rest on the next repaints, so no frame's work grows with the burst.
+        capped = complete_prefix(text[: start + STEP_CHARS], start)
+        self.behind = end - start > STEP_CHARS and capped > start
+        if self.behind:
+            end = capped
         if end > len(state.committed):
             self._append(doc, cursor, text[len(state.committed) : end], th)
             state.committed = text[:end]
             state.tail_at = doc.characterCount() - 1
-        tail = text[end:]
+        tail = "" if self.behind else text[end:]
         self._append(doc, cursor, (tail.strip("\n") or "") + CURSOR, th)
         forget_code_groups(doc)
         return doc
@@ -93,7 +108,12 @@ class StreamingDocs:
     def adopt(self, text: str, width: int, th: Theme) -> QTextDocument | None:
         """The streamed document finished as the stored answer `text`, when it showed the
         same answer at the same width and theme (the cursor dropped, code coloured), so the
-        stored answer is not typeset again from scratch; None otherwise."""
+        stored answer is not typeset again from scratch; None otherwise.
+
+        When the stream ended far ahead of what was typeset, the rest is added at most
+        `STEP_CHARS` a call (`behind` says so) and the document is finished by a later call.
+        """
+        self.behind = False
         for uid, state in list(self._streams.items()):
             if state.width != width or state.theme is not th:
                 continue
@@ -104,7 +124,15 @@ class StreamingDocs:
             cursor.setPosition(state.tail_at)
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
-            tail = text[len(state.committed) :].strip("\n")
+            start = len(state.committed)
+            capped = complete_prefix(text[: start + STEP_CHARS], start)
+            self.behind = len(text) - start > STEP_CHARS and capped > start
+            if self.behind:
+                self._append(doc, cursor, text[start:capped], th)
+                state.committed = text[:capped]
+                state.tail_at = doc.characterCount() - 1
+                return doc
+            tail = text[start:].strip("\n")
             if tail:
                 self._append(doc, cursor, tail, th)
             highlight_code(doc, th)

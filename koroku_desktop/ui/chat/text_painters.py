@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtGui import QFont, QTextDocument
+from PySide6.QtGui import QFont, QPen, QTextDocument
 
 from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
@@ -37,10 +37,19 @@ class UserPainter(RowPainter):
         row.painter.setPen(Qt.PenStyle.NoPen)
         row.painter.setBrush(row.th.color("user_bubble"))
         row.painter.drawRoundedRect(bubble, 14, 14)
+        if "editing" in row.item.actions:  # the message being edited in the box below
+            row.painter.setPen(QPen(row.th.color("accent"), 2, Qt.PenStyle.DashLine))
+            row.painter.setBrush(Qt.BrushStyle.NoBrush)
+            row.painter.drawRoundedRect(bubble.adjusted(-3, -3, 3, 3), 16, 16)
+            label = QRect(bubble.left() - 150, bubble.top() + 4, 140, 20)
+            row.painter.setPen(row.th.color("accent"))
+            row.painter.drawText(label, Qt.AlignmentFlag.AlignRight, "✎ editing")
         at = QPoint(bubble.left() + PAD_X, bubble.top() + PAD_Y)
         row.paint_doc(doc, at, row.th.color("user_text"))
         if row.hover:
             row.chip(QRect(bubble.left() - 62, bubble.top() + 4, 56, 20), "Copy", _copy(row.item))
+            if "edit" in row.item.actions:
+                row.chip(QRect(bubble.left() - 124, bubble.top() + 4, 56, 20), "✎ Edit", "edit")
             _timestamp(row, QRect(bubble.left() - 150, bubble.top() + 28, 144, 18), right=True)
 
 
@@ -58,13 +67,22 @@ class ModelPainter(RowPainter):
         row.paint_doc(doc, at, row.th.color("text"))
         row.copy_chips(doc, at)
         if row.hover and not row.item.streaming:
-            h = int(doc.size().height())
-            chip = QRect(at.x(), at.y() + h + 1, 90, 18)
-            if chip.bottom() > at.y() + h + GAP + 2:
-                chip.moveTop(at.y() + h - 19)
-                chip.moveLeft(at.x() + row.col - 90)
-            row.chip(chip, "Copy message", _copy(row.item))
-            _timestamp(row, QRect(chip.right() + 8, chip.top(), 160, chip.height()), right=False)
+            _answer_actions(row, at, int(doc.size().height()))
+
+
+def _answer_actions(row: Row, at: QPoint, h: int) -> None:
+    """`Copy message` (and `Regenerate` on the last answer) along the answer's last line at
+    the right, the time before them."""
+    chips = [(90, "Copy message", _copy(row.item))]
+    if "regenerate" in row.item.actions:
+        chips.append((96, "↻ Regenerate", "regenerate"))
+    top = at.y() + h - 19
+    x = at.x() + row.col
+    for width, label, action in chips:
+        x -= width
+        row.chip(QRect(x, top, width, 18), label, action)
+        x -= 6
+    _timestamp(row, QRect(x - 162, top, 160, 18), right=True)
 
 
 class ThoughtPainter(RowPainter):

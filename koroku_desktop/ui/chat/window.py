@@ -26,6 +26,7 @@ from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.chat.header import ChatHeader
+from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
@@ -108,7 +109,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.notice.setWordWrap(True)
         self.notice.setVisible(False)
         col.addWidget(self.notice)
-        col.addWidget(self._composer())
+        composer = self._composer()
+        self.last_turn = LastTurnActions(self, bridge)
+        col.addWidget(self.last_turn.banner)
+        col.addWidget(composer)
         # Approvals, queue and composer line up with the conversation's centred column.
         bottom.setMaximumWidth(MAX_COLUMN + 40)
         centred = QHBoxLayout()
@@ -179,7 +183,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.refocus_input()
 
     def _composer(self) -> QFrame:
-        box = QFrame()
+        box = self.composer = QFrame()
         box.setObjectName("Composer")
         col = QVBoxLayout(box)
         col.setContentsMargins(8, 8, 8, 8)
@@ -285,6 +289,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     def _row_action(self, action: str) -> None:
         if action == "retry":
             self.retry()
+        elif action == "regenerate":
+            self.last_turn.regenerate()
+        elif action == "edit":
+            self.last_turn.start_edit()
         elif action.startswith("open:"):
             self.open_attachment(action.removeprefix("open:"))
 
@@ -322,7 +330,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             )
             return
         self.hide_hint()
-        self.bridge.send(text, attachments=self.tray.take())
+        if self.last_turn.editing is not None:
+            self.last_turn.send_edit(text)
+        else:
+            self.bridge.send(text, attachments=self.tray.take())
 
     def _key_hint(self) -> str:
         card = self.setup_card
@@ -378,6 +389,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""
+        self.view.show_held(seq)
         row = self.model.row_of_seq(seq)
         if row >= 0:
             self.view.scroll_to_row(row)

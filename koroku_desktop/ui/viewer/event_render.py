@@ -49,7 +49,7 @@ def role_label(entry: LogEntry) -> str:
             return "summary"
         case b.ClearedBlock():
             return "you"
-        case b.RejectedBlock():
+        case b.RejectedBlock() | b.SupersededBlock():
             return "Koroku"
         case b.DamagedBlock():
             return ""
@@ -80,7 +80,7 @@ def block_summary(block: b.Block) -> str:
             return "[remembered " + ", ".join(f"#{p.seq}" for p in passages) + "]"
         case b.CompactionBlock(summary=text):
             return f"{marker_text(block)}: {one_line(text.replace('**', ''), 600)}"
-        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock():
+        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock():
             return one_line(marker_text(block), 240)
         case b.NoticeBlock():
             return notice_text(block)
@@ -127,6 +127,11 @@ def _marker_readable(marker: b.MarkerBlock) -> str:
             return (
                 f"Message #{rejected} was set aside: it stays in the log but is no longer sent "
                 f"to the model.\n\nReason: {reason}"
+            )
+        case b.SupersededBlock(turn_id=turn_id):
+            return (
+                f"{marker_text(marker)}.\n\nThe replaced turn (`{turn_id}`) is shown above as it "
+                "was; it can still be searched and recalled."
             )
         case b.ClearedBlock():
             return (

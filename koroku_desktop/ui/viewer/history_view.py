@@ -96,7 +96,8 @@ class HistoryDelegate(QStyledItemDelegate):
             painter.drawLine(x0, head.bottom(), x0 + width, head.bottom())
             rect.setTop(rect.top() + DAY_H)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        live = model.status_at(index.row()) == "live"
+        status = model.status_at(index.row())
+        live = status == "live"
         self._entry(painter, entry, QRect(x0, rect.top(), width, rect.height()), font, selected)
         if not live:
             painter.setPen(th.color("muted"))
@@ -104,7 +105,9 @@ class HistoryDelegate(QStyledItemDelegate):
             small.setPointSizeF(max(7.0, font.pointSizeF() - 2))
             painter.setFont(small)
             tag = QRect(x0, rect.bottom() - 14, width, 14)
-            painter.drawText(tag, Qt.AlignmentFlag.AlignLeft, f"#{entry.seq} · not in context")
+            why = f"{status}, " if status.startswith("replaced") else ""
+            text = f"#{entry.seq} · {why}not in context"
+            painter.drawText(tag, Qt.AlignmentFlag.AlignLeft, text)
         painter.restore()
 
     def _entry(self, p: QPainter, entry: LogEntry, box: QRect, font: QFont, selected: bool) -> None:

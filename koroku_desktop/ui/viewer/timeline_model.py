@@ -29,7 +29,9 @@ from koroku_desktop.domain.events import (
     CompactionEvent,
     DamagedEvent,
     LogEntry,
+    MessageEvent,
     StoredEvent,
+    SupersededEvent,
 )
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer import event_render
@@ -81,10 +83,15 @@ def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
     return lo
 
 
-def context_status(entry: LogEntry, boundaries: list[Boundary]) -> str:
-    """`live`, `summarised in #N`, `cleared at #N` or `skipped`: does the model see it?"""
+def context_status(
+    entry: LogEntry, boundaries: list[Boundary], replaced: dict[str, str] | None = None
+) -> str:
+    """`live`, `summarised in #N`, `cleared at #N`, `replaced (regenerated)` or `skipped`:
+    does the model see it? `replaced` maps turn ids a `superseded` event names to why."""
     if isinstance(entry, DamagedEvent):
         return "skipped (damaged)"
+    if replaced and entry.turn_id in replaced and isinstance(entry.event, MessageEvent):
+        return f"replaced ({'edited' if replaced[entry.turn_id] == 'edit' else 'regenerated'})"
     seqs = [b.seq for b in boundaries]
     for b in boundaries[bisect.bisect_right(seqs, entry.seq) :]:
         if b.covers_up_to is None:
@@ -92,6 +99,16 @@ def context_status(entry: LogEntry, boundaries: list[Boundary]) -> str:
         if entry.seq <= b.covers_up_to:
             return f"summarised in #{b.seq}"
     return "live"
+
+
+def read_replaced(reader: LogReader, conversation_id: str) -> dict[str, str]:
+    """The turns a regenerate or an edit replaced: turn id -> `regenerate` or `edit`."""
+    found: dict[str, str] = {}
+    for entry in reader.entries(conversation_id, kinds=("superseded",), limit=BOUNDARY_LIMIT):
+        event = entry.event if isinstance(entry, StoredEvent) else None
+        if isinstance(event, SupersededEvent) and event.superseded_turn_id:
+            found[event.superseded_turn_id] = event.reason
+    return found
 
 
 def read_boundaries(reader: LogReader, conversation_id: str) -> list[Boundary]:
@@ -123,6 +140,7 @@ class TimelineModel(QAbstractTableModel):
         self._rows: list[LogEntry] = []
         self._status: list[str] = []
         self._boundaries: list[Boundary] = []
+        self._replaced: dict[str, str] = {}
         self._query = TimelineQuery()
         self._exhausted = True
         self._loading = False
@@ -213,7 +231,14 @@ class TimelineModel(QAbstractTableModel):
             newest_first=True,
             kinds=q.kinds,
         )
-        bounds = read_boundaries(self._reader, self._conversation) if with_boundaries else None
+        bounds = (
+            (
+                read_boundaries(self._reader, self._conversation),
+                read_replaced(self._reader, self._conversation),
+            )
+            if with_boundaries
+            else None
+        )
         return page, bounds
 
     async def _fetch(self, generation: int, with_boundaries: bool) -> None:
@@ -232,14 +257,14 @@ class TimelineModel(QAbstractTableModel):
         if generation != self._generation:
             return  # the query changed meanwhile
         if bounds is not None:
-            self._boundaries = bounds
+            self._boundaries, self._replaced = bounds
         self._loading = False
         self._exhausted = len(page) < PAGE
         if page:
             first = len(self._rows)
             self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
             self._rows.extend(page)
-            self._status.extend(context_status(e, self._boundaries) for e in page)
+            self._status.extend(context_status(e, self._boundaries, self._replaced) for e in page)
             self.endInsertRows()
         self._first_page.set()
         self.loading_changed.emit(False)

@@ -36,7 +36,13 @@ from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
-KIND_LABELS = {"message": "Messages", "compaction": "Summaries", "cleared": "Clears"}
+KIND_LABELS = {
+    "message": "Messages",
+    "compaction": "Summaries",
+    "cleared": "Clears",
+    "rejected": "Set aside",
+    "superseded": "Replaced",
+}
 
 
 def _day_start(day: QDate) -> datetime:
