@@ -193,7 +193,7 @@ def test_only_attachments_can_be_sent_and_a_file_card_opens_a_copy(
     assert inline_parts(fake_gemini) == [("application/pdf", PDF)]
     (card,) = rows(window.model, "attachment")
     assert card.args["name"] == "figures.pdf"
-    click_row_action(qtbot, window.view, card, "open:")
+    click_row_action(qtbot, window.view, card, "file:")
     (url,) = opened
     path = Path(url.toLocalFile())
     assert path.name == "figures.pdf" and path.read_bytes() == PDF

@@ -122,7 +122,7 @@ class AttachmentPainter(RowPainter):
             x = row.x0 + row.col - width if mine else row.x0
             rect = QRect(x, top, width, CARD_H - 4)
             self._card(row, rect)
-        row.hits.append((rect, f"open:{sha}"))
+        row.hits.append((rect, f"file:{sha}"))
 
     def _card(self, row: Row, rect: QRect) -> None:
         p, th, args = row.painter, row.th, row.item.args

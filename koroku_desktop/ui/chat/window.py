@@ -293,8 +293,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             self.last_turn.regenerate()
         elif action == "edit":
             self.last_turn.start_edit()
-        elif action.startswith("open:"):
-            self.open_attachment(action.removeprefix("open:"))
+        elif action.startswith("file:"):
+            self.open_attachment(action.removeprefix("file:"))
 
     def open_attachment(self, sha256: str) -> None:
         """Open a temporary copy of an attached file in the desktop's application for it."""
