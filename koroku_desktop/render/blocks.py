@@ -117,6 +117,15 @@ class RejectedBlock:
 
 
 @dataclass(slots=True)
+class DismissedBlock:
+    """Marker: the person dismissed remembered passage `passage_seq` (surfaced with message
+    `surfaced_seq`); it is not surfaced again in this conversation."""
+
+    passage_seq: int
+    surfaced_seq: int
+
+
+@dataclass(slots=True)
 class DamagedBlock:
     """Marker: a row that could not be read; kept, shown, never fatal."""
 
@@ -139,10 +148,11 @@ Block = (
     | ClearedBlock
     | RejectedBlock
     | DamagedBlock
+    | DismissedBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
-MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock
+MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock | DismissedBlock
 """The blocks that stand alone as an entry of their own (no speaker)."""
 
 

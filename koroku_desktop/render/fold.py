@@ -19,6 +19,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     MessageEvent,
     RejectedEvent,
+    RememberedDismissedEvent,
     StoredEvent,
 )
 from koroku_desktop.domain.model_io import finish_notice
@@ -31,6 +32,7 @@ from koroku_desktop.render.blocks import (
     CodeBlock,
     CompactionBlock,
     DamagedBlock,
+    DismissedBlock,
     EntryView,
     MarkerBlock,
     NoticeBlock,
@@ -121,6 +123,8 @@ def event_marker(event: Event) -> MarkerBlock | None:
             return ClearedBlock()
         case RejectedEvent():
             return RejectedBlock(event.rejected_seq, event.reason)
+        case RememberedDismissedEvent():
+            return DismissedBlock(event.passage_seq, event.surfaced_seq)
         case _:
             assert_never(event)
 

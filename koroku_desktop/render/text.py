@@ -101,6 +101,8 @@ def marker_text(marker: b.MarkerBlock) -> str:
             return f"Message #{rejected} set aside: {reason}"
         case b.DamagedBlock(kind=kind, error=error):
             return f"⚠ damaged {kind} row, cannot be read: {error}"
+        case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
+            return f"Remembered #{passage} dismissed (surfaced with #{surfaced}): not relevant"
         case _:
             assert_never(marker)
 

@@ -34,6 +34,8 @@ def block_text(block: b.Block) -> str:
             return ""
         case b.AttachmentBlock() | b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
             return ""
+        case b.DismissedBlock():
+            return ""
         case _:
             assert_never(block)
 

@@ -109,6 +109,7 @@ class MessageModel(QAbstractListModel):
     def set_entries(self, entries: list[LogEntry]) -> None:
         """Replace everything with rows for `entries` (seq order)."""
         self._cards.clear()
+        self._cards.chips.clear()
         self.beginResetModel()
         self._items = build_items(entries, self._cards)
         regroup(self._items)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from koroku_desktop.ui.chat.card_painters import CompactionPainter, DividerPainter, ToolPainter
 from koroku_desktop.ui.chat.items import ItemKind
+from koroku_desktop.ui.chat.remembered_painter import RememberedPainter
 from koroku_desktop.ui.chat.row_painting import RowPainter
 from koroku_desktop.ui.chat.text_painters import ModelPainter, ThoughtPainter, UserPainter
 from koroku_desktop.ui.chat.turn_rows import StatusPainter, TurnNoticePainter
@@ -18,5 +19,5 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "notice": DividerPainter("danger"),
     "status": StatusPainter(),
     "turn_notice": TurnNoticePainter(),
-    "remembered": DividerPainter("muted"),
+    "remembered": RememberedPainter(),
 }

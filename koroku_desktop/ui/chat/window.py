@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QCursor, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -25,6 +25,8 @@ from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.chat.remembered_card import RememberedCard, remembered_card
+from koroku_desktop.ui.chat.remembered_painter import parse_chip_action
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
@@ -43,6 +45,7 @@ class ChatWindow(QMainWindow):
 
     older_requested = Signal(int)
     history_requested = Signal()
+    history_seq_requested = Signal(int)  # "Show in history" on a remembered passage
     settings_requested = Signal()
     hidden_to_tray = Signal()
     closed = Signal()
@@ -266,6 +269,18 @@ class ChatWindow(QMainWindow):
     def _row_action(self, action: str) -> None:
         if action == "retry":
             self.retry()
+        elif (chip := parse_chip_action(action)) is not None:
+            self.open_remembered(*chip)
+
+    def open_remembered(self, surfaced_seq: int, passage_seq: int) -> RememberedCard | None:
+        """Open a remembered passage's card at the mouse (Show in history, Dismiss)."""
+        card = remembered_card(self.model.items(), surfaced_seq, passage_seq, self)
+        if card is not None:
+            card.show_in_history.connect(self.history_seq_requested)
+            card.dismiss_requested.connect(self.bridge.dismiss_remembered)
+            card.move(QCursor.pos())
+            card.show()
+        return card
 
     def retry(self) -> None:
         """Run the failed turn again (its message is already in the log)."""

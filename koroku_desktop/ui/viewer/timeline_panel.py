@@ -36,7 +36,12 @@ from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
-KIND_LABELS = {"message": "Messages", "compaction": "Summaries", "cleared": "Clears"}
+KIND_LABELS = {
+    "message": "Messages",
+    "compaction": "Summaries",
+    "cleared": "Clears",
+    "remembered_dismissed": "Dismissals",
+}
 
 
 def _day_start(day: QDate) -> datetime:
