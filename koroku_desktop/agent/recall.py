@@ -96,8 +96,9 @@ class HybridSearch:
         return RecallResult(hits, "keyword" if note else "hybrid", note)
 
     async def warm(self) -> None:
-        """Load the vectors into memory now, off the loop (the first search pays it otherwise:
-        about 15 s for a million events)."""
+        """Bring the vector index up to date now, off the loop: map its persisted files and
+        append what is new (built from the table the first time: seconds for a million
+        events, which the first search would pay otherwise)."""
         if self.embedder is not None:
             dims = self.embedder.dimensions
             await self.nearest([1.0] + [0.0] * (dims - 1), 1, None)

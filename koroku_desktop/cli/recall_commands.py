@@ -196,6 +196,8 @@ async def _backfill(runtime: Runtime) -> int:
         total += done
         if done == 0 or worker.last_error:
             await worker.stop()
+            if runtime.search is not None:
+                await runtime.search.warm()  # brings the persisted vector index up to date
             return total
         print(f"… {total:,} events embedded", file=sys.stderr)
 
