@@ -59,6 +59,17 @@ class Arrays:
     bits: list[npt.NDArray[np.uint64]]
 
 
+def private_dir(folder: Path) -> None:
+    """Create `folder` and any missing parents as 0700 (the umask does not widen them)."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(path, 0o700)
+
+
 def words(dims: int) -> int:
     """64-bit words of sign bits per vector."""
     return (dims + 63) // 64
@@ -86,7 +97,7 @@ class VectorFiles:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the folder's writer lock (exclusive, across processes)."""
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(self.folder)
         fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

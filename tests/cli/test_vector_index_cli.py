@@ -39,3 +39,17 @@ def test_search_by_meaning_reads_the_persisted_index(koroku: Koroku) -> None:
         file.unlink()
     folder.rmdir()
     assert koroku.run("search", "automobile", "colour", "--json").returncode == 1
+
+
+def test_search_finds_memory_files_by_meaning(koroku: Koroku) -> None:
+    folder = koroku.home / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "30-11-2026.md").write_text("[10:00]: The user's car is painted crimson.\n\n")
+    koroku.ok("ask", "buy oat milk and bread")
+    koroku.ok("search", "--backfill")
+    found = json.loads(koroku.ok("search", "automobile", "colour", "--json").stdout)
+    memory = [f for f in found if f.get("source") == "memory"]
+    assert memory and memory[0]["file"] == "memory/30-11-2026.md"
+    assert "crimson" in memory[0]["snippet"]
+    text = koroku.ok("search", "automobile", "colour").stdout
+    assert "memory/30-11-2026.md  [10:00]: The user's car is painted crimson." in text

@@ -57,6 +57,7 @@ def test_a_new_store_maps_the_files_and_appends_new_rows(path: Path) -> None:
     assert _best(log, 7) == seqs[7]
     folder = _folder(path)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
     for file in folder.iterdir():
         assert stat.S_IMODE(file.stat().st_mode) == 0o600, file.name
     meta = json.loads((folder / "meta.json").read_text())
