@@ -22,6 +22,7 @@ import fcntl
 import json
 import os
 import secrets
+import weakref
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -49,14 +50,31 @@ class IndexMeta:
     generation: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Arrays:
-    """The index's arrays (memory-mapped, read-only); `bits[w]` is word w of every row."""
+    """The index's arrays (memory-mapped, read-only); `bits[w]` is word w of every row.
+
+    `matrix_fd`, when set, is `vectors.i8` opened read-only, the candidate rows are read from
+    with `pread`: gathering 2,000 scattered rows through the mapping would map the pages
+    around each of them too (the kernel's fault-around), some 400 MB of resident memory. It
+    is closed when the arrays are no longer used (a search may still hold them after a remap).
+    """
 
     seqs: npt.NDArray[np.int64]
     scales: npt.NDArray[np.float32]
     matrix: npt.NDArray[np.int8]
     bits: list[npt.NDArray[np.uint64]]
+    matrix_fd: int | None = None
+
+    def rows(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int8]:
+        """The int8 vectors of `rows`, in that order."""
+        if self.matrix_fd is None:
+            return self.matrix[rows]
+        dims, fd = self.matrix.shape[1], self.matrix_fd
+        data = b"".join(os.pread(fd, dims, int(row) * dims) for row in rows)
+        if len(data) != len(rows) * dims:
+            raise ValueError("vectors.i8 is shorter than the rows mapped")
+        return np.frombuffer(data, dtype=np.int8).reshape(len(rows), dims)
 
 
 def private_dir(folder: Path) -> None:
@@ -151,7 +169,10 @@ class VectorFiles:
             else:
                 arrays.append(np.memmap(path, dtype=dtype, mode="r", shape=shape))
         seqs, scales, matrix, *bits = arrays
-        return Arrays(seqs, scales, matrix, bits)
+        fd = os.open(self.folder / "vectors.i8", os.O_RDONLY)
+        found = Arrays(seqs, scales, matrix, bits, fd)
+        weakref.finalize(found, os.close, fd)
+        return found
 
     def append(
         self,

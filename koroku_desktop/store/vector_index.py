@@ -222,7 +222,7 @@ def _nearest_in(
         return []
     allowed = None if below_seq is None else seqs < below_seq
     rows = _candidates(seg.bits, query, allowed, max(CANDIDATES, limit * 20))
-    scores = (seg.matrix[rows].astype(np.float32) @ query) * seg.scales[rows]
+    scores = (seg.rows(rows).astype(np.float32) @ query) * seg.scales[rows]
     order = np.argsort(-scores)
     matches: list[VectorMatch] = []
     seen: set[int] = set()
