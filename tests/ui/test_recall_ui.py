@@ -16,7 +16,6 @@ from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
-from tests.ui.test_remembered_chips import RESOURCES
 
 
 def _say(desktop: Desktop, text: str) -> int:
@@ -94,8 +93,7 @@ def test_the_viewer_finds_memory_files_by_meaning_and_opens_them(
     for mode in ("light", "dark"):
         theme.apply(desktop.app, mode)
         run(qtbot, dialog.search.search_now())  # the rows' HTML takes the theme's colours
-        image = save_screenshot(dialog, f"viewer-search-memory-{mode}")
-        assert image.save(str(RESOURCES / f"viewer-search-memory-{mode}.png"))
+        save_screenshot(dialog, f"viewer-search-memory-{mode}")  # copied to resources/
     theme.apply(desktop.app, "light")
     dialog.search.activate_row(len(dialog.search.hits))  # the memory row comes after the hits
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Memory"

@@ -3,8 +3,6 @@ log and greys the chip; "Show in history" opens the viewer selected on that even
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtTest import QTest
@@ -21,9 +19,7 @@ from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
-from tests.ui.screenshots import save_screenshot
-
-RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
+from tests.ui.screenshots import SHOTS, save_screenshot
 
 
 def _surface(desktop: Desktop, qtbot: QtBot) -> tuple[int, int, int]:
@@ -113,7 +109,7 @@ def test_screenshots_of_an_open_chip(
     if desktop.welcome is not None:
         desktop.welcome.close()
     row, car, _surfaced = _surface(desktop, qtbot)
-    RESOURCES.mkdir(parents=True, exist_ok=True)
+    SHOTS.mkdir(exist_ok=True)  # the pictures in resources/screenshots/ are copied from here
     for mode in ("light", "dark"):
         theme.apply(desktop.app, mode)
         desktop.app.processEvents()
@@ -128,7 +124,7 @@ def test_screenshots_of_an_open_chip(
         painter = QPainter(shot)
         painter.drawPixmap(at, card.grab())
         painter.end()
-        assert shot.save(str(RESOURCES / f"remembered-chip-open-{mode}.png"))
+        assert shot.save(str(SHOTS / f"remembered-chip-open-{mode}.png"))
         card.close()
     card = _click_chip(desktop, qtbot, row, car)
     card.dismiss_button.click()
@@ -138,5 +134,5 @@ def test_screenshots_of_an_open_chip(
         theme.apply(desktop.app, mode)
         window.view.viewport().update()
         desktop.app.processEvents()
-        assert window.grab().save(str(RESOURCES / f"remembered-chip-dismissed-{mode}.png"))
+        assert window.grab().save(str(SHOTS / f"remembered-chip-dismissed-{mode}.png"))
     theme.apply(desktop.app, "light")
