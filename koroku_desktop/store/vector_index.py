@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -31,8 +32,10 @@ CANDIDATES = 2_000
 # SQLite would visit every row of the space on every search.
 _LOAD = (
     "SELECT rowid, seq, scale, vector FROM event_vectors NOT INDEXED"
-    " WHERE space = ? AND rowid > ? ORDER BY rowid LIMIT 200000"
+    " WHERE space = ? AND rowid > ? ORDER BY rowid LIMIT ?"
 )
+PAGE_ROWS = 200_000
+"""Rows read from the table at a time (bounds the memory a first load needs)."""
 _COUNT = "SELECT COUNT(*) FROM event_vectors WHERE space = ? AND rowid <= ?"
 
 
@@ -77,12 +80,12 @@ def rows_arrays(rows: list[Row], dims: int) -> Arrays:
     )
 
 
-def _joined(a: Arrays, b: Arrays) -> Arrays:
+def _joined(*parts: Arrays) -> Arrays:
     return Arrays(
-        np.concatenate([a.seqs, b.seqs]),
-        np.concatenate([a.scales, b.scales]),
-        np.concatenate([a.matrix, b.matrix]),
-        [np.concatenate([x, y]) for x, y in zip(a.bits, b.bits, strict=True)],
+        np.concatenate([p.seqs for p in parts]),
+        np.concatenate([p.scales for p in parts]),
+        np.concatenate([p.matrix for p in parts]),
+        [np.concatenate(words) for words in zip(*(p.bits for p in parts), strict=True)],
     )
 
 
@@ -135,19 +138,22 @@ class VectorIndex:
                     log.warning("vector index files unusable, indexing in memory", exc_info=True)
                     self.files = None
                     self._clear()
-            rows, self._last_rowid = self._new_rows(conn, self._last_rowid)
-            if rows:
-                self._tail = _joined(self._tail, rows_arrays(rows, self.dimensions))
+            pages = [rows_arrays(rows, self.dimensions) for rows in self._new_pages(conn)]
+            if pages:
+                self._tail = _joined(self._tail, *pages)
 
-    def _new_rows(self, conn: sqlite3.Connection, after_rowid: int) -> tuple[list[Row], int]:
-        """The rows of the space after `after_rowid` (of the right size), and the last rowid."""
-        rows: list[Row] = []
+    def _new_pages(self, conn: sqlite3.Connection) -> Iterator[list[Row]]:
+        """The rows of the space after the last rowid seen, a page at a time (of the right
+        size; a page's Python objects are freed before the next is read)."""
         while True:
-            page = conn.execute(_LOAD, (self.space, after_rowid)).fetchall()
+            page = conn.execute(_LOAD, (self.space, self._last_rowid, PAGE_ROWS)).fetchall()
             if not page:
-                return rows, after_rowid
-            after_rowid = int(page[-1][0])
-            rows.extend(r for r in page if len(r[3]) == self.dimensions)
+                return
+            self._last_rowid = int(page[-1][0])
+            rows = [r for r in page if len(r[3]) == self.dimensions]
+            del page
+            if rows:
+                yield rows
 
     def _refresh_files(self, conn: sqlite3.Connection, files: VectorFiles) -> None:
         """Writable: map the files (checked once, rebuilt when stale), append what is new."""
@@ -160,10 +166,12 @@ class VectorIndex:
                 self._map(files.open(meta), meta)
             elif meta.rows > len(self):  # another process appended
                 self._map(files.open(meta), meta)
-            rows, _last = self._new_rows(conn, meta.last_rowid)
-            if rows:
+            appended = False
+            for rows in self._new_pages(conn):
                 matrix = np.frombuffer(b"".join(r[3] for r in rows), np.int8)
                 meta = files.append(meta, rows, sign_bits(matrix.reshape(-1, self.dimensions)))
+                appended = True
+            if appended:
                 self._map(files.open(meta), meta)
 
     def _map_read_only(self, conn: sqlite3.Connection, files: VectorFiles) -> bool:

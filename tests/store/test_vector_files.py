@@ -15,6 +15,7 @@ import pytest
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch
+from koroku_desktop.store import vector_index
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.vector_index import CANDIDATES
 from koroku_desktop.store.vectors import INDEX_FOLDER
@@ -163,4 +164,21 @@ def test_a_model_change_drops_the_old_space_files(path: Path) -> None:
     log.vectors.store("new-model", DIMS, batch, [_vector(i) for i in range(5)])
     assert not old.exists()
     assert log.vectors.nearest("new-model", DIMS, _vector(3), 1)[0].seq == seqs[3]
+    log.close()
+
+
+def test_a_first_load_in_pages_gives_the_same_index(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_index, "PAGE_ROWS", 7)
+    log = SqliteEventLog(path)
+    seqs = _embed(log, 40)
+    log.close()
+    reader = SqliteEventLog(path, read_only=True)  # in memory, page by page
+    assert [_best(reader, n) for n in (0, 13, 39)] == [seqs[0], seqs[13], seqs[39]]
+    reader.close()
+    log = SqliteEventLog(path)  # into the files, page by page
+    assert [_best(log, n) for n in (0, 13, 39)] == [seqs[0], seqs[13], seqs[39]]
+    assert json.loads((_folder(path) / "meta.json").read_text())["rows"] == 40
+    assert np.fromfile(_folder(path) / "seqs.i64", np.int64).tolist() == seqs
     log.close()
