@@ -8,6 +8,7 @@ from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.agent.dismissal import dismiss_remembered
 from koroku_desktop.agent.memories import dismissed_passages
 from koroku_desktop.domain.events import MessageEvent, RememberedDismissedEvent, StoredEvent
 from koroku_desktop.domain.parts import TextPart
@@ -136,3 +137,18 @@ def test_screenshots_of_an_open_chip(
         desktop.app.processEvents()
         assert window.grab().save(str(SHOTS / f"remembered-chip-dismissed-{mode}.png"))
     theme.apply(desktop.app, "light")
+
+
+def test_an_older_page_shows_chips_dismissed_in_the_newer_one(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    _row, car, surfaced = _surface(desktop, qtbot)
+    run(qtbot, dismiss_remembered(desktop.runtime.agent, car, surfaced))
+    entries = desktop.runtime.log.entries(limit=1000)
+    split = next(n for n, e in enumerate(entries) if e.seq > surfaced)
+    model = desktop.window.model
+    model.set_entries(entries[split:])  # the newer page holds the dismissal only
+    assert all(i.kind != "remembered" for i in model.items())
+    model.prepend_entries(entries[:split])  # the older page brings the chip
+    chips = next(i for i in model.items() if i.kind == "remembered")
+    assert chips.args["dismissed"] == {car}

@@ -82,6 +82,8 @@ class ToolCardIndex:
         self._open: list[ChatItem] = []
         self.chips: dict[int, ChatItem] = {}
         """"Remembered" rows by the seq of the message they came with (for dismissals)."""
+        self.dismissed: dict[int, set[int]] = {}
+        """Dismissed passage seqs by message seq, also for rows loaded later (older pages)."""
 
     def add(self, item: ChatItem) -> None:
         """Remember a card that waits for its response."""
@@ -172,10 +174,11 @@ def items_for_entry(
                 chips.args = {
                     "remembered": remembered_details(passages),
                     "passages": passages,
-                    "dismissed": set(),
+                    "dismissed": set(index.dismissed.get(seq, ())),
                 }
                 index.chips[seq] = chips
             case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
+                index.dismissed.setdefault(surfaced, set()).add(passage)
                 dismissed = index.chips.get(surfaced)
                 if dismissed is not None:
                     dismissed.args["dismissed"].add(passage)

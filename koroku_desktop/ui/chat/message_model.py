@@ -110,6 +110,7 @@ class MessageModel(QAbstractListModel):
         """Replace everything with rows for `entries` (seq order)."""
         self._cards.clear()
         self._cards.chips.clear()
+        self._cards.dismissed.clear()
         self.beginResetModel()
         self._items = build_items(entries, self._cards)
         regroup(self._items)
@@ -123,6 +124,7 @@ class MessageModel(QAbstractListModel):
         if not entries:
             return 0
         index = ToolCardIndex()
+        index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(entries, index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
         self.oldest_seq = entries[0].seq
