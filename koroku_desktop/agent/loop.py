@@ -320,7 +320,12 @@ class Agent:
         """Past passages related to `text` that the model does not already see."""
         if self.memories is None or not self.options.surface_memories:
             return []
-        dismissed = await asyncio.to_thread(dismissed_passages, self.log, self.conversation_id)
+        dismissed = await asyncio.to_thread(
+            dismissed_passages,
+            self.log,
+            self.conversation_id,
+            self.memories.search.store.seqs_of_events,
+        )
         # nothing of the new turn is stored yet: no below_seq
         return await self.memories.for_turn(text, self.view, None, dismissed)
 

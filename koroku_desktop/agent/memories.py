@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,10 +36,20 @@ THRESHOLD = 0.75
 DISMISSED_PAGE = 10_000
 
 
-def dismissed_passages(log: LogReader, conversation_id: str) -> set[int]:
-    """The seqs of passages dismissed in this conversation (read from the log: a blocking
-    call, run it off the event loop)."""
-    found: set[int] = set()
+def dismissed_passages(
+    log: LogReader,
+    conversation_id: str,
+    seqs_of_events: Callable[[list[str]], dict[str, int]] | None = None,
+) -> set[int]:
+    """The local seqs of passages dismissed in this conversation (read from the log: a
+    blocking call, run it off the event loop).
+
+    A dismissal names the passage by its global event id too; with `seqs_of_events` that id
+    is what counts (seqs are local: a dismissal made on another device, merged into this
+    log, names the passage by its seq there). Without an id, the dismissal's seq counts.
+    """
+    by_seq: set[int] = set()
+    by_id: list[str] = []
     after = 0
     while True:
         page = log.entries(
@@ -46,10 +57,17 @@ def dismissed_passages(log: LogReader, conversation_id: str) -> set[int]:
         )
         for entry in page:
             if isinstance(entry, StoredEvent) and isinstance(entry.event, RememberedDismissedEvent):
-                found.add(entry.event.passage_seq)
+                event = entry.event
+                if event.passage_event_id and seqs_of_events is not None:
+                    by_id.append(event.passage_event_id)
+                else:
+                    by_seq.add(event.passage_seq)
         if len(page) < DISMISSED_PAGE:
-            return found
+            break
         after = page[-1].seq
+    if by_id and seqs_of_events is not None:
+        by_seq.update(seqs_of_events(by_id).values())
+    return by_seq
 
 
 def live_seqs(view: ContextView) -> set[int]:

@@ -209,6 +209,10 @@ class RecallStore(Protocol):
         """Search hits for events by seq (snippet: the start of their text)."""
         ...
 
+    def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
+        """The local seqs of events by their global ids (those in this log)."""
+        ...
+
 
 class MemoryVectorStore(Protocol):
     """The memory files' vectors (store/memory_vectors.py), keyed by file and content hash."""

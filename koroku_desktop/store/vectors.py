@@ -211,6 +211,20 @@ class VectorStore:
         rows = self._db.conn().execute(_BM25, (match, bound, limit)).fetchall()
         return [_hit(row, str(row[5])) for row in rows]
 
+    def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
+        """The local seqs of events by their global ids (ids not in this log are left out)."""
+        found: dict[str, int] = {}
+        for start in range(0, len(event_ids), 500):
+            ids = event_ids[start : start + 500]
+            marks = ",".join("?" * len(ids))
+            rows = (
+                self._db.conn()
+                .execute(f"SELECT event_id, seq FROM events WHERE event_id IN ({marks})", ids)
+                .fetchall()
+            )
+            found.update((str(event_id), int(seq)) for event_id, seq in rows)
+        return found
+
     def hits(self, seqs: list[int]) -> dict[int, SearchHit]:
         """Search hits (with the start of the embedded text as snippet) for events by seq."""
         if not seqs:

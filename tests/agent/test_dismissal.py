@@ -116,3 +116,22 @@ def test_every_surface_shows_the_dismissal() -> None:
         "Remembered #3 dismissed (surfaced with #5): not relevant"
     )
     assert "Remembered #3 dismissed" in blocks_markdown(view.blocks, 100, "x")
+
+
+async def test_a_dismissal_merged_from_another_device_counts_by_event_id(
+    mem: Setup, fake_gemini: FakeGemini
+) -> None:
+    car = mem.agent.view.messages[0].seq
+    car_entry = mem.log.entries(after_seq=car - 1, limit=1)[0]
+    assert isinstance(car_entry, StoredEvent)
+    # Written elsewhere: its seqs are that log's, only the event id names the passage here.
+    elsewhere = RememberedDismissedEvent(
+        passage_seq=car + 1000, surfaced_seq=car + 1001, passage_event_id=car_entry.event_id
+    )
+    mem.log.append("default", [elsewhere])
+    seqs_of = mem.log.vectors.seqs_of_events
+    assert dismissed_passages(mem.log, "default", seqs_of) == {car}
+    assert dismissed_passages(mem.log, "default") == {car + 1000}  # without ids: the seq
+    await mem.agent.catch_up()
+    await _ask_after_clear(mem)
+    assert _surfaced(mem) == []
