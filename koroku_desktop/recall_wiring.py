@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
@@ -18,8 +19,10 @@ from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import ApiKey
 from koroku_desktop.domain.model_io import ModelError
-from koroku_desktop.domain.recall import EmbeddingStatus, RecallHit
+from koroku_desktop.domain.recall import EmbeddingStatus, MemoryMatch, RecallHit
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.memory_vectors import MemoryVectors
+from koroku_desktop.store.vectors import INDEX_FOLDER
 from koroku_desktop.tools.base import RecallSearch
 
 EMBEDDING_DIMENSIONS = 768
@@ -85,6 +88,16 @@ def hit_record(hit: RecallHit, in_context: bool) -> dict[str, Any]:
     return record
 
 
+def memory_record(match: MemoryMatch) -> dict[str, Any]:
+    """A memory-file piece found by meaning, as the `recall` tool returns it."""
+    return {
+        "source": "memory",
+        "file": match.file,
+        "text": match.text,
+        "found_by": ["meaning"],
+    }
+
+
 def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
     """The `recall` tool's search: hybrid, without the running turn's own events, and marking
     results the model already has in its live context."""
@@ -92,18 +105,26 @@ def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
     async def run(query: str, limit: int) -> list[dict[str, Any]]:
         result = await search.search(query, limit, below_seq=agent.turn_from_seq)
         live = live_seqs(agent.view)
-        return [hit_record(h, h.hit.seq in live) for h in result.hits]
+        records = [hit_record(h, h.hit.seq in live) for h in result.hits]
+        return records + [memory_record(m) for m in result.memory]
 
     return run
 
 
 def build_recall(
-    event_log: SqliteEventLog, api_key: Callable[[], ApiKey | None], model: str
+    event_log: SqliteEventLog,
+    api_key: Callable[[], ApiKey | None],
+    model: str,
+    memory_dir: Path | None = None,
 ) -> tuple[HybridSearch, BackgroundEmbedder]:
-    """The hybrid search (keyword-only while there is no key) and the background embedder."""
+    """The hybrid search (keyword-only while there is no key) and the background embedder;
+    with `memory_dir`, the memory files are embedded and searched too."""
     embedder = LazyGeminiEmbedder(api_key, model)
-    search = HybridSearch(event_log.vectors, embedder)
-    return search, BackgroundEmbedder(event_log.vectors, embedder)
+    memory = None
+    if memory_dir is not None:
+        memory = MemoryVectors(memory_dir, event_log.path.parent / INDEX_FOLDER)
+    search = HybridSearch(event_log.vectors, embedder, memory=memory)
+    return search, BackgroundEmbedder(event_log.vectors, embedder, memory=memory)
 
 
 def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:

@@ -34,6 +34,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.ids import writer_name
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
 from koroku_desktop.mcp import ServerStatus as ServerStatus
@@ -215,19 +216,24 @@ class Runtime:
         if self.background_embedder is not None:
             self.background_embedder.embedder.model = settings.embedding_model
 
-    async def find(self, query: str, limit: int) -> tuple[list[SearchHit], str | None]:
-        """The one search (a `Finder`): by keywords and meaning, or keywords only with a note.
+    async def find(
+        self, query: str, limit: int
+    ) -> tuple[list[SearchHit], str | None, list[MemoryMatch]]:
+        """The one search (a `Finder`): by keywords and meaning, or keywords only with a note;
+        and the memory files' pieces close in meaning.
 
         Keyword-only is the full-text search (every word, newest first), off the loop.
         """
+        memory: list[MemoryMatch] = []
         if self.search is not None:
             result = await self.search.search(query, limit)
+            memory = result.memory
             if result.mode == "hybrid" and result.hits:
-                return [h.hit for h in result.hits], None
+                return [h.hit for h in result.hits], None, memory
             note = result.note
         else:
             note = "keyword search only"
-        return await asyncio.to_thread(self.log.search, query, limit), note
+        return await asyncio.to_thread(self.log.search, query, limit), note, memory
 
     async def embedding_progress(self) -> str:
         """A line on how much of the log is embedded for search by meaning ('' if unknown)."""
@@ -380,7 +386,9 @@ def build_runtime(
 def wire_recall(runtime: Runtime, settings: Settings) -> None:
     """Hybrid search for the `recall` tool and the front ends; embedding after each turn."""
     model = runtime.model
-    search, background = build_recall(runtime.log, lambda: model.api_key, settings.embedding_model)
+    search, background = build_recall(
+        runtime.log, lambda: model.api_key, settings.embedding_model, runtime.paths.memory
+    )
     runtime.search, runtime.background_embedder = search, background
     runtime.agent.recall = recall_tool_search(search, runtime.agent)
     runtime.agent.memories = MemorySurfacer(search)

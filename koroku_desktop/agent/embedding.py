@@ -17,13 +17,15 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from koroku_desktop.agent.ports import Embedder, RecallStore
+from koroku_desktop.agent.ports import Embedder, MemoryVectorStore, RecallStore
 from koroku_desktop.domain.model_io import ModelError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BATCH_EVENTS = 64
+MEMORY_BATCH = 64
+"""Memory-file chunks per embedding request (a file's chunks may span requests)."""
 
 
 class EmbeddingStopped(RuntimeError):
@@ -40,8 +42,11 @@ class BackgroundEmbedder:
         *,
         batch_events: int = BATCH_EVENTS,
         retry_after_s: float = 60.0,
+        memory: MemoryVectorStore | None = None,
     ) -> None:
         self.store = store
+        self.memory = memory
+        """The memory files' vectors: re-embedded after the events whenever a file changed."""
         self.embedder = embedder
         self.batch_events = batch_events
         self.retry_after_s = retry_after_s
@@ -107,7 +112,26 @@ class BackgroundEmbedder:
             done += batch.events
             batches += 1
             self.embedded_events += batch.events
+        else:
+            return done  # stopped at max_batches: the memory files wait for the next round
+        if self.last_error is None:
+            await self._memory_catch_up()
         return done
+
+    async def _memory_catch_up(self) -> None:
+        """Embed the memory files that are new or changed (by file and content hash)."""
+        if self.memory is None:
+            return
+        model, dims = self.embedder.model, self.embedder.dimensions
+        pending = await asyncio.to_thread(self._in_store, self.memory.pending, model, dims)
+        for start in range(0, len(pending), MEMORY_BATCH):
+            piece = pending[start : start + MEMORY_BATCH]
+            try:
+                vectors = await self.embedder.embed_documents([c.text for c in piece])
+            except ModelError as exc:
+                self._failed(exc)
+                return
+            await asyncio.to_thread(self._in_store, self.memory.store, model, dims, piece, vectors)
 
     def _in_store(self, call: Callable[..., T], *args: Any) -> T:
         """Run a store call in this worker thread, unless the store is being closed."""

@@ -5,17 +5,25 @@ are at least `threshold` similar, leaves out what the model already sees (the li
 and the running turn, and returns at most `limit` passages to attach to the turn. Anything
 going wrong (no key, no network, a slow service) means no passages: a turn never waits more
 than `timeout_s` for memories, and never fails because of them.
+
+A passage the person dismissed (a `remembered_dismissed` event) is never surfaced again in
+that conversation, whatever clears or compactions came since; other conversations may still
+surface it, and search and the `recall` tool still find it. The rule reads the log, so it
+holds across restarts and for every process on the same data dir.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.domain.context import ContextView
+from koroku_desktop.domain.events import RememberedDismissedEvent, StoredEvent
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.remembered import Remembered
 
@@ -23,6 +31,43 @@ log = logging.getLogger(__name__)
 
 THRESHOLD = 0.75
 """Cosine similarity a passage needs to surface unasked (search results need less)."""
+
+
+DISMISSED_PAGE = 10_000
+
+
+def dismissed_passages(
+    log: LogReader,
+    conversation_id: str,
+    seqs_of_events: Callable[[list[str]], dict[str, int]] | None = None,
+) -> set[int]:
+    """The local seqs of passages dismissed in this conversation (read from the log: a
+    blocking call, run it off the event loop).
+
+    A dismissal names the passage by its global event id too; with `seqs_of_events` that id
+    is what counts (seqs are local: a dismissal made on another device, merged into this
+    log, names the passage by its seq there). Without an id, the dismissal's seq counts.
+    """
+    by_seq: set[int] = set()
+    by_id: list[str] = []
+    after = 0
+    while True:
+        page = log.entries(
+            conversation_id, after_seq=after, limit=DISMISSED_PAGE, kinds=["remembered_dismissed"]
+        )
+        for entry in page:
+            if isinstance(entry, StoredEvent) and isinstance(entry.event, RememberedDismissedEvent):
+                event = entry.event
+                if event.passage_event_id and seqs_of_events is not None:
+                    by_id.append(event.passage_event_id)
+                else:
+                    by_seq.add(event.passage_seq)
+        if len(page) < DISMISSED_PAGE:
+            break
+        after = page[-1].seq
+    if by_id and seqs_of_events is not None:
+        by_seq.update(seqs_of_events(by_id).values())
+    return by_seq
 
 
 def live_seqs(view: ContextView) -> set[int]:
@@ -41,10 +86,15 @@ class MemorySurfacer:
     timeout_s: float = 3.0
 
     async def for_turn(
-        self, text: str, view: ContextView, below_seq: int | None
+        self,
+        text: str,
+        view: ContextView,
+        below_seq: int | None,
+        dismissed: set[int] | frozenset[int] = frozenset(),
     ) -> list[Remembered]:
-        """Passages for a new turn in `view`: what the live context holds is left out."""
-        return await self.recall_for(text, below_seq, live_seqs(view))
+        """Passages for a new turn in `view`: what the live context holds, and what was
+        `dismissed` (passage seqs), is left out."""
+        return await self.recall_for(text, below_seq, live_seqs(view) | set(dismissed))
 
     async def recall_for(
         self, text: str, below_seq: int | None, live_seqs: set[int]

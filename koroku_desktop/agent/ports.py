@@ -10,7 +10,13 @@ from koroku_desktop.domain.events import Event, LogEntry, MessageEvent, StoredEv
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
-from koroku_desktop.domain.recall import EmbeddingBatch, EmbeddingStatus, VectorMatch
+from koroku_desktop.domain.recall import (
+    EmbeddingBatch,
+    EmbeddingStatus,
+    MemoryChunk,
+    MemoryMatch,
+    VectorMatch,
+)
 
 
 class LogReader(Protocol):
@@ -201,4 +207,26 @@ class RecallStore(Protocol):
 
     def hits(self, seqs: list[int]) -> dict[int, SearchHit]:
         """Search hits for events by seq (snippet: the start of their text)."""
+        ...
+
+    def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
+        """The local seqs of events by their global ids (those in this log)."""
+        ...
+
+
+class MemoryVectorStore(Protocol):
+    """The memory files' vectors (store/memory_vectors.py), keyed by file and content hash."""
+
+    def pending(self, model: str, dims: int) -> list[MemoryChunk]:
+        """Chunks of new or changed memory files (vectors of removed files are dropped)."""
+        ...
+
+    def store(
+        self, model: str, dims: int, chunks: list[MemoryChunk], vectors: list[list[float]]
+    ) -> None:
+        """Save the vectors of `chunks`, replacing older ones of the same files."""
+        ...
+
+    def nearest(self, model: str, dims: int, query: list[float], limit: int) -> list[MemoryMatch]:
+        """Memory chunks most similar to `query`, best first."""
         ...

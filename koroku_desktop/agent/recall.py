@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from koroku_desktop.agent.ports import Embedder, RecallStore
+from koroku_desktop.agent.ports import Embedder, MemoryVectorStore, RecallStore
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.queries import SearchHit
-from koroku_desktop.domain.recall import RecallHit, VectorMatch
+from koroku_desktop.domain.recall import MemoryMatch, RecallHit, VectorMatch
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +34,9 @@ CANDIDATES = 3
 
 SearchMode = Literal["hybrid", "keyword"]
 
-Finder = Callable[[str, int], Awaitable[tuple[list[SearchHit], str | None]]]
-"""`find(query, limit)`: the hits of the one search, and a note when it fell back to keywords."""
+Finder = Callable[[str, int], Awaitable[tuple[list[SearchHit], str | None, list[MemoryMatch]]]]
+"""`find(query, limit)`: the hits of the one search, a note when it fell back to keywords,
+and the pieces of memory files close in meaning."""
 
 
 @dataclass(frozen=True)
@@ -45,16 +46,20 @@ class RecallResult:
     hits: list[RecallHit]
     mode: SearchMode
     note: str | None = None
+    memory: list[MemoryMatch] = field(default_factory=list)
+    """Pieces of the memory files close in meaning (none in a keyword-only search)."""
 
 
 @dataclass
 class HybridSearch:
-    """Searches the log by keywords and by meaning; `embedder` None means keyword-only."""
+    """Searches the log by keywords and by meaning; `embedder` None means keyword-only.
+    With `memory`, a search by meaning also returns the closest pieces of the memory files."""
 
     store: RecallStore
     embedder: Embedder | None = None
     clock: Callable[[], float] = field(default=time.time)
     min_similarity: float = MIN_SIMILARITY
+    memory: MemoryVectorStore | None = None
 
     async def query_vector(self, query: str) -> list[float]:
         """The query's embedding (raises `ModelError`; `LookupError` with no embedder)."""
@@ -76,6 +81,7 @@ class HybridSearch:
         keyword_task = asyncio.to_thread(self.store.keyword, query, wanted, below_seq)
         note: str | None = None
         matches: list[VectorMatch] = []
+        memory: list[MemoryMatch] = []
         if keyword_only:
             note = "keyword search only (as asked)"
         elif self.embedder is None:
@@ -85,6 +91,7 @@ class HybridSearch:
                 if vector is None:
                     vector = await self.query_vector(query)
                 matches = await self.nearest(vector, wanted, below_seq)
+                memory = await self.memory_nearest(vector, limit)
             except ModelError as exc:
                 if exc.kind == "auth" and "No Gemini API key" in exc.message:
                     note = "keyword search only: no Gemini API key for search by meaning"
@@ -93,11 +100,12 @@ class HybridSearch:
                     log.warning("search by meaning failed: %s", exc)
         keyword = await keyword_task
         hits = await self._fuse(keyword, matches, limit)
-        return RecallResult(hits, "keyword" if note else "hybrid", note)
+        return RecallResult(hits, "keyword" if note else "hybrid", note, memory)
 
     async def warm(self) -> None:
-        """Load the vectors into memory now, off the loop (the first search pays it otherwise:
-        about 15 s for a million events)."""
+        """Bring the vector index up to date now, off the loop: map its persisted files and
+        append what is new (built from the table the first time: seconds for a million
+        events, which the first search would pay otherwise)."""
         if self.embedder is not None:
             dims = self.embedder.dimensions
             await self.nearest([1.0] + [0.0] * (dims - 1), 1, None)
@@ -110,6 +118,14 @@ class HybridSearch:
             return []
         model, dims = self.embedder.model, self.embedder.dimensions
         found = await asyncio.to_thread(self.store.nearest, model, dims, vector, limit, below_seq)
+        return [m for m in found if m.similarity >= self.min_similarity]
+
+    async def memory_nearest(self, vector: list[float], limit: int) -> list[MemoryMatch]:
+        """Memory-file pieces above the similarity floor (off the event loop)."""
+        if self.embedder is None or self.memory is None:
+            return []
+        model, dims = self.embedder.model, self.embedder.dimensions
+        found = await asyncio.to_thread(self.memory.nearest, model, dims, vector, limit)
         return [m for m in found if m.similarity >= self.min_similarity]
 
     async def _fuse(

@@ -78,6 +78,7 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             | b.DamagedBlock()
             | b.RememberedBlock()
             | b.SupersededBlock()
+            | b.DismissedBlock()
         ):
             return ""
         case _:

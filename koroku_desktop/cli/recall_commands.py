@@ -22,6 +22,7 @@ from koroku_desktop.cli.text_input import argument_text
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.render.text import when
 from koroku_desktop.runtime import Runtime, write_log_export
 from koroku_desktop.store.blobs import BlobStore
@@ -137,13 +138,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         ) as runtime:
             if args.status or args.backfill:
                 return embedding_status(runtime, backfill=args.backfill)
-            hits = find(runtime, query, max(1, args.limit), keyword=args.keyword)
+            hits, memory = find(runtime, query, max(1, args.limit), keyword=args.keyword)
     except CliExit as exc:
         return exc.code
     if args.json:
-        print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
-        return 0 if hits else 1
-    if not hits:
+        found = [hit_json(h) for h in hits] + [memory_json(m) for m in memory]
+        print(json.dumps(found, ensure_ascii=False, indent=2))
+        return 0 if found else 1
+    if not hits and not memory:
         print(f"no match for {query!r}", file=sys.stderr)
         return 1
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -151,20 +153,37 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(
             f"#{hit.seq:<6} {when(hit.created_at)}  {_who(hit):<7}  {highlight(hit.snippet, color)}"
         )
+    for match in memory:
+        print(f"memory/{match.file}  {highlight(match.text, False)}")
     return 0
 
 
-def find(runtime: Runtime, query: str, limit: int, *, keyword: bool) -> list[SearchHit]:
-    """The hybrid search's hits, or (keyword-only) the full-text matches, newest first."""
+def find(
+    runtime: Runtime, query: str, limit: int, *, keyword: bool
+) -> tuple[list[SearchHit], list[MemoryMatch]]:
+    """The hybrid search's hits, or (keyword-only) the full-text matches, newest first; and
+    the pieces of memory files close in meaning (none by keywords)."""
+    memory: list[MemoryMatch] = []
     if not keyword and runtime.search is not None:
         result = asyncio.run(runtime.search.search(query, limit))
+        memory = result.memory
         if result.mode == "hybrid" and result.hits:
-            return [h.hit for h in result.hits]
+            return [h.hit for h in result.hits], memory
         if result.note:
             print(f"koroku search: {result.note}", file=sys.stderr)
     # Nothing by meaning (or keywords only): every word, newest first; this search also
     # reads rows a read-only file has not folded into the index yet.
-    return runtime.log.search(query, limit)
+    return runtime.log.search(query, limit), memory
+
+
+def memory_json(match: MemoryMatch) -> dict[str, Any]:
+    """A memory-file piece as JSON (`source: memory`; event hits have a `seq` instead)."""
+    return {
+        "source": "memory",
+        "file": f"memory/{match.file}",
+        "snippet": match.text,
+        "similarity": round(match.similarity, 4),
+    }
 
 
 def embedding_status(runtime: Runtime, *, backfill: bool) -> int:
@@ -197,6 +216,8 @@ async def _backfill(runtime: Runtime) -> int:
         total += done
         if done == 0 or worker.last_error:
             await worker.stop()
+            if runtime.search is not None:
+                await runtime.search.warm()  # brings the persisted vector index up to date
             return total
         print(f"… {total:,} events embedded", file=sys.stderr)
 

@@ -36,6 +36,8 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"── {marker_text(block)} ──\n{summary}"
         case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock():
             return f"── {marker_text(block)} ──"
+        case b.DismissedBlock():
+            return f"  ({marker_text(block)})"
         case b.NoticeBlock():
             return f"  {notice_text(block)}"
         case b.RememberedBlock(passages=passages):

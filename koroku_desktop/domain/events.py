@@ -118,13 +118,37 @@ class SupersededEvent(BaseModel):
     reason: Literal["regenerate", "edit"] = "regenerate"
 
 
+class RememberedDismissedEvent(BaseModel):
+    """The person dismissed a remembered passage as not relevant.
+
+    `passage_seq`/`passage_event_id` name the past event the passage came from;
+    `surfaced_seq`/`surfaced_turn_id` the user message it was surfaced with. What was sent is
+    unchanged (that message keeps its passages); from now on the passage is not surfaced
+    again in this conversation (see `MemorySurfacer`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["remembered_dismissed"] = "remembered_dismissed"
+    schema_version: int = SCHEMA_VERSION
+    passage_seq: int
+    surfaced_seq: int
+    passage_event_id: str | None = None
+    surfaced_turn_id: str | None = None
+
+
 Event = Annotated[
-    MessageEvent | CompactionEvent | ClearedEvent | RejectedEvent | SupersededEvent,
+    MessageEvent
+    | CompactionEvent
+    | ClearedEvent
+    | RejectedEvent
+    | SupersededEvent
+    | RememberedDismissedEvent,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-EVENT_KINDS = ("message", "compaction", "cleared", "rejected", "superseded")
+EVENT_KINDS = ("message", "compaction", "cleared", "rejected", "superseded", "remembered_dismissed")
 BOUNDARY_KINDS = ("compaction", "cleared")
 
 

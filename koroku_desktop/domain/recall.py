@@ -61,3 +61,23 @@ class RecallHit:
     similarity: float | None = None
     in_context: bool = False
     """True when the event is already in the live context the model sees."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryChunk:
+    """A piece of a memory file to embed: the file's name, its content hash, piece `chunk`."""
+
+    file: str
+    hash: str
+    chunk: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryMatch:
+    """A piece of a memory file close to the query (cosine similarity, -1..1)."""
+
+    file: str
+    chunk: int
+    text: str
+    similarity: float

@@ -128,6 +128,15 @@ class SupersededBlock:
 
 
 @dataclass(slots=True)
+class DismissedBlock:
+    """Marker: the person dismissed remembered passage `passage_seq` (surfaced with message
+    `surfaced_seq`); it is not surfaced again in this conversation."""
+
+    passage_seq: int
+    surfaced_seq: int
+
+
+@dataclass(slots=True)
 class DamagedBlock:
     """Marker: a row that could not be read; kept, shown, never fatal."""
 
@@ -171,10 +180,13 @@ Block = (
     | DamagedBlock
     | SourcesBlock
     | SupersededBlock
+    | DismissedBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
-MarkerBlock = CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock | SupersededBlock
+MarkerBlock = (
+    CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock | SupersededBlock | DismissedBlock
+)
 """The blocks that stand alone as an entry of their own (no speaker)."""
 
 

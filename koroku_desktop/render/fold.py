@@ -19,6 +19,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     MessageEvent,
     RejectedEvent,
+    RememberedDismissedEvent,
     StoredEvent,
     SupersededEvent,
 )
@@ -32,6 +33,7 @@ from koroku_desktop.render.blocks import (
     CodeBlock,
     CompactionBlock,
     DamagedBlock,
+    DismissedBlock,
     EntryView,
     MarkerBlock,
     NoticeBlock,
@@ -130,6 +132,8 @@ def event_marker(event: Event) -> MarkerBlock | None:
             return RejectedBlock(event.rejected_seq, event.reason)
         case SupersededEvent():
             return SupersededBlock(event.superseded_turn_id, event.reason)
+        case RememberedDismissedEvent():
+            return DismissedBlock(event.passage_seq, event.surfaced_seq)
         case _:
             assert_never(event)
 

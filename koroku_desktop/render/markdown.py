@@ -75,7 +75,7 @@ def block_markdown(
             return f"> **{marker_text(block)}**\n>\n{quote(summary)}"
         case b.ClearedBlock():
             return f"---\n\n*{marker_text(block)}*\n\n---"
-        case b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock():
+        case b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock() | b.DismissedBlock():
             return f"*{marker_text(block)}*"
         case b.NoticeBlock():
             return f"*{notice_text(block)}*"

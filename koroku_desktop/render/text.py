@@ -126,6 +126,8 @@ def marker_text(marker: b.MarkerBlock) -> str:
         case b.SupersededBlock(reason=reason):
             how = "edited and sent again" if reason == "edit" else "regenerated"
             return f"The turn above was {how}: it stays in the log, out of the live context"
+        case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
+            return f"Remembered #{passage} dismissed (surfaced with #{surfaced}): not relevant"
         case _:
             assert_never(marker)
 

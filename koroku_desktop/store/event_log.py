@@ -38,7 +38,7 @@ from koroku_desktop.store.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search import SEARCH_SQL, pending_rows, search_hits
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_query, searchable_text
-from koroku_desktop.store.vectors import VectorStore
+from koroku_desktop.store.vectors import INDEX_FOLDER, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class SqliteEventLog(PagedLog):
         else:
             self.migrations_run = migrate(self._db, self.path)
         self.index = SearchIndex(self._db)
-        self.vectors = VectorStore(self._db, self.index)
+        self.vectors = VectorStore(self._db, self.index, self.path.parent / INDEX_FOLDER)
         """Embeddings of the log and the hybrid search's reads (store/vectors.py)."""
 
     # -- lifecycle -------------------------------------------------------------------------

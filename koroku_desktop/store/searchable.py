@@ -38,6 +38,8 @@ def block_text(block: b.Block) -> str:
             return name  # an attached file is found by its name
         case b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
             return ""
+        case b.DismissedBlock():
+            return ""
         case _:
             assert_never(block)
 

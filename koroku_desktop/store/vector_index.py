@@ -6,18 +6,24 @@ Search is a brute-force scan (see `VectorIndex`): no extension to load (this Pyt
 sqlite3 cannot load `sqlite-vec`, and a frozen bundle would have to ship it), no index to
 build or keep in step.
 The index loads rows it has not seen (by rowid) before every search, so vectors written by
-the background embedder or by another process are found at once.
+the background embedder or by another process are found at once. Persisted (store/
+vector_files.py), a new process maps the arrays instead of rebuilding them from the table.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
 
 from koroku_desktop.domain.recall import VectorMatch
+from koroku_desktop.store.vector_files import Arrays, IndexMeta, VectorFiles, words
+
+log = logging.getLogger(__name__)
 
 CANDIDATES = 2_000
 """Rows the sign-bit pass hands to exact int8 scoring."""
@@ -26,8 +32,11 @@ CANDIDATES = 2_000
 # SQLite would visit every row of the space on every search.
 _LOAD = (
     "SELECT rowid, seq, scale, vector FROM event_vectors NOT INDEXED"
-    " WHERE space = ? AND rowid > ? ORDER BY rowid LIMIT 200000"
+    " WHERE space = ? AND rowid > ? ORDER BY rowid LIMIT ?"
 )
+PAGE_ROWS = 200_000
+"""Rows read from the table at a time (bounds the memory a first load needs)."""
+_COUNT = "SELECT COUNT(*) FROM event_vectors WHERE space = ? AND rowid <= ?"
 
 
 def quantise(vector: npt.NDArray[np.float32]) -> tuple[float, bytes]:
@@ -45,111 +54,229 @@ def unit(values: list[float]) -> npt.NDArray[np.float32]:
     return vector / norm if norm > 0 else vector
 
 
+Row = tuple[int, int, float, bytes]
+"""One `event_vectors` row as loaded: rowid, seq, scale, int8 vector bytes."""
+
+
+def empty_arrays(dims: int) -> Arrays:
+    """An index segment without rows."""
+    return Arrays(
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.float32),
+        np.zeros((0, dims), dtype=np.int8),
+        [np.zeros(0, dtype=np.uint64) for _ in range(words(dims))],
+    )
+
+
+def rows_arrays(rows: list[Row], dims: int) -> Arrays:
+    """Rows as an in-memory index segment (sign bits computed)."""
+    matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.int8).reshape(-1, dims)
+    bits = sign_bits(matrix)
+    return Arrays(
+        np.fromiter((r[1] for r in rows), np.int64, len(rows)),
+        np.fromiter((r[2] for r in rows), np.float32, len(rows)),
+        matrix,
+        [np.ascontiguousarray(bits[:, w]) for w in range(bits.shape[1])],
+    )
+
+
+def _joined(*parts: Arrays) -> Arrays:
+    return Arrays(
+        np.concatenate([p.seqs for p in parts]),
+        np.concatenate([p.scales for p in parts]),
+        np.concatenate([p.matrix for p in parts]),
+        [np.concatenate(words) for words in zip(*(p.bits for p in parts), strict=True)],
+    )
+
+
 class VectorIndex:
     """The int8 vectors of one space (model and dimensionality), kept in step with the table.
 
-    Search is two passes: the Hamming distance between sign bits (`bits`, 1 bit a dimension,
-    XOR and popcount, blockwise) picks `CANDIDATES` rows, then their int8 vectors are scored
-    exactly. Below that many rows every row is scored exactly.
+    Search is two passes: the Hamming distance between sign bits (1 bit a dimension, XOR and
+    popcount, word by word) picks `CANDIDATES` rows, then their int8 vectors are scored
+    exactly. Below that many rows every row is scored exactly. Rows live in two segments:
+    `base`, the memory-mapped files of `VectorFiles` when persisted, and `tail`, rows built
+    in memory from the table (all of them without files; for a read-only process, those
+    written since the files were last appended to).
     """
 
-    def __init__(self, space: int, dimensions: int) -> None:
+    def __init__(
+        self,
+        space: int,
+        dimensions: int,
+        files: VectorFiles | None = None,
+        *,
+        writable: bool = True,
+    ) -> None:
         self.space = space
         self.dimensions = dimensions
+        self.files = files
+        self.writable = writable
         self._lock = threading.Lock()
+        self._generation: str | None = None
+        self._clear()
+
+    def _clear(self) -> None:
         self._last_rowid = 0
-        self._seqs = np.zeros(0, dtype=np.int64)
-        self._scales = np.zeros(0, dtype=np.float32)
-        self._matrix = np.zeros((0, dimensions), dtype=np.int8)
-        self._bits = np.zeros((_words(dimensions), 0), dtype=np.uint64)
-        """Sign bits word by word: row w holds word w of every vector (contiguous scans)."""
+        self._base = empty_arrays(self.dimensions)
+        self._tail = empty_arrays(self.dimensions)
 
     def __len__(self) -> int:
-        return int(self._seqs.size)
+        return int(self._base.seqs.size + self._tail.seqs.size)
 
     def refresh(self, conn: sqlite3.Connection) -> None:
-        """Load the rows written since the last refresh."""
+        """Load the rows written since the last refresh (into the files, when persisted)."""
         with self._lock:
-            rows: list[tuple[int, int, float, bytes]] = []
-            while True:
-                page = conn.execute(_LOAD, (self.space, self._last_rowid)).fetchall()
-                if not page:
-                    break
-                self._last_rowid = int(page[-1][0])
-                dims = self.dimensions
-                rows.extend(r for r in page if len(r[3]) == dims)
-            if rows:
-                self._add(rows)
+            if self.files is not None:
+                try:
+                    if self.writable:
+                        self._refresh_files(conn, self.files)
+                        return
+                    if not self._map_read_only(conn, self.files):
+                        self.files = None  # none (yet) or stale: the table it is
+                except (OSError, ValueError):
+                    log.warning("vector index files unusable, indexing in memory", exc_info=True)
+                    self.files = None
+                    self._clear()
+            pages = [rows_arrays(rows, self.dimensions) for rows in self._new_pages(conn)]
+            if pages:
+                self._tail = _joined(self._tail, *pages)
 
-    def _add(self, rows: list[tuple[int, int, float, bytes]]) -> None:
-        dims = self.dimensions
-        matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.int8).reshape(-1, dims)
-        self._seqs = np.concatenate([self._seqs, np.fromiter((r[1] for r in rows), np.int64)])
-        self._scales = np.concatenate([self._scales, np.fromiter((r[2] for r in rows), np.float32)])
-        self._matrix = np.concatenate([self._matrix, matrix])
-        self._bits = np.concatenate([self._bits, sign_bits(matrix).T], axis=1)
+    def _new_pages(self, conn: sqlite3.Connection) -> Iterator[list[Row]]:
+        """The rows of the space after the last rowid seen, a page at a time (of the right
+        size; a page's Python objects are freed before the next is read)."""
+        while True:
+            page = conn.execute(_LOAD, (self.space, self._last_rowid, PAGE_ROWS)).fetchall()
+            if not page:
+                return
+            self._last_rowid = int(page[-1][0])
+            rows = [r for r in page if len(r[3]) == self.dimensions]
+            del page
+            if rows:
+                yield rows
+
+    def _refresh_files(self, conn: sqlite3.Connection, files: VectorFiles) -> None:
+        """Writable: map the files (checked once, rebuilt when stale), append what is new."""
+        with files.locked():
+            meta = files.read_meta()
+            if meta is None or meta.generation != self._generation or meta.rows < len(self):
+                if meta is None or not self._valid(conn, meta):
+                    meta = files.reset()
+                self._generation = meta.generation
+                self._map(files.open(meta), meta)
+            elif meta.rows > len(self):  # another process appended
+                self._map(files.open(meta), meta)
+            appended = False
+            for rows in self._new_pages(conn):
+                matrix = np.frombuffer(b"".join(r[3] for r in rows), np.int8)
+                meta = files.append(meta, rows, sign_bits(matrix.reshape(-1, self.dimensions)))
+                appended = True
+            if appended:
+                self._map(files.open(meta), meta)
+
+    def _map_read_only(self, conn: sqlite3.Connection, files: VectorFiles) -> bool:
+        """Read-only (nothing is written): map valid files once, newer rows go to the tail;
+        False when there are none to map."""
+        if self._generation is not None:
+            return True
+        meta = files.read_meta()
+        if meta is None or not self._valid(conn, meta):
+            return False
+        self._generation = meta.generation
+        self._map(files.open(meta), meta)
+        return True
+
+    def _valid(self, conn: sqlite3.Connection, meta: IndexMeta) -> bool:
+        """Do the files hold the table's rows up to `meta.last_rowid` (count, last seq)?"""
+        if meta.rows == 0:
+            return True
+        last = conn.execute(
+            "SELECT space, seq FROM event_vectors WHERE rowid = ?", (meta.last_rowid,)
+        ).fetchone()
+        if last is None or (int(last[0]), int(last[1])) != (self.space, meta.last_seq):
+            return False
+        (count,) = conn.execute(_COUNT, (self.space, meta.last_rowid)).fetchone()
+        return int(count) == meta.rows
+
+    def _map(self, arrays: Arrays, meta: IndexMeta) -> None:
+        self._base, self._tail = arrays, empty_arrays(self.dimensions)
+        self._last_rowid = meta.last_rowid
 
     def nearest(
         self, query: npt.NDArray[np.float32], limit: int, below_seq: int | None = None
     ) -> list[VectorMatch]:
         """The `limit` events with the most similar chunk, best first."""
         with self._lock:
-            seqs, scales, matrix, bits = self._seqs, self._scales, self._matrix, self._bits
-        if seqs.size == 0 or limit <= 0:
+            segments = (self._base, self._tail)
+        if limit <= 0:
             return []
-        allowed = None if below_seq is None else seqs < below_seq
-        rows = self._candidates(bits, query, allowed, max(CANDIDATES, limit * 20))
-        scores = (matrix[rows].astype(np.float32) @ query) * scales[rows]
-        order = np.argsort(-scores)
+        found = [m for seg in segments for m in _nearest_in(seg, query, limit, below_seq)]
+        found.sort(key=lambda m: -m.similarity)
         matches: list[VectorMatch] = []
         seen: set[int] = set()
-        for i in order:
-            row = rows[i]
-            if allowed is not None and not allowed[row]:
-                continue
-            seq = int(seqs[row])
-            if seq in seen:
-                continue
-            seen.add(seq)
-            matches.append(VectorMatch(seq, float(scores[i])))
-            if len(matches) >= limit:
-                break
-        return matches
-
-    @staticmethod
-    def _candidates(
-        bits: npt.NDArray[np.uint64],
-        query: npt.NDArray[np.float32],
-        allowed: npt.NDArray[np.bool_] | None,
-        count: int,
-    ) -> npt.NDArray[np.intp]:
-        """The rows whose sign bits are nearest the query's (all rows when few).
-
-        The Hamming distance is summed one 64-bit word at a time over contiguous columns
-        (about 2.5x faster than a row-wise sum over the 12 words of a 768-bit vector)."""
-        total = bits.shape[1]
-        if total <= count:
-            return np.arange(total)
-        query_bits = sign_bits(query[None, :])[0]
-        distance = np.zeros(total, dtype=np.uint16)
-        word = np.empty(total, dtype=np.uint64)
-        ones = np.empty(total, dtype=np.uint8)
-        for w, query_word in enumerate(query_bits):
-            np.bitwise_xor(bits[w], query_word, out=word)
-            np.bitwise_count(word, out=ones)
-            np.add(distance, ones, out=distance)
-        if allowed is not None:
-            distance[~allowed] = np.iinfo(np.uint16).max
-        return np.argpartition(distance, count - 1)[:count]
+        for match in found:
+            if match.seq not in seen:
+                seen.add(match.seq)
+                matches.append(match)
+        return matches[:limit]
 
 
-def _words(dimensions: int) -> int:
-    return (dimensions + 63) // 64
+def _nearest_in(
+    seg: Arrays, query: npt.NDArray[np.float32], limit: int, below_seq: int | None
+) -> list[VectorMatch]:
+    """The best `limit` distinct events of one segment."""
+    seqs = seg.seqs
+    if seqs.size == 0:
+        return []
+    allowed = None if below_seq is None else seqs < below_seq
+    rows = _candidates(seg.bits, query, allowed, max(CANDIDATES, limit * 20))
+    scores = (seg.rows(rows).astype(np.float32) @ query) * seg.scales[rows]
+    order = np.argsort(-scores)
+    matches: list[VectorMatch] = []
+    seen: set[int] = set()
+    for i in order:
+        row = rows[i]
+        if allowed is not None and not allowed[row]:
+            continue
+        seq = int(seqs[row])
+        if seq in seen:
+            continue
+        seen.add(seq)
+        matches.append(VectorMatch(seq, float(scores[i])))
+        if len(matches) >= limit:
+            break
+    return matches
+
+
+def _candidates(
+    bits: list[npt.NDArray[np.uint64]],
+    query: npt.NDArray[np.float32],
+    allowed: npt.NDArray[np.bool_] | None,
+    count: int,
+) -> npt.NDArray[np.intp]:
+    """The rows whose sign bits are nearest the query's (all rows when few).
+
+    The Hamming distance is summed one 64-bit word at a time over contiguous columns
+    (about 2.5x faster than a row-wise sum over the 12 words of a 768-bit vector)."""
+    total = bits[0].size if bits else 0
+    if total <= count:
+        return np.arange(total)
+    query_bits = sign_bits(query[None, :])[0]
+    distance = np.zeros(total, dtype=np.uint16)
+    word = np.empty(total, dtype=np.uint64)
+    ones = np.empty(total, dtype=np.uint8)
+    for w, query_word in enumerate(query_bits):
+        np.bitwise_xor(bits[w], query_word, out=word)
+        np.bitwise_count(word, out=ones)
+        np.add(distance, ones, out=distance)
+    if allowed is not None:
+        distance[~allowed] = np.iinfo(np.uint16).max
+    return np.argpartition(distance, count - 1)[:count]
 
 
 def sign_bits(matrix: npt.NDArray[np.int8] | npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
     """One bit a dimension (set when positive), packed into uint64 words per row."""
     rows, dims = matrix.shape
-    padded = np.zeros((rows, _words(dims) * 64), dtype=bool)
+    padded = np.zeros((rows, words(dims) * 64), dtype=bool)
     padded[:, :dims] = matrix > 0
     return np.ascontiguousarray(np.packbits(padded, axis=1).view(np.uint64))

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import sqlite3
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from koroku_desktop.domain.events import StoredEvent
@@ -38,14 +40,20 @@ _BM25 = (
     " WHERE events_fts MATCH ? AND events_fts.rowid < ? ORDER BY rank LIMIT ?"
 )
 SNIPPET_CHARS = 240
+INDEX_FOLDER = "vector-index"
+"""The persisted vector index's folder in the data dir (see store/vector_files.py)."""
 
 
 class VectorStore:
     """Vectors of the log's events per embedding space, BM25 search, and embedding progress."""
 
-    def __init__(self, db: KorokuDatabase, index: SearchIndex) -> None:
+    def __init__(
+        self, db: KorokuDatabase, index: SearchIndex, index_dir: Path | None = None
+    ) -> None:
+        """`index_dir`: where the vector index is persisted (None: built in memory only)."""
         self._db = db
         self._fts = index
+        self.index_dir = index_dir
         self._lock = threading.Lock()
         self._indexes: dict[int, VectorIndex] = {}
 
@@ -145,11 +153,21 @@ class VectorStore:
             ).fetchone()
             if caught_up is None:
                 self._drop_other_spaces(space)
+        if caught_up is None:
+            self._drop_other_index_files(space)
 
     def _drop_other_spaces(self, space: int) -> None:
         conn = self._db.conn()
         conn.execute("DELETE FROM event_vectors WHERE space != ?", (space,))
         conn.execute("DELETE FROM vector_spaces WHERE id != ?", (space,))
+
+    def _drop_other_index_files(self, space: int) -> None:
+        """Remove the persisted indexes of dropped spaces (a mapping process keeps its copy)."""
+        if self.index_dir is None or not self.index_dir.is_dir():
+            return
+        for folder in self.index_dir.glob("space-*"):
+            if folder.name != f"space-{space}":
+                shutil.rmtree(folder, ignore_errors=True)
 
     # -- searching ---------------------------------------------------------------------------
 
@@ -162,6 +180,7 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
+        from koroku_desktop.store.vector_files import VectorFiles
         from koroku_desktop.store.vector_index import VectorIndex, unit
 
         space = self._space_id(model, dimensions)
@@ -170,7 +189,13 @@ class VectorStore:
         with self._lock:
             index = self._indexes.get(space)
             if index is None:
-                index = self._indexes[space] = VectorIndex(space, dimensions)
+                files = None
+                if self.index_dir is not None:
+                    folder = self.index_dir / f"space-{space}"
+                    files = VectorFiles(folder, space, model, dimensions)
+                writable = not self._db.read_only
+                index = VectorIndex(space, dimensions, files, writable=writable)
+                self._indexes[space] = index
         index.refresh(self._db.conn())
         return index.nearest(unit(query), limit, below_seq)
 
@@ -185,6 +210,20 @@ class VectorStore:
         bound = below_seq if below_seq is not None else 2**62
         rows = self._db.conn().execute(_BM25, (match, bound, limit)).fetchall()
         return [_hit(row, str(row[5])) for row in rows]
+
+    def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
+        """The local seqs of events by their global ids (ids not in this log are left out)."""
+        found: dict[str, int] = {}
+        for start in range(0, len(event_ids), 500):
+            ids = event_ids[start : start + 500]
+            marks = ",".join("?" * len(ids))
+            rows = (
+                self._db.conn()
+                .execute(f"SELECT event_id, seq FROM events WHERE event_id IN ({marks})", ids)
+                .fetchall()
+            )
+            found.update((str(event_id), int(seq)) for event_id, seq in rows)
+        return found
 
     def hits(self, seqs: list[int]) -> dict[int, SearchHit]:
         """Search hits (with the start of the embedded text as snippet) for events by seq."""

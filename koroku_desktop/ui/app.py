@@ -109,6 +109,7 @@ class Desktop(QObject):
         self.window.hidden_to_tray.connect(self._hidden_hint)
         self.popup.open_in_chat.connect(self.open_chat_at)
         self.window.history_requested.connect(self.show_history)
+        self.window.history_seq_requested.connect(self.show_in_history)
         self.window.settings_requested.connect(self.show_settings)
         if self.setup_card is not None:
             self.setup_card.key_stored.connect(self._key_changed)
@@ -281,6 +282,12 @@ class Desktop(QObject):
         self.history.raise_()
         self.history.activateWindow()
         return self.history
+
+    def show_in_history(self, seq: int) -> HistoryDialog:
+        """Open the viewer at event `seq`, selected (a remembered passage's source)."""
+        dialog = self.show_history()
+        dialog.jump_to(seq)
+        return dialog
 
     def show_settings(self) -> SettingsDialog:
         """Open (or raise) the Settings dialog."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from qasync import asyncSlot
 
+from koroku_desktop.agent.dismissal import dismiss_remembered
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
@@ -350,6 +352,14 @@ class AgentBridge(QObject):
         """Append a `cleared` event (after the window asked for confirmation)."""
         await self.agent.clear()
         self.cleared.emit()
+
+    @asyncSlot(int, int)  # type: ignore[untyped-decorator]
+    async def dismiss_remembered(self, passage_seq: int, surfaced_seq: int) -> None:
+        """Record that a remembered passage was not relevant (the chip greys when it lands)."""
+        try:
+            await dismiss_remembered(self.agent, passage_seq, surfaced_seq)
+        except (ValueError, sqlite3.Error) as exc:
+            self.error.emit(f"Could not dismiss the remembered passage: {exc}")
 
     # -- following the log -------------------------------------------------------------
 

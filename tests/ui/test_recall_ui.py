@@ -11,9 +11,11 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
+from tests.ui.screenshots import save_screenshot
 
 
 def _say(desktop: Desktop, text: str) -> int:
@@ -69,3 +71,30 @@ def test_memory_and_thinking_settings_apply_live(
     assert stored["quick_ask_thinking_level"] == "minimal"
     options = desktop.runtime.agent.options
     assert options.surface_memories is False and options.quick_thinking_level == "minimal"
+
+
+def test_the_viewer_finds_memory_files_by_meaning_and_opens_them(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    folder = desktop.runtime.paths.memory
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "30-11-2026.md").write_text("[10:00]: The user's car is painted crimson.\n\n")
+    (folder / "29-11-2026.md").write_text("[09:00]: Bought oat milk and bread.\n\n")
+    worker = desktop.runtime.background_embedder
+    assert worker is not None
+    run(qtbot, worker.catch_up())
+    dialog = desktop.show_history()
+    dialog.show_tab("Search")
+    dialog.search.box.setText("automobile colour")
+    run(qtbot, dialog.search.search_now())
+    assert [m.file for m in dialog.search.memory] == ["30-11-2026.md"]
+    assert dialog.search.summary.text() == "1 in the memory files."
+    dialog.resize(820, 480)
+    for mode in ("light", "dark"):
+        theme.apply(desktop.app, mode)
+        run(qtbot, dialog.search.search_now())  # the rows' HTML takes the theme's colours
+        save_screenshot(dialog, f"viewer-search-memory-{mode}")  # copied to resources/
+    theme.apply(desktop.app, "light")
+    dialog.search.activate_row(len(dialog.search.hits))  # the memory row comes after the hits
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Memory"
+    assert dialog.memory.current is not None and dialog.memory.current.name == "30-11-2026.md"

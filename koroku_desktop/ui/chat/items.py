@@ -90,6 +90,10 @@ class ToolCardIndex:
 
     def __init__(self) -> None:
         self._open: list[ChatItem] = []
+        self.chips: dict[int, ChatItem] = {}
+        """"Remembered" rows by the seq of the message they came with (for dismissals)."""
+        self.dismissed: dict[int, set[int]] = {}
+        """Dismissed passage seqs by message seq, also for rows loaded later (older pages)."""
 
     def add(self, item: ChatItem) -> None:
         """Remember a card that waits for its response."""
@@ -185,7 +189,20 @@ def items_for_entry(
                 pass  # kept in the log and sent back; nothing a person can read
             case b.RememberedBlock(passages=passages):
                 chips = add("remembered", remembered_chips(passages))
-                chips.args = {"remembered": remembered_details(passages)}
+                chips.args = {
+                    "remembered": remembered_details(passages),
+                    "passages": passages,
+                    "dismissed": set(index.dismissed.get(seq, ())),
+                }
+                index.chips[seq] = chips
+            case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
+                index.dismissed.setdefault(surfaced, set()).add(passage)
+                dismissed = index.chips.get(surfaced)
+                if dismissed is not None:
+                    dismissed.args["dismissed"].add(passage)
+                    dismissed.touch()
+                    if resolved is not None:
+                        resolved.append(dismissed)
             case b.ToolCallBlock(name=name, args=args, call_id=call_id):
                 card = add("tool", tool=name)
                 card.args, card.call_id = dict(args), call_id

@@ -127,6 +127,8 @@ class MessageModel(QAbstractListModel):
         kept = self._kept(entries)
         cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
         self._held = kept[:cut]
+        self._cards.chips.clear()
+        self._cards.dismissed.clear()
         self.beginResetModel()
         self._items = build_items(kept[cut:], self._cards)
         regroup(self._items)
@@ -141,6 +143,7 @@ class MessageModel(QAbstractListModel):
             return 0
         index = ToolCardIndex()
         self._superseded |= superseded_turns(entries)
+        index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
         self.oldest_seq = entries[0].seq

@@ -5,6 +5,7 @@ from __future__ import annotations
 from koroku_desktop.ui.chat.attachment_rows import AttachmentPainter
 from koroku_desktop.ui.chat.card_painters import CompactionPainter, DividerPainter, ToolPainter
 from koroku_desktop.ui.chat.items import ItemKind
+from koroku_desktop.ui.chat.remembered_painter import RememberedPainter
 from koroku_desktop.ui.chat.row_painting import RowPainter
 from koroku_desktop.ui.chat.sources import SourcesPainter
 from koroku_desktop.ui.chat.text_painters import ModelPainter, ThoughtPainter, UserPainter
@@ -20,7 +21,7 @@ PAINTERS: dict[ItemKind, RowPainter] = {
     "notice": DividerPainter("danger"),
     "status": StatusPainter(),
     "turn_notice": TurnNoticePainter(),
-    "remembered": DividerPainter("muted"),
+    "remembered": RememberedPainter(),
     "sources": SourcesPainter(),
     "attachment": AttachmentPainter(),
 }

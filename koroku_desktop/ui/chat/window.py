@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import (
+    QCloseEvent,
+    QCursor,
+    QDesktopServices,
+    QKeySequence,
+    QResizeEvent,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -28,6 +35,8 @@ from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.chat.remembered_card import RememberedCard, remembered_card
+from koroku_desktop.ui.chat.remembered_painter import parse_chip_action
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
@@ -51,6 +60,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     older_requested = Signal(int)
     history_requested = Signal()
+    history_seq_requested = Signal(int)  # "Show in history" on a remembered passage
     settings_requested = Signal()
     hidden_to_tray = Signal()
     closed = Signal()
@@ -295,6 +305,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             self.last_turn.start_edit()
         elif action.startswith("file:"):
             self.open_attachment(action.removeprefix("file:"))
+        elif (chip := parse_chip_action(action)) is not None:
+            self.open_remembered(*chip)
 
     def open_attachment(self, sha256: str) -> None:
         """Open a temporary copy of an attached file in the desktop's application for it."""
@@ -306,6 +318,16 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             self.show_hint(f"That file cannot be opened: {exc}")
             return
         self.open_url(QUrl.fromLocalFile(str(path)))
+
+    def open_remembered(self, surfaced_seq: int, passage_seq: int) -> RememberedCard | None:
+        """Open a remembered passage's card at the mouse (Show in history, Dismiss)."""
+        card = remembered_card(self.model.items(), surfaced_seq, passage_seq, self)
+        if card is not None:
+            card.show_in_history.connect(self.history_seq_requested)
+            card.dismiss_requested.connect(self.bridge.dismiss_remembered)
+            card.move(QCursor.pos())
+            card.show()
+        return card
 
     def retry(self) -> None:
         """Run the failed turn again (its message is already in the log)."""

@@ -75,6 +75,7 @@ class HistoryDialog(QDialog):
         col.addWidget(self.tabs, 1)
         col.addLayout(self._buttons(export))
         self.search.jump_requested.connect(self.jump_to)
+        self.search.memory_requested.connect(self.open_memory)
         self.timeline.status.connect(self.show_status)
         self._loaded: set[int] = {0}
         self._progress = progress
@@ -133,6 +134,11 @@ class HistoryDialog(QDialog):
             self.compactions.load()
         if TABS.index("Memory") in self._loaded:
             self.memory.refresh()
+
+    def open_memory(self, name: str) -> None:
+        """Show the memory file `name` (e.g. `30-11-2026.md`) in the Memory tab."""
+        self.show_tab("Memory")
+        self.memory.show_file(name)
 
     def jump_to(self, seq: int) -> asyncio.Future[int]:
         """Show event `seq` selected in the timeline."""

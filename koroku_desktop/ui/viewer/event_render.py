@@ -51,6 +51,8 @@ def role_label(entry: LogEntry) -> str:
             return "you"
         case b.RejectedBlock() | b.SupersededBlock():
             return "Koroku"
+        case b.DismissedBlock():
+            return "you"
         case b.DamagedBlock():
             return ""
         case _:
@@ -80,7 +82,13 @@ def block_summary(block: b.Block) -> str:
             return "[remembered " + ", ".join(f"#{p.seq}" for p in passages) + "]"
         case b.CompactionBlock(summary=text):
             return f"{marker_text(block)}: {one_line(text.replace('**', ''), 600)}"
-        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock():
+        case (
+            b.ClearedBlock()
+            | b.RejectedBlock()
+            | b.DamagedBlock()
+            | b.SupersededBlock()
+            | b.DismissedBlock()
+        ):
             return one_line(marker_text(block), 240)
         case b.NoticeBlock():
             return notice_text(block)
@@ -127,6 +135,12 @@ def _marker_readable(marker: b.MarkerBlock) -> str:
             return (
                 f"Message #{rejected} was set aside: it stays in the log but is no longer sent "
                 f"to the model.\n\nReason: {reason}"
+            )
+        case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
+            return (
+                f"You dismissed remembered passage #{passage} (surfaced with message "
+                f"#{surfaced}) as not relevant. That message still carries it as sent; "
+                "Koroku does not surface it again in this conversation."
             )
         case b.SupersededBlock(turn_id=turn_id):
             return (

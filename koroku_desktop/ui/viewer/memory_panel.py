@@ -155,6 +155,15 @@ class MemoryPanel(QWidget):
         if keep is None or str(keep) not in paths:
             self.open(Path(paths[0]))
 
+    def show_file(self, name: str) -> bool:
+        """Select and show the memory file `name` (False when there is no such file)."""
+        self.refresh()
+        for row in range(self.files.count()):
+            if Path(self.files.item(row).data(PATH_ROLE)).name == name:
+                self.files.setCurrentRow(row)
+                return True
+        return False
+
     def _file_chosen(self, item: QListWidgetItem | None, _prev: QListWidgetItem | None) -> None:
         if item is not None:
             self.open(Path(item.data(PATH_ROLE)))

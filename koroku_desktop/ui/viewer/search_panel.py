@@ -1,6 +1,7 @@
 """SearchPanel: full-text search over the whole log, with highlighted snippets.
 
-Choosing a hit asks the dialog to jump to the event in the timeline.
+Choosing a hit asks the dialog to jump to the event in the timeline; choosing a memory-file
+piece (found by meaning) asks it to open that file in the memory panel.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.agent.recall import Finder
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -33,6 +35,8 @@ log = logging.getLogger(__name__)
 
 HIT_LIMIT = 200
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+FILE_ROLE = Qt.ItemDataRole.UserRole + 2
+MEMORY_LIMIT = 5
 
 
 def snippet_html(snippet: str) -> str:
@@ -51,10 +55,19 @@ def hit_html(hit: SearchHit) -> str:
     return f'<span style="color:{t.muted}">{head}</span><br>{snippet_html(hit.snippet)}'
 
 
+def memory_html(match: MemoryMatch) -> str:
+    """One memory-file piece: the file, then its text."""
+    t = theme.current()
+    head = f"memory/{html.escape(match.file)} · memory file"
+    return f'<span style="color:{t.muted}">{head}</span><br>{snippet_html(match.text)}'
+
+
 class SearchPanel(QWidget):
-    """A search box and its hits; activating a hit emits `jump_requested(seq)`."""
+    """A search box and its hits; activating a hit emits `jump_requested(seq)`, a memory-file
+    piece `memory_requested(file name)`."""
 
     jump_requested = Signal(int)
+    memory_requested = Signal(str)
 
     def __init__(
         self, searcher: LogReader, parent: QWidget | None = None, *, find: Finder | None = None
@@ -66,6 +79,7 @@ class SearchPanel(QWidget):
         self._tasks = TaskSet()
         self._generation = 0
         self.hits: list[SearchHit] = []
+        self.memory: list[MemoryMatch] = []
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 8, 0, 0)
         row = QHBoxLayout()
@@ -96,7 +110,10 @@ class SearchPanel(QWidget):
         self.results.itemActivated.connect(self._activated)
         self.results.itemDoubleClicked.connect(self._activated)
         col.addWidget(self.results, 1)
-        hint = QLabel("Double-click or press Enter on a hit to show it in the timeline.")
+        hint = QLabel(
+            "Double-click or press Enter on a hit to show it in the timeline"
+            " (a memory file's opens in Memory)."
+        )
         hint.setObjectName("Muted")
         col.addWidget(hint)
         self._debounce = QTimer(self)
@@ -125,8 +142,9 @@ class SearchPanel(QWidget):
         self.summary.setText("Searching…")
         try:
             note: str | None = None
+            memory: list[MemoryMatch] = []
             if self._find is not None:
-                hits, note = await self._find(query, HIT_LIMIT)
+                hits, note, memory = await self._find(query, HIT_LIMIT)
             else:
                 hits = await asyncio.to_thread(self._searcher.search, query, HIT_LIMIT)
         except Exception as exc:  # a failed search is reported, never fatal
@@ -134,18 +152,23 @@ class SearchPanel(QWidget):
             self.summary.setText(f"The search failed: {exc}")
             return []
         if generation == self._generation:
-            self._show(hits, query)
+            self._show(hits, query, memory[:MEMORY_LIMIT])
             if note:
                 self.summary.setText(f"{self.summary.text()} ({note})")
         return hits
 
-    def _show(self, hits: list[SearchHit], query: str) -> None:
-        self.hits = hits
+    def _show(
+        self, hits: list[SearchHit], query: str, memory: list[MemoryMatch] | None = None
+    ) -> None:
+        memory = memory or []
+        self.hits, self.memory = hits, memory
         self.results.clear()
-        for hit in hits:
+        rows: list[tuple[int, int | str, str]] = [(SEQ_ROLE, h.seq, hit_html(h)) for h in hits]
+        rows += [(FILE_ROLE, m.file, memory_html(m)) for m in memory]
+        for role, key, text in rows:
             item = QListWidgetItem()
-            item.setData(SEQ_ROLE, hit.seq)
-            label = QLabel(hit_html(hit))
+            item.setData(role, key)
+            label = QLabel(text)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setWordWrap(True)
             label.setContentsMargins(8, 5, 8, 5)
@@ -157,13 +180,14 @@ class SearchPanel(QWidget):
             self.summary.setText(
                 "Type to search the whole log, including cleared and compacted history."
             )
-        elif not hits:
+        elif not hits and not memory:
             self.summary.setText(f"No match for “{query}”.")
         else:
             more = " (the newest shown)" if len(hits) >= HIT_LIMIT else ""
-            self.summary.setText(
-                f"{len(hits)} match{'es' if len(hits) != 1 else ''}{more}, newest first."
-            )
+            parts = [f"{len(hits)} match{'es' if len(hits) != 1 else ''}{more}"] if hits else []
+            if memory:
+                parts.append(f"{len(memory)} in the memory files")
+            self.summary.setText(", ".join(parts) + ".")
 
     def _fit_rows(self) -> None:
         width = max(200, self.results.viewport().width() - 4)
@@ -180,8 +204,11 @@ class SearchPanel(QWidget):
 
     def _activated(self, item: QListWidgetItem) -> None:
         seq = item.data(SEQ_ROLE)
+        file = item.data(FILE_ROLE)
         if isinstance(seq, int):
             self.jump_requested.emit(seq)
+        elif isinstance(file, str):
+            self.memory_requested.emit(file)
 
     def activate_row(self, row: int) -> None:
         """Choose the hit in `row` (as a double-click would)."""

@@ -42,6 +42,7 @@ KIND_LABELS = {
     "cleared": "Clears",
     "rejected": "Set aside",
     "superseded": "Replaced",
+    "remembered_dismissed": "Dismissals",
 }
 
 
