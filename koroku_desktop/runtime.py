@@ -51,6 +51,7 @@ from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
+from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
@@ -157,6 +158,8 @@ class Runtime:
     search: HybridSearch | None = None
     """The one search (keywords and meaning) every front end uses."""
     background_embedder: BackgroundEmbedder | None = None
+    sync: SyncRuntime | None = None
+    """Sync with the hub (None: no hub configured); the app starts `sync.service`."""
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -248,6 +251,8 @@ class Runtime:
         """Give back the turn lease (if held), stop background embedding, close the database."""
         if self.background_embedder is not None:
             self.background_embedder.cancel()
+        if self.sync is not None:
+            self.sync.close()
         if self.turn_lock is not None:
             self.turn_lock.close()
         self.log.close()
@@ -296,6 +301,7 @@ def build_runtime(
     settings = settings_store.effective
     event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
+    sync = None if turn_lock is None else wire_sync(event_log, paths, settings, turn_lock)
     tools = ToolRegistry(paths.tools)
     mcp = mcp_manager(paths)
     tools.add_source(mcp)
@@ -320,7 +326,7 @@ def build_runtime(
         options,
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
-        turn_lock=turn_lock,
+        turn_lock=sync.lock if sync is not None else turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     model.on_retry.append(agent.hooks.on_retry)
@@ -337,6 +343,7 @@ def build_runtime(
         compactor,
         mcp=mcp,
         turn_lock=turn_lock,
+        sync=sync,
     )
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant

@@ -14,13 +14,26 @@ from koroku_desktop.config import Paths, Settings, resolve_sync_password
 from koroku_desktop.store.blobs import BlobStore
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
+from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
 from koroku_desktop.sync.engine import SyncEngine, device_id
 from koroku_desktop.sync.hub import HubError, PostgresHub
+from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
+from koroku_desktop.sync.turn_lock import HubTurnLock
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HubError", "SyncConfigError", "SyncSetup", "hub_address", "open_sync"]
+__all__ = [
+    "HubError",
+    "SyncConfigError",
+    "SyncRuntime",
+    "SyncSetup",
+    "SyncState",
+    "SyncStatus",
+    "hub_address",
+    "open_sync",
+    "wire_sync",
+]
 
 
 def hub_address(settings: Settings) -> HubAddress | None:
@@ -78,3 +91,35 @@ def open_sync(
     if batch is not None:
         engine.batch = batch
     return SyncSetup(address, ledger, engine, blobs)
+
+
+@dataclass
+class SyncRuntime:
+    """Sync as the app and the front ends use it: the composed turn lock and the service."""
+
+    setup: SyncSetup
+    lock: HubTurnLock
+    service: SyncService
+
+    def close(self) -> None:
+        """Stop the service, free the hub lock, close the connections."""
+        self.service.stop()
+        self.lock.close()
+        self.setup.close()
+
+
+def wire_sync(
+    log_: SqliteEventLog, paths: Paths, settings: Settings, local_lock: SqliteTurnLock
+) -> SyncRuntime | None:
+    """Sync for a runtime: None when no hub is configured or its URL is refused (logged; the
+    app works exactly as without sync). The service is not started here (the app starts it)."""
+    try:
+        setup = open_sync(log_, paths, settings)
+    except SyncConfigError as exc:
+        log.warning("sync is off: %s", exc)
+        return None
+    if setup is None:
+        return None
+    service = SyncService(setup.engine, log_.data_version)
+    lock = HubTurnLock(local_lock, setup.address, online=service.online_or_unknown)
+    return SyncRuntime(setup, lock, service)

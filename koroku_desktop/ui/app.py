@@ -141,11 +141,19 @@ class Desktop(QObject):
         await self.bridge.load_live()
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
+        self._start_sync()
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
         self._keep(self._compact_long_history())
+
+    def _start_sync(self) -> None:
+        """Sync continuously with the hub (if one is configured), in its own thread."""
+        sync = self.runtime.sync
+        if sync is not None:
+            sync.service.on_status = lambda status: self.bridge.sync_status.emit(status.describe())
+            sync.service.start()
 
     async def _compact_long_history(self) -> None:
         """A long or over-threshold history opened: compact it in the background now.

@@ -81,6 +81,10 @@ def hub_url(hub: PgServer) -> str:
 
 
 @pytest.fixture
-def devices(tmp_path: Path, hub_url: str, koroku_home: Path) -> tuple[Device, Device]:
-    """Devices A and B, syncing with this test's hub."""
+def devices(
+    tmp_path: Path, hub_url: str, koroku_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Device, Device]:
+    """Devices A and B, syncing with this test's hub (the password in PGPASSWORD, as the
+    keyring is off in tests)."""
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
     return make_device(tmp_path, "A", hub_url), make_device(tmp_path, "B", hub_url)

@@ -100,19 +100,15 @@ def test_attachments_reach_the_other_device_on_first_need(devices: tuple[Device,
     assert "1 attachments" in a.sync()
     b.sync()
     settings = Settings(sync_url=b.hub_url)
-    os.environ["PGPASSWORD"] = PASSWORD
-    try:
-        with SqliteEventLog(b.home / "koroku.db") as log:
-            setup = open_sync(log, Paths(b.home), settings)
-            assert setup is not None
-            try:
-                assert not setup.blobs.has(sha)
-                assert setup.blobs.read(sha) == picture
-                assert setup.blobs.has(sha)  # kept after the first fetch
-            finally:
-                setup.close()
-    finally:
-        del os.environ["PGPASSWORD"]
+    with SqliteEventLog(b.home / "koroku.db") as log:
+        setup = open_sync(log, Paths(b.home), settings)
+        assert setup is not None
+        try:
+            assert not setup.blobs.has(sha)
+            assert setup.blobs.read(sha) == picture
+            assert setup.blobs.has(sha)  # kept after the first fetch
+        finally:
+            setup.close()
 
 
 def test_the_password_is_never_written_to_disk(
