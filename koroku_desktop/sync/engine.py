@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 BATCH_EVENTS = 2000
 """Events per push transaction (whole turns only; a longer turn goes alone) and per pull page."""
 MAX_RETRIES = 20
+LAST_SUCCESS_EVERY_S = 60.0
 PAUSE_ENV = "KOROKU_SYNC_TEST_PAUSE"
 """Test hook: `push:<file>` or `pull:<file>` makes the first push (after the hub committed,
 before the positions are recorded here) or the first pull page touch <file> and sleep, so a
@@ -137,7 +138,11 @@ class SyncEngine:
             raise HubMovedError("the hub kept moving; try again")
         report.blobs_pushed = self.push_blobs()
         self.hub.seen_device(socket.gethostname())
-        self.ledger.set_state("last_success", str(time.time()))
+        # A sync that changed nothing writes nothing either (at most once a minute), so the
+        # app's follower, which syncs when the local file changes, settles.
+        last = float(self.ledger.state("last_success") or 0)
+        if report.pulled or report.pushed or time.time() - last > LAST_SUCCESS_EVERY_S:
+            self.ledger.set_state("last_success", str(time.time()))
         return report
 
     def pull(self) -> int:

@@ -115,13 +115,16 @@ class SyncService:
             log.debug("sync status listener failed", exc_info=True)
 
     def _sync(self) -> int:
+        """Sync once; the local version from before it (a change made meanwhile, e.g. a turn
+        appended during the push, differs from it and brings the next sync)."""
+        version = self.local_version()
         last = self.status.last_success
         self._set(SyncStatus(SyncState.SYNCING, last_success=last))
         report = self.engine.sync_once()
         now = time.time()
         self._set(SyncStatus(SyncState.UP_TO_DATE, last_success=now))
         self.on_synced(report)
-        return self.local_version()
+        return version
 
     def _listen(self) -> psycopg.Connection[tuple[object, ...]]:
         conn = psycopg.connect(self.engine.hub.address.conninfo(), autocommit=True)
@@ -151,7 +154,7 @@ class SyncService:
                 self._follow()
             except (HubError, OSError) as exc:
                 since = self.status.since if self.status.state is SyncState.OFFLINE else None
-                log.info("sync hub unreachable: %s", exc)
+                log.info("sync hub unreachable: %s", exc, exc_info=True)
                 self._set(
                     SyncStatus(
                         SyncState.OFFLINE,
