@@ -123,3 +123,14 @@ def wire_sync(
     service = SyncService(setup.engine, log_.data_version)
     lock = HubTurnLock(local_lock, setup.address, online=service.online_or_unknown)
     return SyncRuntime(setup, lock, service)
+
+
+def sync_url_problem(url: str) -> str | None:
+    """Why this hub URL would be refused (for the settings page), None when it is fine."""
+    if not url.strip():
+        return None
+    try:
+        check_url(url)
+    except SyncConfigError as exc:
+        return str(exc)
+    return None

@@ -84,6 +84,10 @@ class SyncService:
         """Whether the last attempt reached the hub (the cross-device lock needs it)."""
         return self.status.state in (SyncState.SYNCING, SyncState.UP_TO_DATE)
 
+    def describe(self) -> str:
+        """The current state in one line (see `SyncStatus.describe`)."""
+        return self.status.describe()
+
     def online_or_unknown(self) -> bool:
         """False only once the service knows the hub is unreachable (before it ran, a
         front end without the service, e.g. `koroku ask`, tries the hub)."""
