@@ -45,6 +45,9 @@ class SyncReport:
     pushed_turns: int = 0
     held_turns: int = 0
     blobs_pushed: int = 0
+    reordered: bool = False
+    """Pulled events were placed before events written here and not pushed yet (a merge
+    after working offline): views built from the log before must be rebuilt."""
     migrated: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -108,6 +111,7 @@ class SyncEngine:
         self.hub = hub
         self.blobs = blobs
         self.batch = batch
+        self.reordered = False
 
     def check_hub(self) -> None:
         """Connect, migrate the hub, and make sure it is the hub this log synced with."""
@@ -125,6 +129,7 @@ class SyncEngine:
     def sync_once(self) -> SyncReport:
         """Pull, push, push blobs; record the success. Raises on hub errors (retry later)."""
         report = SyncReport()
+        self.reordered = False
         self.check_hub()
         report.migrated = list(self.hub.migrated)
         report.pulled += self.pull()
@@ -136,6 +141,7 @@ class SyncEngine:
                 report.pulled += self.pull()
         else:
             raise HubMovedError("the hub kept moving; try again")
+        report.reordered = self.reordered
         report.blobs_pushed = self.push_blobs()
         self.hub.seen_device(socket.gethostname())
         # A sync that changed nothing writes nothing either (at most once a minute), so the
@@ -153,7 +159,10 @@ class SyncEngine:
             if not rows:
                 return new
             pairs = [(e, r.hub_seq) for r in rows if (e := from_hub(r)) is not None]
-            new += self.ledger.merge_pulled([e for e, _ in pairs], [h for _, h in pairs])
+            unsynced = self.ledger.pending_counts()[0]
+            merged = self.ledger.merge_pulled([e for e, _ in pairs], [h for _, h in pairs])
+            self.reordered = self.reordered or bool(merged and unsynced)
+            new += merged
             _pause("pull")
             if len(rows) < self.batch:
                 return new

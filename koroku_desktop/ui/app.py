@@ -150,10 +150,29 @@ class Desktop(QObject):
 
     def _start_sync(self) -> None:
         """Sync continuously with the hub (if one is configured), in its own thread."""
+        self._merged = False
         sync = self.runtime.sync
         if sync is not None:
             sync.service.on_status = lambda status: self.bridge.sync_status.emit(status.describe())
+            sync.service.on_synced = lambda report: (
+                self.bridge.sync_reordered.emit() if report.reordered else None
+            )
+            self.bridge.sync_reordered.connect(self._rebuild_after_merge)
+            self.bridge.turn_finished.connect(lambda _r: self._rebuild_after_merge(later=True))
             sync.service.start()
+
+    def _rebuild_after_merge(self, later: bool = False) -> None:
+        """A sync merged turns from another device before this device's unpushed ones:
+        rebuild the live context and the chat from the log (the one order), between turns."""
+        self._merged = self._merged or not later
+        if self._merged and not self.runtime.agent.busy:
+            self._merged = False
+            self._keep(self._reload())
+
+    async def _reload(self) -> None:
+        self.runtime.agent.forget_view()
+        await self.bridge.load_live()
+        self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
 
     async def _compact_long_history(self) -> None:
         """A long or over-threshold history opened: compact it in the background now.

@@ -119,3 +119,18 @@ def test_koroku_sync_refuses_a_remote_hub_without_tls(devices: tuple[Device, Dev
     assert done.returncode == 2
     assert "without TLS" in done.stderr
     assert not (a.home / "koroku.db").exists() or a.sql("SELECT COUNT(*) FROM sync_state") == [(0,)]
+
+
+def test_a_merge_before_unpushed_turns_is_reported_so_views_are_rebuilt(
+    devices: tuple[Device, Device],
+) -> None:
+    a, b = devices
+    written = write_turns(a, 1, "A")
+    a.sync()
+    mine = write_turns(b, 1, "B")  # B worked offline: its turn is not pushed yet
+    with running_sync(b) as (sync, log):
+        engine = sync.setup.engine
+        assert engine.pull() == 2 and engine.reordered
+        assert [e.event_id for e in log.load_live("default").events] == written + mine
+        report = engine.sync_once()  # pushes B's turn; nothing new to place before it
+        assert report.pushed == 2 and not report.reordered
