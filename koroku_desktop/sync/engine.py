@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koroku_desktop.domain.events import StoredEvent, upcast
+from koroku_desktop.domain.events import SCHEMA_VERSION, StoredEvent, upcast
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.sync.hub import HubEvent, HubMismatchError, HubMovedError, PostgresHub
 from koroku_desktop.sync.ports import LocalBlobs, LocalLedger, PendingTurnLike
@@ -78,7 +78,7 @@ def to_hub(event: StoredEvent) -> HubEvent:
         event.turn_id,
         event.writer,
         event.event.kind,
-        0,
+        SCHEMA_VERSION,
         payload,
         event.created_at,
     )
@@ -112,6 +112,7 @@ class SyncEngine:
         self.blobs = blobs
         self.batch = batch
         self.reordered = False
+        self._on_hub: set[str] = set()
 
     def check_hub(self) -> None:
         """Connect, migrate the hub, and make sure it is the hub this log synced with."""
@@ -194,12 +195,14 @@ class SyncEngine:
         """Copy to the hub every attachment held here that it lacks."""
         if self.blobs is None:
             return 0
-        shas = list(self.blobs.shas())
+        shas = [sha for sha in self.blobs.shas() if sha not in self._on_hub]
         pushed = 0
         for start in range(0, len(shas), 500):
-            for sha in sorted(self.hub.missing_blobs(shas[start : start + 500])):
+            chunk = shas[start : start + 500]
+            for sha in sorted(self.hub.missing_blobs(chunk)):
                 self.hub.put_blob(sha, self.blobs.read(sha))
                 pushed += 1
+            self._on_hub.update(chunk)  # asked once per run: blobs never change
         return pushed
 
 

@@ -158,7 +158,7 @@ class SyncService:
                 self._follow()
             except (HubError, OSError) as exc:
                 since = self.status.since if self.status.state is SyncState.OFFLINE else None
-                log.info("sync hub unreachable: %s", exc, exc_info=True)
+                log.info("sync hub unreachable: %s", exc)
                 self._set(
                     SyncStatus(
                         SyncState.OFFLINE,

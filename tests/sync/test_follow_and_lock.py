@@ -12,6 +12,7 @@ from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.service import SyncState
 from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
+from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import Device
 from tests.sync.pg_server import PgServer
 from tests.sync.test_sync_crash import write_turns
@@ -134,3 +135,24 @@ def test_a_merge_before_unpushed_turns_is_reported_so_views_are_rebuilt(
         assert [e.event_id for e in log.load_live("default").events] == written + mine
         report = engine.sync_once()  # pushes B's turn; nothing new to place before it
         assert report.pushed == 2 and not report.reordered
+
+
+def test_koroku_ask_on_b_waits_while_a_holds_the_turn(
+    devices: tuple[Device, Device], fake_gemini: FakeGemini
+) -> None:
+    a, b = devices
+    a.home.mkdir(parents=True)
+    with running_sync(a) as (sync_a, _log):
+        assert sync_a.lock.try_acquire("default", "turn-on-a") is None
+        fake_gemini.reply_text("after A's turn")
+        asking = b.popen("ask", "hello from B")
+        try:
+            assert asking.stderr is not None
+            line = asking.stderr.readline()
+            assert "waiting for the turn running in another device" in line
+            assert fake_gemini.generate_requests() == []
+        finally:
+            sync_a.lock.release("default")
+        out, err = asking.communicate(timeout=60)
+        assert asking.returncode == 0, err
+        assert "after A's turn" in out

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.config import KeyringUnavailable, Settings, store_sync_password
+from koroku_desktop.settings_store import overriding_variable
 from koroku_desktop.sync_wiring import sync_url_problem
 
 WHAT_SYNCS = (
@@ -37,6 +38,7 @@ class SyncGroup(QGroupBox):
         super().__init__("Sync between devices", parent)
         form = QFormLayout(self)
         self.url = QLineEdit()
+        self.overridden: str | None = None
         self.url.setPlaceholderText("postgresql://me@hub.example.org:5432/koroku?sslmode=require")
         form.addRow("Hub URL", self.url)
         row = QWidget()
@@ -62,16 +64,20 @@ class SyncGroup(QGroupBox):
         form.addRow("", about)
 
     def load(self, s: Settings) -> None:
-        """Show the settings' values."""
+        """Show the settings' values (the URL read-only when the environment sets it)."""
         self.url.setText(s.sync_url)
+        self.overridden = overriding_variable("sync_url")
+        self.url.setEnabled(self.overridden is None)
+        if self.overridden is not None:
+            self.url.setToolTip(f"Set by {self.overridden} in the environment.")
 
     def problem(self) -> str | None:
-        """What is wrong with the URL typed (None: fine or empty)."""
-        return sync_url_problem(self.url.text())
+        """What is wrong with the URL typed (None: fine, empty or set by the environment)."""
+        return None if self.overridden else sync_url_problem(self.url.text())
 
     def values(self) -> dict[str, Any]:
         """The edited values by setting name."""
-        return {"sync_url": self.url.text().strip()}
+        return {} if self.overridden else {"sync_url": self.url.text().strip()}
 
     def store_password(self) -> None:
         """Put the typed password in the OS keyring and clear the field."""
