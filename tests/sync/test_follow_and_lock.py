@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from koroku_desktop.config import Paths, Settings
 from koroku_desktop.store.event_log import SqliteEventLog
@@ -64,8 +65,8 @@ def test_notify_wakes_a_follower_and_a_local_turn_is_pushed(
         assert SyncState.SYNCING in statuses
 
 
-def _ids_at(path: object) -> set[str]:
-    with SqliteEventLog(path, read_only=True) as log:  # type: ignore[arg-type]
+def _ids_at(path: Path) -> set[str]:
+    with SqliteEventLog(path, read_only=True) as log:
         return ids_in(log)
 
 
