@@ -157,3 +157,10 @@ def test_koroku_ask_on_b_waits_while_a_holds_the_turn(
         out, err = asking.communicate(timeout=60)
         assert asking.returncode == 0, err
         assert "after A's turn" in out
+
+
+def test_koroku_sync_without_a_hub_says_how_to_set_one(devices: tuple[Device, Device]) -> None:
+    a, _b = devices
+    done = a.run("sync", KOROKU_SYNC_URL="")
+    assert done.returncode == 2
+    assert "no hub configured" in done.stdout and "KOROKU_SYNC_URL" in done.stdout
