@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from koroku_desktop.runtime import CONVERSATION_ID
 from koroku_desktop.store.event_log import SqliteEventLog
 from tests.fakes.gemini_server import FakeGemini
@@ -25,6 +27,7 @@ def last_request_text(fake: FakeGemini) -> str:
     return json.dumps(fake.generate_requests()[-1].body["contents"])
 
 
+@pytest.mark.timeout(300)  # several `koroku` subprocesses: slow on a loaded machine
 def test_a_turn_on_a_reaches_b_and_b_sends_it(
     devices: tuple[Device, Device], fake_gemini: FakeGemini
 ) -> None:
@@ -44,6 +47,7 @@ def test_a_turn_on_a_reaches_b_and_b_sends_it(
     assert len(live_ids(a)) == 4
 
 
+@pytest.mark.timeout(300)
 def test_offline_turns_on_both_merge_as_whole_turns_in_one_order(
     devices: tuple[Device, Device], fake_gemini: FakeGemini, hub: object
 ) -> None:
