@@ -26,6 +26,7 @@ ENV_OVERRIDES: dict[str, str] = {
     "compact_at_tokens": "KOROKU_COMPACT_AT_TOKENS",
     "google_search": "KOROKU_GOOGLE_SEARCH",
     "url_context": "KOROKU_URL_CONTEXT",
+    "sync_url": "KOROKU_SYNC_URL",
 }
 
 
@@ -63,6 +64,8 @@ class Settings(BaseModel):
     """Offer Gemini's Google Search grounding (billed per search query by Google)."""
     url_context: bool = False
     """Offer Gemini's URL context tool (reads the pages of URLs in the conversation)."""
+    sync_url: str = ""
+    """The sync hub (`postgresql://user@host:port/db`, no password); empty: no sync."""
 
     @field_validator("model")
     @classmethod
@@ -238,3 +241,42 @@ NO_KEY_HELP = (
     "  run `koroku login` to store it in your OS keyring, or\n"
     "  set GEMINI_API_KEY (or GOOGLE_API_KEY) in your environment."
 )
+
+
+# -- sync hub password ------------------------------------------------------------------
+
+SYNC_KEYRING_USER = "sync_hub_password"
+SYNC_PASSWORD_ENV = "PGPASSWORD"
+
+
+def resolve_sync_password() -> str | None:
+    """The hub password: the OS keyring (service `koroku`) first, then PGPASSWORD; never a file."""
+    try:
+        import keyring
+        from keyring.errors import KeyringError
+
+        try:
+            stored = keyring.get_password(KEYRING_SERVICE, SYNC_KEYRING_USER)
+        except KeyringError:
+            stored = None
+    except Exception:  # no usable backend
+        log.debug("keyring lookup failed", exc_info=True)
+        stored = None
+    return stored or os.environ.get(SYNC_PASSWORD_ENV) or None
+
+
+def store_sync_password(value: str) -> None:
+    """Save the hub password in the OS keyring; raises KeyringUnavailable (never a file)."""
+    if keyring_backend_name() is None:
+        raise KeyringUnavailable(
+            "no OS keyring is available; set PGPASSWORD in your environment instead"
+        )
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, SYNC_KEYRING_USER, value)
+    except KeyringError as exc:
+        raise KeyringUnavailable(
+            f"the OS keyring refused the password: {type(exc).__name__}"
+        ) from exc

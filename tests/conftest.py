@@ -51,6 +51,8 @@ def koroku_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         "KOROKU_MAX_TOOL_CALLS",
         "KOROKU_WORKSPACE",
         "KOROKU_COMPACT_AT_TOKENS",
+        "KOROKU_SYNC_URL",
+        "PGPASSWORD",
     ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")

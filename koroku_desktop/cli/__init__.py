@@ -17,6 +17,7 @@ from koroku_desktop.cli import (
     mcp_commands,
     recall_commands,
     records,
+    sync_command,
 )
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
@@ -51,6 +52,7 @@ def build_parser(
     install.register(sub)
     mcp_commands.register(sub)
     doctor.register(sub)
+    sync_command.register(sub)
     return parser
 
 

@@ -68,10 +68,10 @@ def _record(payload: bytes) -> list[tuple[int, object]]:
 
 def _as_event_row(rowid: int, fields: list[tuple[int, object]]) -> Row | None:
     """The row if the record has the shape of an `events` row, else None."""
-    if len(fields) not in (6, 9) or fields[0][0] != 0:
-        return None  # 6 columns before migration m004, 9 (with the ids) after it
+    if len(fields) not in (6, 9, 10) or fields[0][0] != 0:
+        return None  # 6 columns before migration m004, 9 (with the ids) after it, 10 after m007
     (_, _), (ck, conv), (kk, kind), (vk, version), (pk, payload), (tk, created) = fields[:6]
-    identity = [_identity_text(value) for _, value in fields[6:]]
+    identity = [_identity_text(value) for _, value in fields[6:9]]  # not m007's hub_seq
     if not (ck >= 13 and ck % 2 and kk >= 13 and kk % 2 and pk >= 12):
         return None
     if vk not in (*_INTS, 8, 9) or tk not in (*_INTS, 7, 8, 9):

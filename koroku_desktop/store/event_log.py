@@ -33,6 +33,7 @@ from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
+from koroku_desktop.store.order import KEY_OF_SEQ, ORDER_KEY
 from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search import SEARCH_SQL, pending_rows, search_hits
@@ -46,7 +47,12 @@ _INSERT_EVENT = (
     "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at,"
     " event_id, turn_id, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_MERGE_EVENT = _INSERT_EVENT + " ON CONFLICT (event_id) DO NOTHING"
+_MERGE_EVENT = (
+    "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at,"
+    " event_id, turn_id, writer, hub_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (event_id) DO NOTHING"
+)
+_SET_HUB_SEQ = "UPDATE events SET hub_seq = ? WHERE event_id = ? AND hub_seq IS NULL"
 
 
 class StoreClosedError(RuntimeError):
@@ -159,15 +165,29 @@ class SqliteEventLog(PagedLog):
         ]
         return self._insert(incoming, _INSERT_EVENT)
 
-    def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
+    def merge(
+        self, incoming: Sequence[StoredEvent], hub_seqs: Sequence[int] | None = None
+    ) -> list[StoredEvent]:
         """Insert events written elsewhere, keeping their ids, turn, writer and time.
 
         Idempotent on the event id: an event already in the log is skipped (what a sync
-        re-delivering events needs). Returns the events inserted, with their new local seqs.
+        re-delivering events needs). `hub_seqs` (from a sync pull) gives each its place in
+        the hub's order, also recorded on an event already here that had none yet (pushed
+        by this device just before a crash). Returns the events inserted, with their seqs.
         """
-        return self._insert(list(incoming), _MERGE_EVENT)
+        if hub_seqs is not None and len(hub_seqs) != len(incoming):
+            raise ValueError("merge: one hub position per event")
+        return self._insert(list(incoming), _MERGE_EVENT, hub_seqs or [None] * len(incoming))
 
-    def _insert(self, incoming: list[StoredEvent], sql: str) -> list[StoredEvent]:
+    def record_hub_order(self, positions: Sequence[tuple[str, int]]) -> None:
+        """Note the hub positions (event id, hub seq) of events this device pushed; one
+        transaction. An event that has a position already keeps it."""
+        with self._conn().atomic("IMMEDIATE"):
+            self._conn().conn().executemany(_SET_HUB_SEQ, [(h, e) for e, h in positions])
+
+    def _insert(
+        self, incoming: list[StoredEvent], sql: str, hub_seqs: Sequence[int | None] = ()
+    ) -> list[StoredEvent]:
         prepared = [
             (item, item.event.model_dump_json(exclude_none=True), self._search_text(item.event))
             for item in incoming
@@ -177,12 +197,15 @@ class SqliteEventLog(PagedLog):
         staged = 0
         with db.atomic("IMMEDIATE"):
             conn = db.conn()
-            for item, payload, text in prepared:
+            for n, (item, payload, text) in enumerate(prepared):
                 row = (item.conversation_id, item.event.kind, SCHEMA_VERSION, payload)
                 identity = (item.created_at, item.event_id, item.turn_id, item.writer)
-                cursor = conn.execute(sql, row + identity)
-                if cursor.rowcount == 0:
-                    continue  # merge: already known
+                hub = (hub_seqs[n],) if hub_seqs else ()
+                cursor = conn.execute(sql, row + identity + hub)
+                if cursor.rowcount == 0:  # merge: already known
+                    if hub and hub[0] is not None:
+                        conn.execute(_SET_HUB_SEQ, (hub[0], item.event_id))
+                    continue
                 seq = int(cursor.lastrowid or 0)
                 if text:
                     self.index.stage(conn, seq, text)
@@ -253,27 +276,33 @@ class SqliteEventLog(PagedLog):
 
     def _latest_boundary(
         self, conversation_id: str, below: int | None, damaged: list[DamagedEvent]
-    ) -> StoredEvent | None:
-        """The newest parseable compaction/cleared event below `below`, through the index."""
+    ) -> tuple[StoredEvent, int] | None:
+        """The last parseable compaction/cleared event (and its order key) in entries' order
+        below the key `below`, through the (conversation, kind, order) index."""
         while True:
-            candidates = []
+            candidates: list[tuple[int, int]] = []
             for kind in BOUNDARY_KINDS:
-                sql = "SELECT MAX(seq) FROM events WHERE conversation_id = ? AND kind = ?"
+                sql = f"SELECT {ORDER_KEY}, seq FROM events WHERE conversation_id = ? AND kind = ?"
                 params: list[object] = [conversation_id, kind]
                 if below is not None:
-                    sql += " AND seq < ?"
+                    sql += f" AND {ORDER_KEY} < ?"
                     params.append(below)
-                (seq,) = self._rows(sql, params)[0]
-                if seq is not None:
-                    candidates.append(int(seq))
+                rows = self._rows(f"{sql} ORDER BY {ORDER_KEY} DESC LIMIT 1", params)
+                if rows:
+                    candidates.append((int(rows[0][0]), int(rows[0][1])))
             if not candidates:
                 return None
-            entry = self.get(max(candidates))
+            key, seq = max(candidates)
+            entry = self.get(seq)
             if isinstance(entry, StoredEvent):
-                return entry
+                return entry, key
             if isinstance(entry, DamagedEvent):
                 damaged.append(entry)
-            below = max(candidates)
+            below = key
+
+    def _key_of(self, seq: int) -> int:
+        """The order key of the row at `seq` (see store/order.py)."""
+        return int(self._rows(f"SELECT {KEY_OF_SEQ}", (seq, seq))[0][0])
 
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
         """The latest boundary and the events the live context needs after it.
@@ -285,43 +314,33 @@ class SqliteEventLog(PagedLog):
         imported, uncompacted history) and says what it left out in `unloaded`.
         """
         damaged: list[DamagedEvent] = []
-        boundary = self._latest_boundary(conversation_id, None, damaged)
-        start = 1
-        if boundary is not None:
-            start = boundary.seq + 1
-            if isinstance(boundary.event, CompactionEvent):
-                start = min(start, boundary.event.kept_from_seq)
+        found_boundary = self._latest_boundary(conversation_id, None, damaged)
+        boundary = found_boundary[0] if found_boundary else None
+        start = 0
+        if found_boundary is not None:
+            start = found_boundary[1] + 1
+            if isinstance(found_boundary[0].event, CompactionEvent):
+                start = min(start, self._key_of(found_boundary[0].event.kept_from_seq))
         unloaded: tuple[int, int] | None = None
         cutoff = start
+        # Ranges of the (conversation, order key) index, walked from one end: the cost is
+        # the tail's, not the history's.
+        in_range = f"FROM events WHERE conversation_id = ? AND {ORDER_KEY} >= ?"
         if tail_limit is not None:
-            # Both walk the rowid from one end: the cost is the tail's, not the history's.
             first = self._rows(
-                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
-                " ORDER BY seq LIMIT 1",
-                (start, conversation_id),
+                f"SELECT {ORDER_KEY}, seq {in_range} ORDER BY {ORDER_KEY} LIMIT 1",
+                (conversation_id, start),
             )
             found = self._rows(
-                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
-                " ORDER BY seq DESC LIMIT 1 OFFSET ?",
-                (start, conversation_id, max(0, tail_limit - 1)),
+                f"SELECT {ORDER_KEY}, seq {in_range} ORDER BY {ORDER_KEY} DESC LIMIT 1 OFFSET ?",
+                (conversation_id, start, max(0, tail_limit - 1)),
             )
             if first and found and int(found[0][0]) > int(first[0][0]):
                 cutoff = int(found[0][0])
-                unloaded = (int(first[0][0]), cutoff)
-        if boundary is None and unloaded is None:
-            # No boundary: the whole conversation is live; read it through the index.
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? ORDER BY seq",
-                (conversation_id,),
-            )
-        else:
-            # `+conversation_id` keeps SQLite on the seq range instead of the whole
-            # conversation's index entries.
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE seq >= ? AND +conversation_id = ?"
-                " ORDER BY seq",
-                (cutoff, conversation_id),
-            )
+                unloaded = (int(first[0][1]), int(found[0][1]))
+        rows = self._rows(
+            f"SELECT {COLUMNS} {in_range} ORDER BY {ORDER_KEY}", (conversation_id, cutoff)
+        )
         damaged_seqs = {d.seq for d in damaged}
         events: list[StoredEvent] = []
         for row in rows:
@@ -337,13 +356,20 @@ class SqliteEventLog(PagedLog):
         return LiveLoad(boundary=boundary, events=events, damaged=damaged, unloaded=unloaded)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
-        """A page of the log (keyset on seq, never OFFSET), damaged rows included."""
+        """A page of the log (keyset, never OFFSET), damaged rows included.
+
+        In entries' order (store/order.py); `before_seq` pages back from a row's place in
+        that order. `after_seq` means "written after" (what a follower has not seen yet),
+        so a page with it is in seq order: events pulled by a sync are new even when their
+        place is earlier.
+        """
         conversation_id, kinds, limit = query.conversation_id, query.kinds, query.limit
         bounds = ""
         params: list[object] = []
+        key = "seq" if query.after_seq is not None else ORDER_KEY
         if query.before_seq is not None:
-            bounds += " AND seq < ?"
-            params.append(query.before_seq)
+            bounds += f" AND {key} < {'?' if key == 'seq' else KEY_OF_SEQ}"
+            params.extend([query.before_seq] * (1 if key == "seq" else 2))
         if query.after_seq is not None:
             bounds += " AND seq > ?"
             params.append(query.after_seq)
@@ -354,21 +380,21 @@ class SqliteEventLog(PagedLog):
                 kind_filter = f" AND +kind IN ({', '.join('?' for _ in kinds)})"
             rows = self._rows(
                 f"SELECT {COLUMNS} FROM events WHERE 1{bounds}{kind_filter}"
-                f" ORDER BY seq {order} LIMIT ?",
+                f" ORDER BY {key} {order} LIMIT ?",
                 [*params, *(kinds or ()), limit],
             )
         else:
             # One exact index range per kind, merged: no sort of the whole conversation.
             pages = [
                 self._rows(
-                    f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? AND kind = ?"
-                    f"{bounds} ORDER BY seq {order} LIMIT ?",
+                    f"SELECT {COLUMNS}, {key} FROM events WHERE conversation_id = ? AND kind = ?"
+                    f"{bounds} ORDER BY {key} {order} LIMIT ?",
                     [conversation_id, kind, *params, limit],
                 )
                 for kind in (dict.fromkeys(kinds) if kinds else self._kinds_of(conversation_id))
             ]
-            merged = heapq.merge(*pages, key=lambda r: int(r[0]), reverse=query.newest_first)
-            rows = [row for _, row in zip(range(limit), merged, strict=False)]
+            merged = heapq.merge(*pages, key=lambda r: int(r[-1]), reverse=query.newest_first)
+            rows = [row[:-1] for _, row in zip(range(limit), merged, strict=False)]
         return [self._parse(row) for row in rows]
 
     def _kinds_of(self, conversation_id: str) -> list[str]:

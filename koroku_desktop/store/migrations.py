@@ -20,6 +20,7 @@ from typing import Any
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
 from koroku_desktop.store.database import KorokuDatabase, create_private_file
+from koroku_desktop.store.order import ORDER_KEY
 from koroku_desktop.store.rows import decode_payload, parse_row
 from koroku_desktop.store.searchable import searchable_text
 
@@ -172,6 +173,27 @@ def _m006_vectors(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m007_sync_hub_order(conn: sqlite3.Connection) -> None:
+    # Sync through a PostgreSQL hub (koroku_desktop/sync/): each event's position in the
+    # hub's order (NULL: not pushed yet) and the hub this log syncs with. Entries are read in
+    # ORDER_KEY order: synced events by hub order, then unsynced ones by seq (store/order.py).
+    # hub_seq is bookkeeping set once per row (on push or pull); the event itself never changes.
+    conn.execute("ALTER TABLE events ADD COLUMN hub_seq INTEGER")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS events_hub_seq ON events (hub_seq)")
+    conn.execute(f"CREATE INDEX IF NOT EXISTS events_order ON events ({ORDER_KEY})")
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS events_conversation_order"
+        f" ON events (conversation_id, {ORDER_KEY})"
+    )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS events_conversation_kind_order"
+        f" ON events (conversation_id, kind, {ORDER_KEY})"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS sync_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
@@ -179,6 +201,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m004_event_ids", _m004_event_ids),
     Migration("m005_turn_leases", _m005_turn_leases),
     Migration("m006_vectors", _m006_vectors),
+    Migration("m007_sync_hub_order", _m007_sync_hub_order),
 )
 
 

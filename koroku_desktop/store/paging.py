@@ -22,7 +22,7 @@ class PagedLog(ABC):
         newest_first: bool = False,
         kinds: Sequence[str] | None = None,
     ) -> list[LogEntry]:
-        """A page of the log in seq order (newest first if asked), damaged rows included."""
+        """A page of the log in entries' order (newest first if asked), damaged rows included."""
         query = EntryQuery(conversation_id, before_seq, after_seq, limit, newest_first, kinds)
         return [] if query.empty else self._page(query)
 

@@ -151,11 +151,38 @@ class Desktop(QObject):
         await self.bridge.load_live()
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
+        self._start_sync()
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
         self._keep(self._compact_long_history())
+
+    def _start_sync(self) -> None:
+        """Sync continuously with the hub (if one is configured), in its own thread."""
+        self._merged = False
+        sync = self.runtime.sync
+        if sync is not None:
+            sync.service.on_status = lambda status: self.bridge.sync_status.emit(status.describe())
+            sync.service.on_synced = lambda report: (
+                self.bridge.sync_reordered.emit() if report.reordered else None
+            )
+            self.bridge.sync_reordered.connect(self._rebuild_after_merge)
+            self.bridge.turn_finished.connect(lambda _r: self._rebuild_after_merge(later=True))
+            sync.service.start()
+
+    def _rebuild_after_merge(self, later: bool = False) -> None:
+        """A sync merged turns from another device before this device's unpushed ones:
+        rebuild the live context and the chat from the log (the one order), between turns."""
+        self._merged = self._merged or not later
+        if self._merged and not self.runtime.agent.busy:
+            self._merged = False
+            self._keep(self._reload())
+
+    async def _reload(self) -> None:
+        self.runtime.agent.forget_view()
+        await self.bridge.load_live()
+        self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
 
     async def _compact_long_history(self) -> None:
         """A long or over-threshold history opened: compact it in the background now.
@@ -293,7 +320,10 @@ class Desktop(QObject):
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
-            self.settings_dialog = SettingsDialog(rt.settings_store, rt.policy, rt.model, rt.mcp)
+            sync_status = rt.sync.service.describe if rt.sync is not None else None
+            self.settings_dialog = SettingsDialog(
+                rt.settings_store, rt.policy, rt.model, rt.mcp, sync_status
+            )
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
         self.settings_dialog.show()

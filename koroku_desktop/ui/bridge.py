@@ -81,6 +81,8 @@ class AgentBridge(QObject):
     waiting_changed = Signal(str)  # "waiting for the turn running in the terminal", or ""
     retrying = Signal(int, int, str)  # attempt, attempts, reason: a request is tried again
     supersede_failed = Signal(str)  # why a regenerate or an edit could not replace its turn
+    sync_status = Signal(str)  # "Sync: up to date", "Sync: offline since 14:02" (any thread)
+    sync_reordered = Signal()  # a sync merged turns before unpushed ones (from the sync thread)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -1,6 +1,7 @@
-"""The EventLog contract, run against every implementation: the SQLite file and the in-memory
-log (the PostgreSQL sync hub will be the third). Two handles on one store stand for two
-processes: `store.open()` gives another handle on the same data."""
+"""The EventLog contract, run against every implementation: the SQLite file, the in-memory
+log, and the SQLite file of a device whose every event is synced (read in hub order). Two
+handles on one store stand for two processes: `store.open()` gives another handle on the
+same data."""
 
 from __future__ import annotations
 
@@ -39,11 +40,32 @@ class Store:
         return log
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+class PushedAtOnceLog(SqliteEventLog):
+    """The SQLite log of a device that syncs after every write: each event gets its hub
+    position at once, so every read goes through the hub-order key (store/order.py)."""
+
+    def append(self, *args: object, **kwargs: object) -> list[StoredEvent]:
+        return self._pushed(super().append(*args, **kwargs))  # type: ignore[arg-type]
+
+    def merge(self, incoming: object, hub_seqs: object = None) -> list[StoredEvent]:
+        merged = super().merge(incoming, hub_seqs)  # type: ignore[arg-type]
+        return merged if hub_seqs is not None else self._pushed(merged)
+
+    def _pushed(self, stored: list[StoredEvent]) -> list[StoredEvent]:
+        with sqlite3.connect(self.path) as conn:
+            (top,) = conn.execute("SELECT COALESCE(MAX(hub_seq), 0) FROM events").fetchone()
+        self.record_hub_order([(s.event_id, top + n) for n, s in enumerate(stored, 1)])
+        return stored
+
+
+@pytest.fixture(params=["sqlite", "memory", "sqlite-synced"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "sqlite":
         path = tmp_path / "data" / "koroku.db"
         made = Store(lambda writer: SqliteEventLog(path, writer=writer))
+    elif request.param == "sqlite-synced":
+        path = tmp_path / "data" / "koroku.db"
+        made = Store(lambda writer: PushedAtOnceLog(path, writer=writer))
     else:
         shared = InMemoryEventLog()
 

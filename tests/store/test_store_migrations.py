@@ -121,7 +121,12 @@ def test_m004_backfills_deterministic_ids_turns_and_writer(tmp_path: Path) -> No
     _old_database(first)
     _old_database(second)
     with SqliteEventLog(first) as log:
-        assert log.migrations_run == ["m004_event_ids", "m005_turn_leases", "m006_vectors"]
+        assert log.migrations_run == [
+            "m004_event_ids",
+            "m005_turn_leases",
+            "m006_vectors",
+            "m007_sync_hub_order",
+        ]
         entries = log.entries("default")
     assert len(backups(first)) == 1
     stored = [e for e in entries if isinstance(e, StoredEvent)]

@@ -234,6 +234,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.meter.setTextVisible(False)
         self.meter.setRange(0, 1000)
         self.meter.setFixedWidth(110)
+        self.sync_label = QLabel("")
+        self.sync_label.setObjectName("SyncStatus")
+        self.sync_label.hide()  # shown once sync reports (a hub is configured)
+        bar.addPermanentWidget(self.sync_label)
         self.meter_label = QLabel("context —")
         bar.addPermanentWidget(self.meter_label)
         bar.addPermanentWidget(self.meter)
@@ -250,6 +254,13 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         bridge.context_meter.connect(self.show_meter)
         bridge.context_cache_note.connect(self.show_cache_note)
         bridge.status.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        bridge.sync_status.connect(self.show_sync_status)
+
+    def show_sync_status(self, text: str) -> None:
+        """The sync state in the status bar ('Sync: up to date', 'Sync: offline since …')."""
+        self.sync_label.setText(text)
+        self.sync_label.setToolTip(text)
+        self.sync_label.show()
 
     # -- content -----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -45,6 +46,7 @@ from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
+from koroku_desktop.ui.settings.sync_group import SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
@@ -99,6 +101,7 @@ class SettingsDialog(QDialog):
         policy: ApprovalPolicy,
         model: LazyGeminiModel,
         mcp: McpManager | None = None,
+        sync_status: Callable[[], str] | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -125,6 +128,8 @@ class SettingsDialog(QDialog):
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
         col.addWidget(McpSection(mcp, settings))
+        self.sync = SyncGroup(sync_status)
+        col.addWidget(self.sync)
         col.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
@@ -242,6 +247,7 @@ class SettingsDialog(QDialog):
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
         self.recall.load(s)
         self.web.load(s)
+        self.sync.load(s)
         self.grants.clear()
         policy = self.policy
         for tool in sorted(set(s.always_allow) | policy.always_granted()):
@@ -304,6 +310,10 @@ class SettingsDialog(QDialog):
         values["theme"] = self.theme_box.currentData()
         values.update(self.recall.values())
         values.update(self.web.values())
+        values.update(self.sync.values())
+        if (sync_problem := self.sync.problem()) is not None:
+            problems["sync_url"] = sync_problem
+            self.sync.note.setText(sync_problem)
         return values, problems
 
     def show_problems(self, problems: dict[str, str]) -> None:

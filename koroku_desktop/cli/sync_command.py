@@ -1,0 +1,89 @@
+"""`koroku sync`: sync once with the hub, show what is pending, or store the hub password."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from datetime import datetime
+from typing import Any
+
+from koroku_desktop.config import (
+    KeyringUnavailable,
+    SettingsError,
+    default_paths,
+    store_sync_password,
+)
+from koroku_desktop.settings_store import SettingsStore
+from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
+from koroku_desktop.sync_wiring import HubError, SyncConfigError, open_sync
+
+BATCH_ENV = "KOROKU_SYNC_BATCH"
+"""Events per push transaction / pull page (tests set it small to exercise resuming)."""
+
+
+def register(sub: Any) -> None:
+    """Add `koroku sync`."""
+    sync = sub.add_parser("sync", help="sync the memory with your PostgreSQL hub once")
+    sync.add_argument("--status", action="store_true", help="show pending events and the hub")
+    sync.add_argument(
+        "--set-password", action="store_true", help="store the hub password in the OS keyring"
+    )
+    sync.set_defaults(handler=cmd_sync)
+
+
+def _when(value: str | None) -> str:
+    if not value:
+        return "never"
+    return datetime.fromtimestamp(float(value)).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    """Run one sync (or `--status`, `--set-password`); exit 1 when the hub fails."""
+    if args.set_password:
+        try:
+            store_sync_password(getpass.getpass("Hub password (input hidden): "))
+        except (KeyringUnavailable, EOFError) as exc:
+            print(f"koroku sync: {exc}", file=sys.stderr)
+            return 2
+        print("Hub password stored in your OS keyring (service 'koroku').")
+        return 0
+    paths = default_paths().ensure()
+    try:
+        settings = SettingsStore.open(paths).effective
+        event_log = open_event_log(paths.db)
+    except (SettingsError, DatabaseUnavailable) as exc:
+        print(f"koroku sync: {exc}", file=sys.stderr)
+        return 2
+    try:
+        batch = int(os.environ[BATCH_ENV]) if os.environ.get(BATCH_ENV) else None
+        setup = open_sync(event_log, paths, settings, batch=batch)
+    except (SyncConfigError, ValueError) as exc:
+        print(f"koroku sync: {exc}", file=sys.stderr)
+        event_log.close()
+        return 2
+    if setup is None:
+        print("koroku sync: no hub configured: set sync_url in settings or KOROKU_SYNC_URL")
+        event_log.close()
+        return 2
+    try:
+        if args.status:
+            events, turns = setup.ledger.pending_counts()
+            print(f"hub: {setup.address.display()}")
+            print(f"pending: {events} events in {turns} turns")
+            print(f"pulled up to hub position: {setup.ledger.pulled_position()}")
+            print(f"last success: {_when(setup.ledger.state('last_success'))}")
+            return 0
+        report = setup.engine.sync_once()
+        print(f"synced with {setup.address.display()}: {report.summary()}")
+        return 0
+    except HubError as exc:
+        print(f"koroku sync: the hub failed: {exc}".strip(), file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # HubMismatchError, HubMovedError
+        print(f"koroku sync: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        setup.close()
+        event_log.close()

@@ -1,0 +1,137 @@
+"""SqliteSyncLedger: the local side of sync — what is pushed, what was pulled, which hub.
+
+The bookkeeping lives in the log's own file (m007): `events.hub_seq` is each event's place in
+the hub's order (NULL: not pushed yet) and `sync_state` names the hub and the last success.
+The last pulled hub position is simply the highest `hub_seq` here: a device pushes only when
+it has pulled everything before, so that number is exact, and it is crash-safe by
+construction (merging and recording a position are one transaction).
+"""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from koroku_desktop.domain.events import StoredEvent
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.rows import COLUMNS, parse_row
+from koroku_desktop.store.turn_lock import pid_alive
+
+
+@dataclass(frozen=True)
+class PendingTurn:
+    """A turn written here and not pushed yet: its conversation, id and local seqs."""
+
+    conversation_id: str
+    turn_id: str
+    seqs: list[int]
+
+
+class SqliteSyncLedger:
+    """The sync bookkeeping of one local log (see the module docstring)."""
+
+    def __init__(self, log: SqliteEventLog) -> None:
+        self.log = log
+        self._conn = sqlite3.connect(log.path, timeout=10, check_same_thread=False)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the ledger's own connection (the log stays open)."""
+        with self._lock:
+            self._conn.close()
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        with self._lock:
+            return list(self._conn.execute(sql, tuple(params)).fetchall())
+
+    # -- state -----------------------------------------------------------------------------
+
+    def state(self, name: str) -> str | None:
+        """A value of `sync_state` (e.g. `hub_id`, `last_success`), None when unset."""
+        rows = self._read("SELECT value FROM sync_state WHERE name = ?", (name,))
+        return str(rows[0][0]) if rows else None
+
+    def set_state(self, name: str, value: str) -> None:
+        """Set a value of `sync_state`."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO sync_state (name, value) VALUES (?, ?)"
+                " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
+            self._conn.commit()
+
+    def pulled_position(self) -> int:
+        """The hub position this device has everything up to (0: nothing yet)."""
+        return int(str(self._read("SELECT COALESCE(MAX(hub_seq), 0) FROM events")[0][0]))
+
+    # -- push ------------------------------------------------------------------------------
+
+    def _held_turns(self) -> set[str]:
+        """Turns still running under a live lease: never pushed half-finished."""
+        held: set[str] = set()
+        rows = self._read("SELECT turn_id, host, pid, expires_at FROM turn_leases")
+        host = socket.gethostname()
+        for turn_id, lease_host, pid, expires_at in rows:
+            if float(str(expires_at)) <= time.time():
+                continue
+            if lease_host == host and not pid_alive(int(str(pid))):
+                continue
+            held.add(str(turn_id))
+        return held
+
+    def pending_turns(self) -> tuple[list[PendingTurn], int]:
+        """Whole turns not pushed yet, in the order they were written, and how many are
+        held back because their turn still runs (a conversation's later turns wait too)."""
+        rows = self._read(
+            "SELECT seq, conversation_id, turn_id FROM events WHERE hub_seq IS NULL ORDER BY seq"
+        )
+        turns: dict[str, PendingTurn] = {}
+        for seq, conversation_id, turn_id in rows:
+            key = str(turn_id or f"seq-{seq}")
+            turn = turns.setdefault(key, PendingTurn(str(conversation_id), key, []))
+            turn.seqs.append(int(str(seq)))
+        held = self._held_turns()
+        blocked: set[str] = set()
+        ready: list[PendingTurn] = []
+        for turn in turns.values():
+            if turn.turn_id in held or turn.conversation_id in blocked:
+                blocked.add(turn.conversation_id)
+                continue
+            ready.append(turn)
+        return ready, len(turns) - len(ready)
+
+    def events_of(self, seqs: Sequence[int]) -> list[StoredEvent]:
+        """The parseable events at these seqs, in seq order (damaged rows stay local)."""
+        found: list[StoredEvent] = []
+        for start in range(0, len(seqs), 500):
+            chunk = list(seqs[start : start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            for row in self._read(
+                f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks}) ORDER BY seq", chunk
+            ):
+                entry = parse_row(row)
+                if isinstance(entry, StoredEvent):
+                    found.append(entry)
+        return found
+
+    def record_pushed(self, positions: Sequence[tuple[str, int]]) -> None:
+        """Note the hub positions the hub gave the events this device pushed."""
+        self.log.record_hub_order(positions)
+
+    # -- pull ------------------------------------------------------------------------------
+
+    def merge_pulled(self, events: Sequence[StoredEvent], hub_seqs: Sequence[int]) -> int:
+        """Insert pulled events with their hub positions (idempotent); return how many were new."""
+        return len(self.log.merge(events, hub_seqs))
+
+    def pending_counts(self) -> tuple[int, int]:
+        """(events, turns) written here and not pushed yet."""
+        events, turns = self._read(
+            "SELECT COUNT(*), COUNT(DISTINCT turn_id) FROM events WHERE hub_seq IS NULL"
+        )[0]
+        return int(str(events)), int(str(turns))

@@ -1,0 +1,75 @@
+"""Where the hub is: the URL from settings or `KOROKU_SYNC_URL`, checked before any connect.
+
+The URL names user, host, port and database (`postgresql://user@host:port/db`); the
+password never lives in it (it comes from the OS keyring, or PGPASSWORD). TLS is required
+(`sslmode=require` or stronger) except to this machine (localhost, 127.0.0.1, ::1, a unix
+socket), so nothing readable leaves the machine, and nothing leaves it at all unless a hub
+is configured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1", "[::1]"})
+SECURE_SSLMODES = frozenset({"require", "verify-ca", "verify-full"})
+
+
+class SyncConfigError(ValueError):
+    """A hub URL Koroku refuses to use, with a message fit for a person."""
+
+
+@dataclass(frozen=True)
+class HubAddress:
+    """A checked hub URL and the password to use with it (never shown, never stored)."""
+
+    url: str
+    password: str | None = None
+
+    def __repr__(self) -> str:
+        return f"HubAddress({self.display()!r})"
+
+    def display(self) -> str:
+        """The hub as `user@host:port/db` (no password), for status lines."""
+        parts = conninfo_to_dict(self.url)
+        host = str(parts.get("host") or "localhost")
+        user = f"{parts['user']}@" if parts.get("user") else ""
+        port = f":{parts['port']}" if parts.get("port") else ""
+        return f"{user}{host}{port}/{parts.get('dbname', '')}"
+
+    def conninfo(self) -> str:
+        """The libpq connection string, the password added in memory only."""
+        extra = {"password": self.password} if self.password else {}
+        return make_conninfo(self.url, connect_timeout=5, application_name="koroku", **extra)
+
+
+def _is_local(host: str) -> bool:
+    return all(h.strip() in LOCAL_HOSTS or h.strip().startswith("/") for h in host.split(","))
+
+
+def check_url(url: str, password: str | None = None) -> HubAddress:
+    """The hub address for `url`, or `SyncConfigError` saying what is wrong with it."""
+    url = url.strip()
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise SyncConfigError("the hub URL must look like postgresql://user@host:port/db")
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception as exc:  # psycopg.ProgrammingError: a malformed URL
+        raise SyncConfigError(f"the hub URL cannot be read: {exc}") from None
+    if parts.get("password"):
+        raise SyncConfigError(
+            "the hub URL must not contain the password: store it with"
+            " `koroku sync --set-password` (OS keyring) or set PGPASSWORD"
+        )
+    if not parts.get("dbname"):
+        raise SyncConfigError("the hub URL must name a database (postgresql://user@host/db)")
+    host = str(parts.get("host") or "")
+    sslmode = str(parts.get("sslmode") or "")
+    if not _is_local(host) and sslmode not in SECURE_SSLMODES:
+        raise SyncConfigError(
+            f"refusing to sync with {host} without TLS: add ?sslmode=require (or verify-full)"
+            " to the hub URL; only localhost may go without"
+        )
+    return HubAddress(url, password)

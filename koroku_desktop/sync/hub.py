@@ -1,0 +1,180 @@
+"""PostgresHub: one connection to the hub and the few statements sync needs.
+
+Pushes are serialised by a transaction-level advisory lock and refuse to run when the hub
+holds events this device has not pulled (`HubMovedError`), so a device's pushed events come
+after everything it has seen: the hub's order never reorders what a device already showed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psycopg
+
+from koroku_desktop.sync.config import HubAddress
+from koroku_desktop.sync.hub_schema import CHANNEL, PUSH_LOCK, migrate
+
+log = logging.getLogger(__name__)
+
+Conn = psycopg.Connection[tuple[object, ...]]
+HubError = psycopg.Error
+"""What a hub call raises when the hub is unreachable or refuses (psycopg's base error)."""
+
+
+class HubMovedError(RuntimeError):
+    """The hub got events this device has not pulled yet: pull, then push again."""
+
+
+class HubMismatchError(RuntimeError):
+    """This data dir synced with another hub before; mixing two hubs' orders is refused."""
+
+
+@dataclass(frozen=True)
+class HubEvent:
+    """An event as the hub stores it (payload: the event's JSON as stored locally)."""
+
+    event_id: str
+    conversation_id: str
+    turn_id: str
+    writer: str
+    kind: str
+    schema_version: int
+    payload: str
+    created_at: float
+    hub_seq: int = 0
+
+
+_COLUMNS = "event_id, conversation_id, turn_id, writer, kind, schema_version, payload, created_at"
+
+
+class PostgresHub:
+    """The hub database (see hub_schema.py); blocking calls, used from a sync thread."""
+
+    def __init__(self, address: HubAddress, device: str) -> None:
+        self.address = address
+        self.device = device
+        self._conn: Conn | None = None
+        self.migrated: list[str] = []
+
+    def connect(self) -> Conn:
+        """The open connection (made, and the schema migrated, on first use)."""
+        if self._conn is None or self._conn.closed:
+            self._conn = psycopg.connect(self.address.conninfo(), autocommit=True)
+            self.migrated = migrate(self._conn)
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection (a later call reconnects)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def hub_id(self) -> str:
+        """The hub's identity, made when its schema was created."""
+        row = self.connect().execute("SELECT id FROM koroku.hub").fetchone()
+        return str(row[0]) if row else ""
+
+    def last_seq(self) -> int:
+        """The highest hub position (0: empty hub)."""
+        row = self.connect().execute("SELECT COALESCE(MAX(hub_seq), 0) FROM koroku.events")
+        found = row.fetchone()
+        return int(str(found[0])) if found else 0
+
+    def fetch_after(self, position: int, limit: int) -> list[HubEvent]:
+        """Up to `limit` events after `position`, in hub order."""
+        rows = self.connect().execute(
+            f"SELECT {_COLUMNS}, hub_seq FROM koroku.events WHERE hub_seq > %s"
+            " ORDER BY hub_seq LIMIT %s",
+            (position, limit),
+        )
+        return [
+            HubEvent(
+                str(r[0]),
+                str(r[1]),
+                str(r[2]),
+                str(r[3]),
+                str(r[4]),
+                int(str(r[5])),
+                str(r[6]),
+                float(str(r[7])),
+                int(str(r[8])),
+            )
+            for r in rows.fetchall()
+        ]
+
+    def push(self, pulled: int, events: Sequence[HubEvent]) -> list[tuple[str, int]]:
+        """Append whole turns in one transaction, after `pulled`; return (event id, hub seq).
+
+        Raises `HubMovedError` (nothing written) when the hub is past `pulled`.
+        """
+        conn = self.connect()
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (PUSH_LOCK,))
+            last = conn.execute("SELECT COALESCE(MAX(hub_seq), 0) FROM koroku.events")
+            found = last.fetchone()
+            if found is None or int(str(found[0])) != pulled:
+                raise HubMovedError(f"the hub is at {found}, this device pulled up to {pulled}")
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO koroku.events ({_COLUMNS}, device)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (event_id) DO NOTHING",
+                    [
+                        (
+                            e.event_id,
+                            e.conversation_id,
+                            e.turn_id,
+                            e.writer,
+                            e.kind,
+                            e.schema_version,
+                            e.payload,
+                            e.created_at,
+                            self.device,
+                        )
+                        for e in events
+                    ],
+                )
+            rows = conn.execute(
+                "SELECT event_id, hub_seq FROM koroku.events WHERE event_id = ANY(%s)",
+                ([e.event_id for e in events],),
+            ).fetchall()
+            newest = max((int(str(r[1])) for r in rows), default=pulled)
+            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(newest)))
+        return [(str(r[0]), int(str(r[1]))) for r in rows]
+
+    def seen_device(self, name: str) -> None:
+        """Note that this device synced now (the `devices` table, for `--status`)."""
+        self.connect().execute(
+            "INSERT INTO koroku.devices (device, name) VALUES (%s, %s) ON CONFLICT (device)"
+            " DO UPDATE SET name = excluded.name, last_sync = now()",
+            (self.device, name),
+        )
+
+    # -- blobs -----------------------------------------------------------------------------
+
+    def missing_blobs(self, shas: Sequence[str]) -> set[str]:
+        """Which of these blobs the hub lacks."""
+        rows = self.connect().execute(
+            "SELECT sha256 FROM koroku.blobs WHERE sha256 = ANY(%s)", (list(shas),)
+        )
+        return set(shas) - {str(r[0]) for r in rows.fetchall()}
+
+    def put_blob(self, sha256: str, data: bytes) -> None:
+        """Store a blob (a no-op when the hub has it)."""
+        self.connect().execute(
+            "INSERT INTO koroku.blobs (sha256, size, data) VALUES (%s, %s, %s)"
+            " ON CONFLICT (sha256) DO NOTHING",
+            (sha256, len(data), data),
+        )
+
+    def fetch_blob(self, sha256: str) -> bytes | None:
+        """The blob's bytes, or None when the hub does not have it (the `BlobSource`)."""
+        row = (
+            self.connect()
+            .execute("SELECT data FROM koroku.blobs WHERE sha256 = %s", (sha256,))
+            .fetchone()
+        )
+        data = row[0] if row else None
+        return bytes(data) if isinstance(data, bytes | memoryview) else None

@@ -1,0 +1,95 @@
+"""The Settings dialog's "Sync between devices" group: hub URL, password, what syncs, state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from koroku_desktop.config import KeyringUnavailable, Settings, store_sync_password
+from koroku_desktop.settings_store import overriding_variable
+from koroku_desktop.sync_wiring import sync_url_problem
+
+WHAT_SYNCS = (
+    "Sync copies your memory to a PostgreSQL database you run (your “hub”) and from there "
+    "to your other devices: the conversation, its summaries (compactions), memory-file "
+    "edits and attachments. Tool grants and these settings stay on each device. "
+    "The hub holds the same data as the log on this computer, so use only a database you "
+    "trust. Nothing leaves this machine unless a hub is set here. A hub other than this "
+    "computer must use TLS (add ?sslmode=require). Changes apply at the next start."
+)
+
+
+class SyncGroup(QGroupBox):
+    """Hub URL and password (the password goes to the OS keyring only), what syncs, state."""
+
+    def __init__(
+        self, status: Callable[[], str] | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__("Sync between devices", parent)
+        form = QFormLayout(self)
+        self.url = QLineEdit()
+        self.overridden: str | None = None
+        self.url.setPlaceholderText("postgresql://me@hub.example.org:5432/koroku?sslmode=require")
+        form.addRow("Hub URL", self.url)
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText("stored in the OS keyring, never in a file")
+        self.store_button = QPushButton("Store password")
+        self.store_button.clicked.connect(self.store_password)
+        line.addWidget(self.password, 1)
+        line.addWidget(self.store_button)
+        form.addRow("Password", row)
+        self.note = QLabel("")
+        self.note.setObjectName("Muted")
+        self.note.setWordWrap(True)
+        form.addRow("", self.note)
+        self.state = QLabel(status() if status is not None else "Sync: off")
+        form.addRow("State", self.state)
+        about = QLabel(WHAT_SYNCS)
+        about.setObjectName("Muted")
+        about.setWordWrap(True)
+        form.addRow("", about)
+
+    def load(self, s: Settings) -> None:
+        """Show the settings' values (the URL read-only when the environment sets it)."""
+        self.url.setText(s.sync_url)
+        self.overridden = overriding_variable("sync_url")
+        self.url.setEnabled(self.overridden is None)
+        if self.overridden is not None:
+            self.url.setToolTip(f"Set by {self.overridden} in the environment.")
+
+    def problem(self) -> str | None:
+        """What is wrong with the URL typed (None: fine, empty or set by the environment)."""
+        return None if self.overridden else sync_url_problem(self.url.text())
+
+    def values(self) -> dict[str, Any]:
+        """The edited values by setting name."""
+        return {} if self.overridden else {"sync_url": self.url.text().strip()}
+
+    def store_password(self) -> None:
+        """Put the typed password in the OS keyring and clear the field."""
+        secret = self.password.text()
+        if not secret:
+            self.note.setText("Type the hub password first.")
+            return
+        try:
+            store_sync_password(secret)
+        except KeyringUnavailable as exc:
+            self.note.setText(f"Not stored: {exc}.")
+            return
+        finally:
+            self.password.clear()
+        self.note.setText("Password stored in your OS keyring.")

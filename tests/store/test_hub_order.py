@@ -1,0 +1,75 @@
+"""Entries' order with sync: events synced through the hub in hub order, then this device's
+unsynced events in the order they were written — for pages, the live context and paging."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from koroku_desktop.domain.events import ClearedEvent, MessageEvent, StoredEvent
+from koroku_desktop.domain.ids import new_id
+from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.store.event_log import SqliteEventLog
+
+
+def said(text: str) -> MessageEvent:
+    return MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])
+
+
+def remote(text: str, conversation: str = "c") -> StoredEvent:
+    return StoredEvent(0, conversation, 1.0, said(text), new_id(), new_id(), "app@other")
+
+
+def texts(entries: list[object]) -> list[str]:
+    found = []
+    for e in entries:
+        assert isinstance(e, StoredEvent)
+        assert isinstance(e.event, MessageEvent)
+        part = e.event.parts[0]
+        assert isinstance(part, TextPart)
+        found.append(part.text)
+    return found
+
+
+def test_pulled_events_come_before_unsynced_local_ones(tmp_path: Path) -> None:
+    with SqliteEventLog(tmp_path / "k.db") as log:
+        mine = log.append("c", [said("mine 1")]) + log.append("c", [said("mine 2")])
+        pulled = log.merge([remote("theirs 1"), remote("theirs 2")], [1, 2])
+        assert [s.seq for s in pulled] == [3, 4]  # written after, placed before
+        order = ["theirs 1", "theirs 2", "mine 1", "mine 2"]
+        assert texts(log.entries("c")) == order
+        assert texts(log.entries()) == order
+        assert texts(log.load_live("c").events) == order
+        assert texts(log.entries("c", newest_first=True, limit=2)) == order[::-1][:2]
+        # Paging back from a row goes by its place in the order...
+        back = log.entries("c", newest_first=True, before_seq=mine[0].seq)
+        assert texts(back) == ["theirs 2", "theirs 1"]
+        # ...and `after_seq` still means "written after" (what a follower has not seen).
+        assert texts(log.entries("c", after_seq=mine[1].seq)) == ["theirs 1", "theirs 2"]
+        # Pushing ours keeps the order; a re-delivery changes nothing.
+        log.record_hub_order([(mine[0].event_id, 3), (mine[1].event_id, 4)])
+        assert log.merge(pulled, [1, 2]) == []
+        assert texts(log.entries("c")) == order
+        assert log.count() == 4
+
+
+def test_a_pulled_event_already_here_gets_its_position_not_a_copy(tmp_path: Path) -> None:
+    with SqliteEventLog(tmp_path / "k.db") as log:
+        (pushed,) = log.append("c", [said("pushed, then the process died")])
+        again = log.merge([pushed], [7])
+        assert again == []
+        assert log.count() == 1
+        log.append("c", [said("later")])
+        assert texts(log.entries("c")) == ["pushed, then the process died", "later"]
+
+
+def test_a_pulled_clear_cuts_the_live_context_in_hub_order(tmp_path: Path) -> None:
+    with SqliteEventLog(tmp_path / "k.db") as log:
+        log.merge([remote("old")], [1])
+        offline = log.append("c", [said("written offline")])
+        clear = StoredEvent(0, "c", 2.0, ClearedEvent(), new_id(), new_id(), "app@other")
+        log.merge([clear], [2])
+        live = log.load_live("c")
+        assert isinstance(live.boundary, StoredEvent) and live.boundary.event_id == clear.event_id
+        # The clear came before this device's unsynced turn in the one order: that turn is live.
+        assert texts(live.events) == ["written offline"]
+        assert offline[0].seq < live.boundary.seq

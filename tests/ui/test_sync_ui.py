@@ -1,0 +1,61 @@
+"""Sync in the desktop app: its state in the chat window's status bar, the Settings group."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import qasync
+from pytestqt.qtbot import QtBot
+
+from tests.fakes.gemini_server import FakeGemini
+from tests.sync.pg_server import free_port
+from tests.ui.conftest import running_desktop
+from tests.ui.screenshots import save_screenshot
+
+
+def test_an_unreachable_hub_shows_offline_since_in_the_status_bar(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KOROKU_SYNC_URL", f"postgresql://me@127.0.0.1:{free_port()}/hub")
+    with running_desktop(qtbot) as desk:
+        label = desk.window.sync_label
+        qtbot.waitUntil(lambda: label.text().startswith("Sync: offline since"), timeout=20_000)
+        assert label.isVisible()
+        save_screenshot(desk.window, "chat-sync-offline")
+
+
+def test_without_a_hub_there_is_no_sync_state(desktop: object) -> None:
+    window = desktop.window  # type: ignore[attr-defined]
+    assert not window.sync_label.isVisible()
+    assert desktop.runtime.sync is None  # type: ignore[attr-defined]
+
+
+def test_settings_refuse_a_remote_hub_without_tls_and_keep_the_password_out_of_files(
+    desktop: object, qtbot: QtBot
+) -> None:
+    dialog = desktop.show_settings()  # type: ignore[attr-defined]
+    group = dialog.sync
+    assert "The hub holds the same data" in group.findChildren(type(group.note))[-1].text()
+    group.url.setText("postgresql://me@hub.example.org/koroku")
+    dialog.save_button.click()
+    assert "without TLS" in group.note.text()
+    settings_file = desktop.runtime.paths.settings_file  # type: ignore[attr-defined]
+    stored = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+    assert stored.get("sync_url", "") == ""
+    group.password.setText("hunter2-secret")
+    group.store_button.click()  # tests have no keyring: refused, and the field is cleared
+    assert group.note.text().startswith("Not stored")
+    assert group.password.text() == ""
+    group.url.setText("postgresql://me@localhost:5432/koroku")
+    dialog.save_button.click()
+    stored = json.loads(settings_file.read_text())
+    assert stored["sync_url"] == "postgresql://me@localhost:5432/koroku"
+    assert "hunter2" not in settings_file.read_text()
+    dialog.show()
+    save_screenshot(group, "settings-sync")
