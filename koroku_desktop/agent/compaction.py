@@ -10,8 +10,9 @@ the day's memory file. If the summarizer fails, nothing is appended and it is tr
 next turn.
 
 Ordering (see `background`): the summariser requests run outside the turn lease, so turns go
-on meanwhile on the recent part; events they append have seqs above the chosen cut, so the
-compaction's `kept_from_seq` keeps them live. Only the final append takes the turn lease, and
+on meanwhile on the recent part; the compaction lists the ids of the messages it summarised
+(`covered_ids`, see domain/coverage.py), so whatever was appended meanwhile, here or on
+another device, stays live. Only the final append takes the turn lease, and
 under it the latest boundary is checked again: a clear or compaction that landed meanwhile
 (here or in another process) makes this one stand down instead of folding stale context. A
 second lease, `<conversation>#compaction`, keeps two processes from compacting at once.
@@ -66,7 +67,11 @@ def compaction_key(conversation_id: str) -> str:
 class _Plan:
     """What one compaction folds, chosen from the live context when it starts."""
 
-    boundary_seq: int
+    head_id: str
+    """The head boundary's event id when planned ("": none): the compaction lands only
+    while it is still the head."""
+    base_id: str | None
+    """The compaction whose summary this one extends (None: no summary yet)."""
     older: list[StoredEvent]
     kept: list[StoredEvent]
     previous: str | None
@@ -269,7 +274,6 @@ class Compactor:
     async def _plan(self, agent: Agent, tokens_before: int) -> _Plan | None:
         """What to fold, from the live context as it is now (copied: turns go on)."""
         view = agent.view
-        boundary = view.boundary_seq
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
         previous = view.summary.summary if view.summary is not None else None
         if view.unloaded is not None:  # a long history: its older part is only in the log
@@ -284,7 +288,8 @@ class Compactor:
             self.last_problem = "nothing to compact: the live context is only the latest turn"
             log.info(self.last_problem)
             return None
-        return _Plan(boundary, stored[:cut], stored[cut:], previous, tokens_before)
+        base = view.head_id if view.summary is not None else None
+        return _Plan(view.head_id, base, stored[:cut], stored[cut:], previous, tokens_before)
 
     async def _compact(
         self, agent: Agent, tokens_before: int, *, hold_turn: bool
@@ -316,6 +321,8 @@ class Compactor:
             kept_from_seq=plan.kept[0].seq if plan.kept else older[-1].seq + 1,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
+            covered_ids=[m.event_id for m in older],
+            base_id=plan.base_id,
         )
         if hold_turn:
             async with agent.hold_turn():  # caught up: the latest boundary is folded in
@@ -329,7 +336,7 @@ class Compactor:
 
     async def _land(self, agent: Agent, plan: _Plan, event: CompactionEvent) -> bool:
         """Append `event` unless a clear or compaction landed since the plan (stale)."""
-        if agent.view.boundary_seq != plan.boundary_seq:
+        if agent.view.head_id != plan.head_id:
             self.last_problem = (
                 f"a newer clear or compaction (#{agent.view.boundary_seq}) landed meanwhile; "
                 "this compaction was dropped"

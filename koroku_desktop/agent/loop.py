@@ -131,6 +131,8 @@ class Agent:
         for stored in folded:
             view.apply(stored)
             self.hooks.on_event_appended(stored)
+        if view.stale:  # merged from elsewhere, out of turn order: build it from the log
+            self._view, _seen = await asyncio.to_thread(self._read_live)
         if folded:
             self.hooks.on_context_meter(self.context_meter())
         return folded

@@ -75,6 +75,7 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             | b.RejectedBlock()
             | b.DamagedBlock()
             | b.RememberedBlock()
+            | b.MemoryEditBlock()
         ):
             return ""
         case _:

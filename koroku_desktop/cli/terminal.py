@@ -25,7 +25,7 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"  {mark(failed)} {name}"
         case b.CompactionBlock(summary=summary):
             return f"── {marker_text(block)} ──\n{summary}"
-        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock():
+        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock() | b.MemoryEditBlock():
             return f"── {marker_text(block)} ──"
         case b.NoticeBlock():
             return f"  {notice_text(block)}"

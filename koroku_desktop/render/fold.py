@@ -17,6 +17,7 @@ from koroku_desktop.domain.events import (
     DamagedEvent,
     Event,
     LogEntry,
+    MemoryEditEvent,
     MessageEvent,
     RejectedEvent,
     StoredEvent,
@@ -33,6 +34,7 @@ from koroku_desktop.render.blocks import (
     DamagedBlock,
     EntryView,
     MarkerBlock,
+    MemoryEditBlock,
     NoticeBlock,
     RejectedBlock,
     RememberedBlock,
@@ -121,6 +123,8 @@ def event_marker(event: Event) -> MarkerBlock | None:
             return ClearedBlock()
         case RejectedEvent():
             return RejectedBlock(event.rejected_seq, event.reason)
+        case MemoryEditEvent():
+            return MemoryEditBlock(event.day, event.op, event.text, event.source)
         case _:
             assert_never(event)
 

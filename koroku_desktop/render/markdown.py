@@ -59,6 +59,8 @@ def block_markdown(
             return f"---\n\n*{marker_text(block)}*\n\n---"
         case b.RejectedBlock() | b.DamagedBlock():
             return f"*{marker_text(block)}*"
+        case b.MemoryEditBlock(text=text):
+            return f"> *{marker_text(block)}*\n>\n{quote(text)}"
         case b.NoticeBlock():
             return f"*{notice_text(block)}*"
         case _:

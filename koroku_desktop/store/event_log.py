@@ -20,10 +20,9 @@ from types import TracebackType
 
 from peewee import PeeweeException
 
+from koroku_desktop.domain.coverage import in_turn_order
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
     SCHEMA_VERSION,
-    CompactionEvent,
     DamagedEvent,
     Event,
     LogEntry,
@@ -32,6 +31,7 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
+from koroku_desktop.store.live_load import load_live
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.rows import COLUMNS, Row, parse_row
@@ -163,9 +163,11 @@ class SqliteEventLog(PagedLog):
         """Insert events written elsewhere, keeping their ids, turn, writer and time.
 
         Idempotent on the event id: an event already in the log is skipped (what a sync
-        re-delivering events needs). Returns the events inserted, with their new local seqs.
+        re-delivering events needs). Whole turns go in one after the other, in turn order
+        (domain/coverage.py), so a merge never interleaves two turns. Returns the events
+        inserted, with their new local seqs.
         """
-        return self._insert(list(incoming), _MERGE_EVENT)
+        return self._insert(in_turn_order(incoming), _MERGE_EVENT)
 
     def _insert(self, incoming: list[StoredEvent], sql: str) -> list[StoredEvent]:
         prepared = [
@@ -251,90 +253,14 @@ class SqliteEventLog(PagedLog):
         rows = self._rows("PRAGMA integrity_check")
         return "\n".join(str(r[0]) for r in rows)
 
-    def _latest_boundary(
-        self, conversation_id: str, below: int | None, damaged: list[DamagedEvent]
-    ) -> StoredEvent | None:
-        """The newest parseable compaction/cleared event below `below`, through the index."""
-        while True:
-            candidates = []
-            for kind in BOUNDARY_KINDS:
-                sql = "SELECT MAX(seq) FROM events WHERE conversation_id = ? AND kind = ?"
-                params: list[object] = [conversation_id, kind]
-                if below is not None:
-                    sql += " AND seq < ?"
-                    params.append(below)
-                (seq,) = self._rows(sql, params)[0]
-                if seq is not None:
-                    candidates.append(int(seq))
-            if not candidates:
-                return None
-            entry = self.get(max(candidates))
-            if isinstance(entry, StoredEvent):
-                return entry
-            if isinstance(entry, DamagedEvent):
-                damaged.append(entry)
-            below = max(candidates)
-
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
-        """The latest boundary and the events the live context needs after it.
+        """The head boundary, the `rejected` events and the live messages in turn order
+        (see store/live_load.py and domain/coverage.py).
 
-        For a compaction that is every event from its `kept_from_seq` (older compaction and
-        clear rows left out); for a clear, every event after it. Reads only the tail: the
-        boundary is found with `MAX(seq)` on the index and the tail is a range of seq.
-        With `tail_limit`, a longer live range loads only its last `tail_limit` rows (an
+        With `tail_limit`, a longer live part loads only its last `tail_limit` messages (an
         imported, uncompacted history) and says what it left out in `unloaded`.
         """
-        damaged: list[DamagedEvent] = []
-        boundary = self._latest_boundary(conversation_id, None, damaged)
-        start = 1
-        if boundary is not None:
-            start = boundary.seq + 1
-            if isinstance(boundary.event, CompactionEvent):
-                start = min(start, boundary.event.kept_from_seq)
-        unloaded: tuple[int, int] | None = None
-        cutoff = start
-        if tail_limit is not None:
-            # Both walk the rowid from one end: the cost is the tail's, not the history's.
-            first = self._rows(
-                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
-                " ORDER BY seq LIMIT 1",
-                (start, conversation_id),
-            )
-            found = self._rows(
-                "SELECT seq FROM events WHERE seq >= ? AND +conversation_id = ?"
-                " ORDER BY seq DESC LIMIT 1 OFFSET ?",
-                (start, conversation_id, max(0, tail_limit - 1)),
-            )
-            if first and found and int(found[0][0]) > int(first[0][0]):
-                cutoff = int(found[0][0])
-                unloaded = (int(first[0][0]), cutoff)
-        if boundary is None and unloaded is None:
-            # No boundary: the whole conversation is live; read it through the index.
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? ORDER BY seq",
-                (conversation_id,),
-            )
-        else:
-            # `+conversation_id` keeps SQLite on the seq range instead of the whole
-            # conversation's index entries.
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE seq >= ? AND +conversation_id = ?"
-                " ORDER BY seq",
-                (cutoff, conversation_id),
-            )
-        damaged_seqs = {d.seq for d in damaged}
-        events: list[StoredEvent] = []
-        for row in rows:
-            seq, kind = int(row[0]), str(row[2])
-            if kind in BOUNDARY_KINDS or seq in damaged_seqs:
-                continue  # the boundary itself, older compactions, already-reported damage
-            entry = self._parse(row)
-            if isinstance(entry, StoredEvent):
-                events.append(entry)
-            else:
-                damaged.append(entry)
-        damaged.sort(key=lambda d: d.seq)
-        return LiveLoad(boundary=boundary, events=events, damaged=damaged, unloaded=unloaded)
+        return load_live(self._rows, self._parse, conversation_id, tail_limit)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """A page of the log (keyset on seq, never OFFSET), damaged rows included."""

@@ -15,9 +15,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from koroku_desktop.domain.coverage import in_turn_order, live_part
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
-    CompactionEvent,
     Event,
     LogEntry,
     StoredEvent,
@@ -58,10 +57,11 @@ class InMemoryEventLog(PagedLog):
         )
 
     def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
-        """Insert events written elsewhere, skipping ids already known (idempotent)."""
+        """Insert events written elsewhere, skipping ids already known (idempotent); whole
+        turns in turn order, like `SqliteEventLog.merge`."""
         stored: list[StoredEvent] = []
         with self._lock:
-            for item in incoming:
+            for item in in_turn_order(incoming):
                 if item.event_id in self._ids:
                     continue
                 seq = (self._rows[-1].seq if self._rows else 0) + 1
@@ -94,22 +94,18 @@ class InMemoryEventLog(PagedLog):
             return next((r for r in self._rows if r.seq == seq), None)
 
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
-        """See `EventLog.load_live` (the same boundary, kept-from and tail-limit rules)."""
+        """See `EventLog.load_live` (the same coverage, turn-order and tail-limit rules)."""
         with self._lock:
             rows = [r for r in self._rows if r.conversation_id == conversation_id]
-        boundary = next((r for r in reversed(rows) if r.event.kind in BOUNDARY_KINDS), None)
-        start = 0
-        if boundary is not None:
-            start = boundary.seq + 1
-            if isinstance(boundary.event, CompactionEvent):
-                start = min(start, boundary.event.kept_from_seq)
-        live = [r for r in rows if r.seq >= start]
+        live = live_part(rows)
+        messages = live.messages
         unloaded: tuple[int, int] | None = None
-        if tail_limit is not None and len(live) > max(1, tail_limit):
-            unloaded = (live[0].seq, live[-max(1, tail_limit)].seq)
-            live = live[-max(1, tail_limit) :]
-        events = [r for r in live if r.event.kind not in BOUNDARY_KINDS]
-        return LiveLoad(boundary=boundary, events=events, damaged=[], unloaded=unloaded)
+        if tail_limit is not None and len(messages) > max(1, tail_limit):
+            cut = len(messages) - max(1, tail_limit)
+            unloaded = (min(m.seq for m in messages[:cut]), messages[cut].seq)
+            messages = messages[cut:]
+        events = [*live.rejected, *messages]
+        return LiveLoad(boundary=live.boundary, events=events, damaged=[], unloaded=unloaded)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """See `LogReader.entries`."""

@@ -29,6 +29,9 @@ def block_text(block: b.Block) -> str:
             return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
         case b.CompactionBlock(summary=summary):
             return summary
+        case b.MemoryEditBlock(text=text, source=source):
+            # a compaction's summary is indexed with the compaction
+            return "" if source == "compaction" else text
         case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock():
             # remembered passages are indexed where they were said
             return ""

@@ -187,6 +187,8 @@ def items_for_entry(
                 add("notice", f"Message #{rejected} was set aside: {reason}")
             case b.DamagedBlock(error=error):
                 items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
+            case b.MemoryEditBlock():
+                pass  # memory files are read in the viewer, not the chat
             case _:
                 assert_never(block)
     for item in items:
