@@ -31,11 +31,13 @@ from datetime import datetime
 from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_tokens
 from koroku_desktop.agent.hooks import Hook, TurnResult
 from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.memory import append_memory
+from koroku_desktop.agent.memory import memory_entry
+from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import (
     CompactionEvent,
+    MemoryEditEvent,
     MessageEvent,
     RejectedEvent,
     StoredEvent,
@@ -324,18 +326,28 @@ class Compactor:
             covered_ids=[m.event_id for m in older],
             base_id=plan.base_id,
         )
+        when = self.clock()
+        memory = MemoryEditEvent(
+            day=f"{when:%d-%m-%Y}",
+            op="append",
+            text=memory_entry(summary, when),
+            source="compaction",
+        )
         if hold_turn:
             async with agent.hold_turn():  # caught up: the latest boundary is folded in
-                if not await self._land(agent, plan, event):
+                if not await self._land(agent, plan, event, memory):
                     return None
-        elif not await self._land(agent, plan, event):
+        elif not await self._land(agent, plan, event, memory):
             return None
-        await self._remember(agent, summary)
+        await self._remember(agent)
         agent.hooks.on_context_meter(agent.context_meter())
         return event
 
-    async def _land(self, agent: Agent, plan: _Plan, event: CompactionEvent) -> bool:
-        """Append `event` unless a clear or compaction landed since the plan (stale)."""
+    async def _land(
+        self, agent: Agent, plan: _Plan, event: CompactionEvent, memory: MemoryEditEvent
+    ) -> bool:
+        """Append `event` and its memory-file entry unless a clear or compaction landed
+        since the plan (stale)."""
         if agent.view.head_id != plan.head_id:
             self.last_problem = (
                 f"a newer clear or compaction (#{agent.view.boundary_seq}) landed meanwhile; "
@@ -343,7 +355,7 @@ class Compactor:
             )
             log.info(self.last_problem)
             return False
-        await agent.append([event])
+        await agent.append([event, memory])
         self.last_problem = None
         return True
 
@@ -360,9 +372,12 @@ class Compactor:
         fixed = len(request.system_instruction) + len(json.dumps(specs, ensure_ascii=False))
         return fixed // CHARS_PER_TOKEN + sum(estimate_tokens(c) for c in contents)
 
-    async def _remember(self, agent: Agent, summary: str) -> None:
-        """Append the summary to the day's memory file; a failure there is only logged."""
+    async def _remember(self, agent: Agent) -> None:
+        """Write the memory files from the log (the summary's entry is an event now); a
+        failure there is only logged: the log has it, the next start writes it."""
         try:
-            await asyncio.to_thread(append_memory, agent.options.data_dir, summary, self.clock())
+            await asyncio.to_thread(
+                sync_memory_files, agent.log, agent.conversation_id, agent.options.data_dir
+            )
         except OSError:
             log.exception("could not write the memory file")
