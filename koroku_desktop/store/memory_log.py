@@ -24,6 +24,7 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import new_id, writer_name
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
+from koroku_desktop.store.live_load import whole_turns
 from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.searchable import searchable_text
 
@@ -100,10 +101,15 @@ class InMemoryEventLog(PagedLog):
         live = live_part(rows)
         messages = live.messages
         unloaded: tuple[int, int] | None = None
-        if tail_limit is not None and len(messages) > max(1, tail_limit):
-            cut = len(messages) - max(1, tail_limit)
-            unloaded = (min(m.seq for m in messages[:cut]), messages[cut].seq)
-            messages = messages[cut:]
+        limit = max(1, tail_limit) if tail_limit is not None else None
+        if limit is not None and len(messages) > limit:
+            # As the SQLite log does: the newest by event id, a turn cut by the limit left out.
+            newest = sorted(messages, key=lambda m: m.event_id)[-(limit + 1) :]
+            keep = {id(m) for m in whole_turns(newest, limit)}
+            first = min(m.seq for m in messages)
+            messages = [m for m in messages if id(m) in keep]
+            loaded = min((m.seq for m in messages), default=first)
+            unloaded = (first, loaded) if first < loaded else None
         events = [*live.rejected, *messages]
         return LiveLoad(boundary=live.boundary, events=events, damaged=[], unloaded=unloaded)
 
