@@ -58,11 +58,14 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
     covered = [
         i for c in chain if isinstance(c.event, CompactionEvent) for i in c.event.covered_ids or ()
     ]
-    where = "conversation_id = ? AND kind IN ('message', 'rejected')"
+    where = "conversation_id = ? AND kind = 'message'"
     params: list[object] = [conversation_id]
     if after:  # rows with no id (a broken import) count only while nothing was cleared
         where += " AND event_id > ?"
         params.append(after)
+    set_aside = _read(
+        rows, parse, where.replace("'message'", "'rejected'"), params, damaged, by_seq=True
+    )
     legacy = next(
         (c for c in chain if isinstance(c.event, CompactionEvent) and c.event.covered_ids is None),
         None,
@@ -95,7 +98,8 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
             if first_live is not None and loaded is not None and int(first_live) < loaded:
                 unloaded = (int(first_live), loaded)
     damaged.extend(_unknown_kinds(rows, parse, conversation_id))
-    live = live_part([*([clear] if clear is not None else []), *compactions, *candidates])
+    clears = [clear] if clear is not None else []
+    live = live_part([*clears, *compactions, *set_aside, *candidates])
     damaged.sort(key=lambda d: d.seq)
     return LiveLoad(
         boundary=live.boundary,
@@ -113,11 +117,12 @@ def _read(
     damaged: list[DamagedEvent],
     newest: int | None = None,
     skip: frozenset[str] = frozenset(),
+    by_seq: bool = False,
 ) -> list[StoredEvent]:
     """The parsed events matching `where` but for the ids in `skip` (damaged ones go to
     `damaged`); with `newest`, only that many, the newest first by event id. Seqs are
     selected first, rows then read a batch at a time."""
-    order = " ORDER BY event_id DESC"
+    order = " ORDER BY seq" if by_seq else " ORDER BY event_id DESC"
     if newest is not None and not skip:
         order += f" LIMIT {int(newest)}"
     light = rows(f"SELECT seq, event_id FROM events WHERE {where}{order}", params)
@@ -151,7 +156,7 @@ def _first_uncovered(rows: Rows, where: str, params: list[object], covered: froz
     time, stopping there; past the end when every one is covered)."""
     after = 0
     while True:
-        page = rows(
+        page = rows(  # one range of the kind index, in seq order: no sort
             f"SELECT seq, event_id FROM events WHERE {where} AND seq > ? ORDER BY seq LIMIT ?",
             [*params, after, _PAGE],
         )
@@ -164,10 +169,22 @@ def _first_uncovered(rows: Rows, where: str, params: list[object], covered: froz
 
 
 def _unknown_kinds(rows: Rows, parse: Parse, conversation_id: str) -> list[DamagedEvent]:
-    """Rows of a kind no one knows: damaged, reported (never fatal)."""
-    marks = ", ".join("?" for _ in EVENT_KINDS)
-    found = rows(
-        f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? AND kind NOT IN ({marks})",
-        [conversation_id, *EVENT_KINDS],
-    )
-    return [e for e in map(parse, found) if isinstance(e, DamagedEvent)]
+    """Rows of a kind no one knows: damaged, reported (never fatal). The conversation's kinds
+    are found by skipping along the kind index, so only such rows are read."""
+    found: list[DamagedEvent] = []
+    kind: str | None = ""
+    while True:
+        (kind,) = rows(
+            "SELECT MIN(kind) FROM events WHERE conversation_id = ? AND kind > ?",
+            [conversation_id, kind],
+        )[0]
+        if kind is None:
+            return found
+        if kind not in EVENT_KINDS:
+            for row in rows(
+                f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? AND kind = ?",
+                [conversation_id, kind],
+            ):
+                entry = parse(row)
+                if isinstance(entry, DamagedEvent):
+                    found.append(entry)
