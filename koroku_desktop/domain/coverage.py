@@ -8,7 +8,9 @@ the projection does not read the rows' order across turns; it puts them in one o
   id (a UUIDv7: the time the turn first wrote, on its device's clock), and the events of a
   turn keep the order of the entries they came in. One device's turns run one after the
   other under the turn lease, so on one device this is the order they were written in;
-  turns made on two devices while apart follow each other whole, never interleaved.
+  turns made on two devices while apart follow each other whole, never interleaved. An
+  append takes ids after every id already in the log (`ids.observe`), so a turn made after
+  a merge comes after the merged turns even when the other device's clock runs ahead.
 - **Clears.** Everything before the last `cleared` in that order is out.
 - **Compactions cover by id.** A compaction lists the message ids it summarised
   (`covered_ids`) and the compaction whose summary it extended (`base_id`). The head is

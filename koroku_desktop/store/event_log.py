@@ -28,7 +28,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
-from koroku_desktop.domain.ids import new_id, writer_name
+from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.live_load import load_live
@@ -151,6 +151,9 @@ class SqliteEventLog(PagedLog):
         if not events:
             return []
         now = time.time()
+        newest = self._rows("SELECT MAX(event_id) FROM events")[0][0]
+        if newest:
+            observe(str(newest))  # after everything seen, whatever the other clocks say
         ids = [new_id() for _ in events]
         turn = turn_id or ids[0]
         incoming = [

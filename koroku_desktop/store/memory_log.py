@@ -21,7 +21,7 @@ from koroku_desktop.domain.events import (
     LogEntry,
     StoredEvent,
 )
-from koroku_desktop.domain.ids import new_id, writer_name
+from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store.live_load import whole_turns
@@ -38,6 +38,7 @@ class InMemoryEventLog(PagedLog):
         self.writer = writer or writer_name("memory")
         self._rows: list[StoredEvent] = []
         self._ids: set[str] = set()
+        self._newest = ""
         self._version = 0
         self._lock = threading.Lock()
 
@@ -48,6 +49,8 @@ class InMemoryEventLog(PagedLog):
         if not events:
             return []
         now = time.time()
+        if self._newest:
+            observe(self._newest)
         ids = [new_id() for _ in events]
         turn = turn_id or ids[0]
         return self.merge(
@@ -69,6 +72,7 @@ class InMemoryEventLog(PagedLog):
                 row = dataclasses.replace(item, seq=seq)
                 self._rows.append(row)
                 self._ids.add(item.event_id)
+                self._newest = max(self._newest, item.event_id)
                 stored.append(row)
             if stored:
                 self._version += 1

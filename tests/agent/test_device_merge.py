@@ -4,6 +4,7 @@ strict fake Gemini accepts the next request on both."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.ids import legacy_id
+from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -313,3 +316,38 @@ def test_two_edits_made_apart_keep_both_versions_visibly(tmp_path: Path) -> None
     assert texts_a == texts_b
     assert "edited on A" in texts_a[day] and "edited on B" in texts_a[day]
     assert CONFLICT_NOTE in texts_a[day]
+
+
+async def test_a_turn_after_a_merge_comes_last_even_when_the_other_clock_runs_ahead(
+    devices: Callable[[str], Device], fake_gemini: FakeGemini
+) -> None:
+    a = devices("A")
+    await a.turn("first on A")
+    ahead = time.time() + 3_600  # the other device's clock is an hour ahead
+    turn = legacy_id(ahead, "B's turn")
+    a.log.merge(
+        [
+            StoredEvent(0, "default", ahead, said_by("user", "from B"), turn, turn, "ask@B"),
+            StoredEvent(
+                0,
+                "default",
+                ahead,
+                said_by("model", "B's answer"),
+                legacy_id(ahead + 1, "B's answer"),
+                turn,
+                "ask@B",
+            ),
+        ]
+    )
+
+    await a.turn("then on A")
+
+    sent = fake_gemini.generate_requests()[-1]
+    assert sent.last_text() == "then on A"
+    texts = said(await a.contents())
+    assert texts.index("from B") < texts.index("then on A")
+    assert texts == said(a.fresh_contents())
+
+
+def said_by(role: str, text: str) -> MessageEvent:
+    return MessageEvent(role="user" if role == "user" else "model", parts=[TextPart(text=text)])
