@@ -354,7 +354,7 @@ def sync_memory_on_start(runtime: Runtime) -> None:
     try:
         sync_memory_files(runtime.log, runtime.agent.conversation_id, runtime.paths.home)
     except (OSError, sqlite3.Error) as exc:
-        log.warning("could not bring the memory files up to date: %s", exc)
+        log.info("could not bring the memory files up to date: %s", exc)
 
 
 def wire_recall(runtime: Runtime, settings: Settings) -> None:

@@ -19,6 +19,7 @@ from koroku_desktop.agent.memory_events import (
     record_edit,
     sync_memory_files,
 )
+from koroku_desktop.domain import ids
 from koroku_desktop.domain.context import SUMMARY_PREFIX, ContextView
 from koroku_desktop.domain.events import (
     CompactionEvent,
@@ -319,8 +320,11 @@ def test_two_edits_made_apart_keep_both_versions_visibly(tmp_path: Path) -> None
 
 
 async def test_a_turn_after_a_merge_comes_last_even_when_the_other_clock_runs_ahead(
-    devices: Callable[[str], Device], fake_gemini: FakeGemini
+    devices: Callable[[str], Device], fake_gemini: FakeGemini, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # This process's id clock moves an hour ahead here: put it back afterwards.
+    monkeypatch.setattr(ids, "_last_ms", ids._last_ms)
+    monkeypatch.setattr(ids, "_counter", ids._counter)
     a = devices("A")
     await a.turn("first on A")
     ahead = time.time() + 3_600  # the other device's clock is an hour ahead
