@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.memories import MemorySurfacer
+from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.config import (
@@ -389,7 +391,18 @@ def build_runtime(
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
+    if not event_log.read_only:
+        sync_memory_on_start(runtime)
     return runtime
+
+
+def sync_memory_on_start(runtime: Runtime) -> None:
+    """Memory files changed while Koroku was closed are taken into the log, then every file
+    is written from the log (agent/memory_events.py); a disk problem is only logged."""
+    try:
+        sync_memory_files(runtime.log, runtime.agent.conversation_id, runtime.paths.home)
+    except (OSError, sqlite3.Error) as exc:
+        log.info("could not bring the memory files up to date: %s", exc)
 
 
 def wire_recall(runtime: Runtime, settings: Settings) -> None:

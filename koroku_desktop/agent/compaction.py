@@ -10,8 +10,9 @@ the day's memory file. If the summarizer fails, nothing is appended and it is tr
 next turn.
 
 Ordering (see `background`): the summariser requests run outside the turn lease, so turns go
-on meanwhile on the recent part; events they append have seqs above the chosen cut, so the
-compaction's `kept_from_seq` keeps them live. Only the final append takes the turn lease, and
+on meanwhile on the recent part; the compaction lists the ids of the messages it summarised
+(`covered_ids`, see domain/coverage.py), so whatever was appended meanwhile, here or on
+another device, stays live. Only the final append takes the turn lease, and
 under it the latest boundary is checked again: a clear or compaction that landed meanwhile
 (here or in another process) makes this one stand down instead of folding stale context. A
 second lease, `<conversation>#compaction`, keeps two processes from compacting at once.
@@ -30,11 +31,13 @@ from datetime import datetime
 from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_tokens
 from koroku_desktop.agent.hooks import Hook, TurnResult
 from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.memory import append_memory
+from koroku_desktop.agent.memory import memory_entry
+from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import (
     CompactionEvent,
+    MemoryEditEvent,
     MessageEvent,
     RejectedEvent,
     StoredEvent,
@@ -67,7 +70,11 @@ def compaction_key(conversation_id: str) -> str:
 class _Plan:
     """What one compaction folds, chosen from the live context when it starts."""
 
-    boundary_seq: int
+    head_id: str
+    """The head boundary's event id when planned ("": none): the compaction lands only
+    while it is still the head."""
+    base_id: str | None
+    """The compaction whose summary this one extends (None: no summary yet)."""
     older: list[StoredEvent]
     kept: list[StoredEvent]
     previous: str | None
@@ -275,7 +282,6 @@ class Compactor:
     async def _plan(self, agent: Agent, tokens_before: int) -> _Plan | None:
         """What to fold, from the live context as it is now (copied: turns go on)."""
         view = agent.view
-        boundary = view.boundary_seq
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
         previous = view.summary.summary if view.summary is not None else None
         if view.unloaded is not None:  # a long history: its older part is only in the log
@@ -291,7 +297,8 @@ class Compactor:
             self.last_problem = "nothing to compact: the live context is only the latest turn"
             log.info(self.last_problem)
             return None
-        return _Plan(boundary, stored[:cut], stored[cut:], previous, tokens_before)
+        base = view.head_id if view.summary is not None else None
+        return _Plan(view.head_id, base, stored[:cut], stored[cut:], previous, tokens_before)
 
     async def _compact(
         self, agent: Agent, tokens_before: int, *, hold_turn: bool
@@ -323,27 +330,39 @@ class Compactor:
             kept_from_seq=plan.kept[0].seq if plan.kept else older[-1].seq + 1,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
+            covered_ids=[m.event_id for m in older],
+            base_id=plan.base_id,
+        )
+        when = self.clock()
+        memory = MemoryEditEvent(
+            day=f"{when:%d-%m-%Y}",
+            op="append",
+            text=memory_entry(summary, when),
+            source="compaction",
         )
         if hold_turn:
             async with agent.hold_turn():  # caught up: the latest boundary is folded in
-                if not await self._land(agent, plan, event):
+                if not await self._land(agent, plan, event, memory):
                     return None
-        elif not await self._land(agent, plan, event):
+        elif not await self._land(agent, plan, event, memory):
             return None
-        await self._remember(agent, summary)
+        await self._remember(agent)
         agent.hooks.on_context_meter(agent.context_meter())
         return event
 
-    async def _land(self, agent: Agent, plan: _Plan, event: CompactionEvent) -> bool:
-        """Append `event` unless a clear or compaction landed since the plan (stale)."""
-        if agent.view.boundary_seq != plan.boundary_seq:
+    async def _land(
+        self, agent: Agent, plan: _Plan, event: CompactionEvent, memory: MemoryEditEvent
+    ) -> bool:
+        """Append `event` and its memory-file entry unless a clear or compaction landed
+        since the plan (stale)."""
+        if agent.view.head_id != plan.head_id:
             self.last_problem = (
                 f"a newer clear or compaction (#{agent.view.boundary_seq}) landed meanwhile; "
                 "this compaction was dropped"
             )
             log.info(self.last_problem)
             return False
-        await agent.append([event])
+        await agent.append([event, memory])
         self.last_problem = None
         return True
 
@@ -360,9 +379,12 @@ class Compactor:
         fixed = len(request.system_instruction) + len(json.dumps(specs, ensure_ascii=False))
         return fixed // CHARS_PER_TOKEN + sum(estimate_tokens(c) for c in contents)
 
-    async def _remember(self, agent: Agent, summary: str) -> None:
-        """Append the summary to the day's memory file; a failure there is only logged."""
+    async def _remember(self, agent: Agent) -> None:
+        """Write the memory files from the log (the summary's entry is an event now); a
+        failure there is only logged: the log has it, the next start writes it."""
         try:
-            await asyncio.to_thread(append_memory, agent.options.data_dir, summary, self.clock())
+            await asyncio.to_thread(
+                sync_memory_files, agent.log, agent.conversation_id, agent.options.data_dir
+            )
         except OSError:
             log.exception("could not write the memory file")

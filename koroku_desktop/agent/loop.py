@@ -13,6 +13,7 @@ from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
 from koroku_desktop.agent.memories import MemorySurfacer, dismissed_passages
+from koroku_desktop.agent.memory_events import write_memory
 from koroku_desktop.agent.options import AgentOptions as AgentOptions  # importable from here
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
@@ -29,6 +30,7 @@ from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
     ClearedEvent,
     Event,
+    MemoryEditEvent,
     MessageEvent,
     StoredEvent,
 )
@@ -140,6 +142,10 @@ class Agent:
         for stored in folded:
             view.apply(stored)
             self.hooks.on_event_appended(stored)
+        if view.stale:  # merged from elsewhere, out of turn order: build it from the log
+            self._view, _seen = await asyncio.to_thread(self._read_live)
+        if any(isinstance(s.event, MemoryEditEvent) for s in folded):
+            await write_memory(self.log, self.conversation_id, self.options.data_dir)
         if folded:
             self.hooks.on_context_meter(self.context_meter())
         return folded

@@ -1,7 +1,9 @@
 """Daily memory files: every compaction summary, appended to `<data dir>/memory/dd-mm-yyyy.md`.
 
 The files are for people first (plain Markdown, one entry per summary, `[HH:MM]: summary`)
-and are searched by the `recall` tool. They are only ever appended to, never rewritten.
+and are searched by the `recall` tool. Each entry is a `memory_edit` event in the log and the
+files are written from the log (agent/memory_events.py); `append_memory` writes a file
+directly, for data dirs without a log.
 """
 
 from __future__ import annotations

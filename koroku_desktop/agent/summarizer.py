@@ -79,6 +79,7 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             | b.RememberedBlock()
             | b.SupersededBlock()
             | b.DismissedBlock()
+            | b.MemoryEditBlock()
         ):
             return ""
         case _:

@@ -23,7 +23,9 @@ async def set_aside(agent: Agent, exc: ModelError) -> ModelError:
     target = largest_in_turn(agent.view.messages)
     if target is None:
         return exc
-    await agent.append([RejectedEvent(rejected_seq=target.seq, reason=exc.message)])
+    await agent.append(
+        [RejectedEvent(rejected_seq=target.seq, reason=exc.message, rejected_id=target.event_id)]
+    )
     person = isinstance(target.event, MessageEvent) and target.event.is_user_turn
     what = "Your message" if person else "A tool result"
     return ModelError(

@@ -34,7 +34,13 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"  {mark(failed)} {name}"
         case b.CompactionBlock(summary=summary):
             return f"── {marker_text(block)} ──\n{summary}"
-        case b.ClearedBlock() | b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock():
+        case (
+            b.ClearedBlock()
+            | b.RejectedBlock()
+            | b.DamagedBlock()
+            | b.SupersededBlock()
+            | b.MemoryEditBlock()
+        ):
             return f"── {marker_text(block)} ──"
         case b.DismissedBlock():
             return f"  ({marker_text(block)})"

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from koroku_desktop.domain.coverage import message_key, turn_keys, turn_of
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
@@ -48,6 +49,17 @@ class ContextView:
     """Turn ids replaced by a regenerate or an edit (see `SupersededEvent`): never sent again."""
     replaced_seqs: set[int] = field(default_factory=set)
     """Seqs of the messages those turns left out (not surfaced as memories either)."""
+    rejected_ids: set[str] = field(default_factory=set)
+    """Event ids of messages set aside (how `RejectedEvent.rejected_id` names them)."""
+    head_id: str = ""
+    """Event id of the latest compaction or clear folded in ("": none)."""
+    stale: bool = False
+    """An event came that cannot be folded in place (merged from elsewhere, or a compaction
+    of another summary): build the view again from the log."""
+    _turn_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    _last_key: str = field(default="", repr=False)
+    _last_turn: str = field(default="", repr=False)
+    _dropped: list[StoredEvent] = field(default_factory=list, repr=False)
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
     _summary_content: MessageEvent | None = field(default=None, repr=False)
     _suspect: bool = field(default=False, repr=False)
@@ -62,63 +74,139 @@ class ContextView:
         tail: Iterable[StoredEvent],
         unloaded: tuple[int, int] | None = None,
     ) -> ContextView:
-        """Build from the store's live load: the boundary event and every event after it
-        (or only the newest of them: `unloaded` says which live events were left out)."""
+        """Build from the store's live load: the head boundary, then the live events in turn
+        order with the `rejected` events first (see domain/coverage.py); `unloaded` says
+        which live events were left out."""
         view = cls(unloaded=unloaded)
+        loaded = list(tail)
         if boundary is not None:
-            view.apply(boundary)
-        for stored in tail:
-            view.apply(stored)
+            view._set_head(boundary)
+        view.superseded = {
+            s.event.superseded_turn_id
+            for s in loaded
+            if isinstance(s.event, SupersededEvent) and s.event.superseded_turn_id
+        }
+        for stored in loaded:
+            if isinstance(stored.event, RejectedEvent):
+                view._reject(stored.event)
+            elif isinstance(stored.event, MessageEvent) and view._is_replaced(stored):
+                view.replaced_seqs.add(stored.seq)
+            elif isinstance(stored.event, MessageEvent) and not view._is_rejected(stored):
+                view.messages.append(stored)
+            view.last_seq = max(view.last_seq, stored.seq)
+        loaded = [s for s in loaded if not isinstance(s.event, SupersededEvent)]
+        keys = turn_keys([*([boundary] if boundary is not None else []), *loaded])
+        if keys:
+            view._last_turn, view._last_key = max(keys.items(), key=lambda kv: kv[1])
+            view._turn_keys = keys
+        view._keep(lambda m: True)
         return view
 
+    def _set_head(self, stored: StoredEvent) -> None:
+        """Make `stored` (a compaction or clear) the head boundary, messages untouched."""
+        self.boundary_seq = stored.seq
+        self.head_id = stored.event_id
+        self.last_seq = max(self.last_seq, stored.seq)
+        if isinstance(stored.event, CompactionEvent):
+            self.summary = stored.event
+            self._summary_content = MessageEvent(
+                role="user", parts=[TextPart(text=SUMMARY_PREFIX + stored.event.summary)]
+            )
+        else:
+            self.summary = None
+            self._summary_content = None
+
+    def _reject(self, event: RejectedEvent) -> None:
+        if event.rejected_id is not None:
+            self.rejected_ids.add(event.rejected_id)
+        else:
+            self.rejected.add(event.rejected_seq)
+
     def apply(self, stored: StoredEvent) -> None:
-        """Fold one newly appended (or loaded) event into the projection."""
+        """Fold one newly appended (or loaded) event into the projection.
+
+        An event that does not simply come last in turn order (merged from another device),
+        or a compaction that does not extend the current head, marks the view `stale`: the
+        caller builds it again from the log (see domain/coverage.py).
+        """
         event = stored.event
         self.last_seq = max(self.last_seq, stored.seq)
         self._projected = None
+        if isinstance(
+            event, MessageEvent | ClearedEvent | CompactionEvent
+        ) and not self._comes_last(stored):
+            self.stale = True
+            return
         if isinstance(event, ClearedEvent):
             self.unloaded = None
-            self.boundary_seq = stored.seq
-            self.summary = None
-            self._summary_content = None
+            self._set_head(stored)
             self.messages = []
             self._events = []
             self._suspect = False
         elif isinstance(event, CompactionEvent):
-            self.boundary_seq = stored.seq
-            self.summary = event
-            self._summary_content = MessageEvent(
-                role="user", parts=[TextPart(text=SUMMARY_PREFIX + event.summary)]
-            )
-            self._keep(lambda m: m.seq >= event.kept_from_seq)
-            if self.unloaded is not None:
-                first, loaded = self.unloaded
-                first = max(first, event.kept_from_seq)
-                self.unloaded = (first, loaded) if first < loaded else None
+            self._compact(stored, event)
         elif isinstance(event, RejectedEvent):
-            self.rejected.add(event.rejected_seq)
-            self._keep(lambda m: m.seq != event.rejected_seq)
+            self._reject(event)
+            self._keep(lambda m: not self._is_rejected(m))
+            self.rejected.update(m.seq for m in self._dropped)
         elif isinstance(event, SupersededEvent):
             if event.superseded_turn_id:  # events without a turn id are never left out
                 self.superseded.add(event.superseded_turn_id)
-                self.replaced_seqs |= {
-                    m.seq for m in self.messages if m.turn_id == event.superseded_turn_id
-                }
-                self._keep(lambda m: m.turn_id != event.superseded_turn_id)
-        elif (
-            isinstance(event, MessageEvent)
-            and (self.summary is None or stored.seq >= self.summary.kept_from_seq)
-            and stored.seq not in self.rejected
-            and not (stored.turn_id and stored.turn_id in self.superseded)
-        ):
+                self._keep(lambda m: not self._is_replaced(m))
+                self.replaced_seqs.update(m.seq for m in self._dropped)
+        elif isinstance(event, MessageEvent) and self._is_replaced(stored):
+            self.replaced_seqs.add(stored.seq)
+        elif isinstance(event, MessageEvent) and not self._is_rejected(stored):
             previous = self._events[-1] if self._events else self._summary_content
             if not fits_after(previous, event):
                 self._suspect = True
             self.messages.append(stored)
             self._events.append(event)
 
+    def _comes_last(self, stored: StoredEvent) -> bool:
+        """Whether `stored` comes after everything folded so far in turn order (and notes
+        its turn): then it can be folded in place."""
+        turn = turn_of(stored)
+        key = self._turn_keys.get(turn)
+        if key is None:
+            key = stored.event_id
+            if key < self._last_key:
+                return False
+            self._turn_keys[turn] = key
+            self._last_key, self._last_turn = key, turn
+            return True
+        return turn == self._last_turn
+
+    def _compact(self, stored: StoredEvent, event: CompactionEvent) -> None:
+        if event.covered_ids is not None and (event.base_id or "") != self._summary_id():
+            self.stale = True  # it extends another summary: the log decides (coverage.py)
+            return
+        self._set_head(stored)
+        if event.covered_ids is not None:
+            covered = set(event.covered_ids)
+            self._keep(lambda m: message_key(m) not in covered)
+            self.unloaded = None  # what was left unloaded was older than the cut: covered
+            return
+        self._keep(lambda m: m.seq >= event.kept_from_seq)
+        if self.unloaded is not None:
+            first, loaded = self.unloaded
+            first = max(first, event.kept_from_seq)
+            self.unloaded = (first, loaded) if first < loaded else None
+
+    def _summary_id(self) -> str:
+        return self.head_id if self.summary is not None else ""
+
+    def _is_replaced(self, stored: StoredEvent) -> bool:
+        return bool(stored.turn_id) and stored.turn_id in self.superseded
+
+    def _is_rejected(self, stored: StoredEvent) -> bool:
+        if stored.event_id and stored.event_id in self.rejected_ids:
+            return True
+        return stored.seq in self.rejected
+
     def _keep(self, keep: Callable[[StoredEvent], bool]) -> None:
         """Keep only the messages `keep` accepts, and recheck them against the rules."""
+        self._dropped = [m for m in self.messages if not keep(m)]
         self.messages = [m for m in self.messages if keep(m)]
         self._events = [m.event for m in self.messages if isinstance(m.event, MessageEvent)]
         previous = self._summary_content

@@ -67,9 +67,14 @@ class MessageEvent(BaseModel):
 
 
 class CompactionEvent(BaseModel):
-    """The history up to `covers_up_to_seq` folded into an LLM-written summary.
+    """Older messages folded into an LLM-written summary (see domain/coverage.py).
 
-    The live context after it is [summary] + the events from `kept_from_seq` onward.
+    `covered_ids` are the event ids of the messages this summary newly folded in, and
+    `base_id` the compaction whose summary it extended: the live context is [summary] + every
+    message no compaction of its `base_id` chain covers, so turns merged from another device
+    stay live. The seqs say the same in this log's numbering, for display; a compaction
+    written before ids existed has no `covered_ids` and covers what precedes
+    `kept_from_seq` (upcast in `coverage`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -81,6 +86,8 @@ class CompactionEvent(BaseModel):
     kept_from_seq: int
     tokens_before: int | None = None
     tokens_after: int | None = None
+    covered_ids: list[str] | None = None
+    base_id: str | None = None
 
 
 class ClearedEvent(BaseModel):
@@ -104,6 +111,30 @@ class RejectedEvent(BaseModel):
     schema_version: int = SCHEMA_VERSION
     rejected_seq: int
     reason: str
+    rejected_id: str | None = None
+    """The set-aside message's event id (what other devices match; the seq is this log's)."""
+
+
+class MemoryEditEvent(BaseModel):
+    """A change to the memory file of `day` (`dd-mm-yyyy`): the files are rebuilt from these.
+
+    `append` adds `text` at the end (a compaction's summary): appends made on two devices
+    both survive. `replace` sets the whole text (a person's edit); `base_sha` is the SHA-256
+    of the text it was edited from, so an edit that did not see an append keeps it (see
+    agent/memory_events.py).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["memory_edit"] = "memory_edit"
+    schema_version: int = SCHEMA_VERSION
+    day: str
+    op: Literal["append", "replace"]
+    text: str
+    base_sha: str | None = None
+    source: Literal["compaction", "person", "import", "outside"] | None = None
+    """Who made it: a compaction, an edit in Koroku, a file found with no events (first
+    start), or a file changed outside Koroku while it was closed."""
 
 
 class SupersededEvent(BaseModel):
@@ -143,12 +174,21 @@ Event = Annotated[
     | ClearedEvent
     | RejectedEvent
     | SupersededEvent
-    | RememberedDismissedEvent,
+    | RememberedDismissedEvent
+    | MemoryEditEvent,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-EVENT_KINDS = ("message", "compaction", "cleared", "rejected", "superseded", "remembered_dismissed")
+EVENT_KINDS = (
+    "message",
+    "compaction",
+    "cleared",
+    "rejected",
+    "superseded",
+    "remembered_dismissed",
+    "memory_edit",
+)
 BOUNDARY_KINDS = ("compaction", "cleared")
 
 

@@ -2,7 +2,8 @@
 
 Every event gets one when it is first appended; a later multi-device sync merges logs on it
 (a re-delivered event with a known id is ignored). Ids made in one process sort in the order
-they were made, even within one millisecond (the 12-bit `rand_a` field is a counter then).
+they were made, even within one millisecond (the 12-bit `rand_a` field is a counter then),
+and after every id the log holds when they are appended (`observe`).
 Rows written before ids existed get a deterministic id from what the row holds (`legacy_id`),
 so two copies of one old database backfill the same ids.
 """
@@ -46,6 +47,21 @@ def new_id() -> str:
             _counter = int.from_bytes(os.urandom(2), "big") & 0x3FF  # room to count up
         rand_a = _counter
     return _build(ms, rand_a, int.from_bytes(os.urandom(8), "big"))
+
+
+def observe(value: str) -> None:
+    """Make this process's next ids sort after `value` (the newest id in the log), so an event
+    appended after another was seen sorts after it even when that one came from a device
+    whose clock runs ahead (a hybrid logical clock)."""
+    global _last_ms, _counter
+    try:
+        number = uuid.UUID(value).int
+    except (ValueError, AttributeError, TypeError):
+        return
+    ms, rand_a = number >> 80, (number >> 64) & 0xFFF
+    with _lock:
+        if ms > _last_ms or (ms == _last_ms and rand_a > _counter):
+            _last_ms, _counter = ms, rand_a
 
 
 def legacy_id(created_at: float, *material: object) -> str:

@@ -137,6 +137,17 @@ class DismissedBlock:
 
 
 @dataclass(slots=True)
+class MemoryEditBlock:
+    """Marker: the memory file of `day` changed (`append`: a summary added; `replace`: the
+    whole text set, by a person or found changed outside Koroku)."""
+
+    day: str
+    op: str
+    text: str
+    source: str | None = None
+
+
+@dataclass(slots=True)
 class DamagedBlock:
     """Marker: a row that could not be read; kept, shown, never fatal."""
 
@@ -181,11 +192,18 @@ Block = (
     | SourcesBlock
     | SupersededBlock
     | DismissedBlock
+    | MemoryEditBlock
 )
 """Every block kind; renderers match over it exhaustively."""
 
 MarkerBlock = (
-    CompactionBlock | ClearedBlock | RejectedBlock | DamagedBlock | SupersededBlock | DismissedBlock
+    CompactionBlock
+    | ClearedBlock
+    | RejectedBlock
+    | DamagedBlock
+    | SupersededBlock
+    | DismissedBlock
+    | MemoryEditBlock
 )
 """The blocks that stand alone as an entry of their own (no speaker)."""
 

@@ -17,6 +17,7 @@ from koroku_desktop.domain.events import (
     DamagedEvent,
     Event,
     LogEntry,
+    MemoryEditEvent,
     MessageEvent,
     RejectedEvent,
     RememberedDismissedEvent,
@@ -36,6 +37,7 @@ from koroku_desktop.render.blocks import (
     DismissedBlock,
     EntryView,
     MarkerBlock,
+    MemoryEditBlock,
     NoticeBlock,
     RejectedBlock,
     RememberedBlock,
@@ -134,6 +136,8 @@ def event_marker(event: Event) -> MarkerBlock | None:
             return SupersededBlock(event.superseded_turn_id, event.reason)
         case RememberedDismissedEvent():
             return DismissedBlock(event.passage_seq, event.surfaced_seq)
+        case MemoryEditEvent():
+            return MemoryEditBlock(event.day, event.op, event.text, event.source)
         case _:
             assert_never(event)
 

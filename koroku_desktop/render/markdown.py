@@ -77,6 +77,8 @@ def block_markdown(
             return f"---\n\n*{marker_text(block)}*\n\n---"
         case b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock() | b.DismissedBlock():
             return f"*{marker_text(block)}*"
+        case b.MemoryEditBlock(text=text):
+            return f"> *{marker_text(block)}*\n>\n{quote(text)}"
         case b.NoticeBlock():
             return f"*{notice_text(block)}*"
         case b.SourcesBlock(queries=queries):

@@ -128,8 +128,21 @@ def marker_text(marker: b.MarkerBlock) -> str:
             return f"The turn above was {how}: it stays in the log, out of the live context"
         case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
             return f"Remembered #{passage} dismissed (surfaced with #{surfaced}): not relevant"
+        case b.MemoryEditBlock(day=day, op=op, source=source):
+            return f"Memory file {day}.md: {memory_edit_words(op, source)}"
         case _:
             assert_never(marker)
+
+
+def memory_edit_words(op: str, source: str | None) -> str:
+    """What a memory-file change was, in a few words."""
+    if op == "append":
+        return "a summary added" if source == "compaction" else "text added"
+    return {
+        "person": "edited",
+        "import": "taken into the log",
+        "outside": "changed outside Koroku, taken in",
+    }.get(source or "", "rewritten")
 
 
 def notice_text(block: b.NoticeBlock) -> str:

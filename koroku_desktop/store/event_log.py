@@ -20,18 +20,18 @@ from types import TracebackType
 
 from peewee import PeeweeException
 
+from koroku_desktop.domain.coverage import in_turn_order
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
     SCHEMA_VERSION,
-    CompactionEvent,
     DamagedEvent,
     Event,
     LogEntry,
     StoredEvent,
 )
-from koroku_desktop.domain.ids import new_id, writer_name
+from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
+from koroku_desktop.store.live_load import load_live
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.order import KEY_OF_SEQ, ORDER_KEY
 from koroku_desktop.store.paging import PagedLog
@@ -157,6 +157,9 @@ class SqliteEventLog(PagedLog):
         if not events:
             return []
         now = time.time()
+        newest = self._rows("SELECT MAX(event_id) FROM events")[0][0]
+        if newest:
+            observe(str(newest))  # after everything seen, whatever the other clocks say
         ids = [new_id() for _ in events]
         turn = turn_id or ids[0]
         incoming = [
@@ -171,13 +174,17 @@ class SqliteEventLog(PagedLog):
         """Insert events written elsewhere, keeping their ids, turn, writer and time.
 
         Idempotent on the event id: an event already in the log is skipped (what a sync
-        re-delivering events needs). `hub_seqs` (from a sync pull) gives each its place in
-        the hub's order, also recorded on an event already here that had none yet (pushed
-        by this device just before a crash). Returns the events inserted, with their seqs.
+        re-delivering events needs). Whole turns go in one after the other, in turn order
+        (domain/coverage.py), so a merge never interleaves two turns. `hub_seqs` (from a sync
+        pull) gives each its place in the hub's order, also recorded on an event already here
+        that had none yet (pushed by this device just before a crash). Returns the events
+        inserted, with their new local seqs.
         """
         if hub_seqs is not None and len(hub_seqs) != len(incoming):
             raise ValueError("merge: one hub position per event")
-        return self._insert(list(incoming), _MERGE_EVENT, hub_seqs or [None] * len(incoming))
+        positions = dict(zip((id(e) for e in incoming), hub_seqs or [], strict=False))
+        ordered = in_turn_order(incoming)
+        return self._insert(ordered, _MERGE_EVENT, [positions.get(id(e)) for e in ordered])
 
     def record_hub_order(self, positions: Sequence[tuple[str, int]]) -> None:
         """Note the hub positions (event id, hub seq) of events this device pushed; one
@@ -274,86 +281,14 @@ class SqliteEventLog(PagedLog):
         rows = self._rows("PRAGMA integrity_check")
         return "\n".join(str(r[0]) for r in rows)
 
-    def _latest_boundary(
-        self, conversation_id: str, below: int | None, damaged: list[DamagedEvent]
-    ) -> tuple[StoredEvent, int] | None:
-        """The last parseable compaction/cleared event (and its order key) in entries' order
-        below the key `below`, through the (conversation, kind, order) index."""
-        while True:
-            candidates: list[tuple[int, int]] = []
-            for kind in BOUNDARY_KINDS:
-                sql = f"SELECT {ORDER_KEY}, seq FROM events WHERE conversation_id = ? AND kind = ?"
-                params: list[object] = [conversation_id, kind]
-                if below is not None:
-                    sql += f" AND {ORDER_KEY} < ?"
-                    params.append(below)
-                rows = self._rows(f"{sql} ORDER BY {ORDER_KEY} DESC LIMIT 1", params)
-                if rows:
-                    candidates.append((int(rows[0][0]), int(rows[0][1])))
-            if not candidates:
-                return None
-            key, seq = max(candidates)
-            entry = self.get(seq)
-            if isinstance(entry, StoredEvent):
-                return entry, key
-            if isinstance(entry, DamagedEvent):
-                damaged.append(entry)
-            below = key
-
-    def _key_of(self, seq: int) -> int:
-        """The order key of the row at `seq` (see store/order.py)."""
-        return int(self._rows(f"SELECT {KEY_OF_SEQ}", (seq, seq))[0][0])
-
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
-        """The latest boundary and the events the live context needs after it.
+        """The head boundary, the `rejected` events and the live messages in turn order
+        (see store/live_load.py and domain/coverage.py).
 
-        For a compaction that is every event from its `kept_from_seq` (older compaction and
-        clear rows left out); for a clear, every event after it. Reads only the tail: the
-        boundary is found with `MAX(seq)` on the index and the tail is a range of seq.
-        With `tail_limit`, a longer live range loads only its last `tail_limit` rows (an
+        With `tail_limit`, a longer live part loads only its last `tail_limit` messages (an
         imported, uncompacted history) and says what it left out in `unloaded`.
         """
-        damaged: list[DamagedEvent] = []
-        found_boundary = self._latest_boundary(conversation_id, None, damaged)
-        boundary = found_boundary[0] if found_boundary else None
-        start = 0
-        if found_boundary is not None:
-            start = found_boundary[1] + 1
-            if isinstance(found_boundary[0].event, CompactionEvent):
-                start = min(start, self._key_of(found_boundary[0].event.kept_from_seq))
-        unloaded: tuple[int, int] | None = None
-        cutoff = start
-        # Ranges of the (conversation, order key) index, walked from one end: the cost is
-        # the tail's, not the history's.
-        in_range = f"FROM events WHERE conversation_id = ? AND {ORDER_KEY} >= ?"
-        if tail_limit is not None:
-            first = self._rows(
-                f"SELECT {ORDER_KEY}, seq {in_range} ORDER BY {ORDER_KEY} LIMIT 1",
-                (conversation_id, start),
-            )
-            found = self._rows(
-                f"SELECT {ORDER_KEY}, seq {in_range} ORDER BY {ORDER_KEY} DESC LIMIT 1 OFFSET ?",
-                (conversation_id, start, max(0, tail_limit - 1)),
-            )
-            if first and found and int(found[0][0]) > int(first[0][0]):
-                cutoff = int(found[0][0])
-                unloaded = (int(first[0][1]), int(found[0][1]))
-        rows = self._rows(
-            f"SELECT {COLUMNS} {in_range} ORDER BY {ORDER_KEY}", (conversation_id, cutoff)
-        )
-        damaged_seqs = {d.seq for d in damaged}
-        events: list[StoredEvent] = []
-        for row in rows:
-            seq, kind = int(row[0]), str(row[2])
-            if kind in BOUNDARY_KINDS or seq in damaged_seqs:
-                continue  # the boundary itself, older compactions, already-reported damage
-            entry = self._parse(row)
-            if isinstance(entry, StoredEvent):
-                events.append(entry)
-            else:
-                damaged.append(entry)
-        damaged.sort(key=lambda d: d.seq)
-        return LiveLoad(boundary=boundary, events=events, damaged=damaged, unloaded=unloaded)
+        return load_live(self._rows, self._parse, conversation_id, tail_limit)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """A page of the log (keyset, never OFFSET), damaged rows included.

@@ -15,16 +15,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from koroku_desktop.domain.coverage import in_turn_order, live_part
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
-    CompactionEvent,
     Event,
     LogEntry,
     StoredEvent,
 )
-from koroku_desktop.domain.ids import new_id, writer_name
+from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
+from koroku_desktop.store.live_load import whole_turns
 from koroku_desktop.store.paging import PagedLog
 from koroku_desktop.store.searchable import searchable_text
 
@@ -38,6 +38,7 @@ class InMemoryEventLog(PagedLog):
         self.writer = writer or writer_name("memory")
         self._rows: list[StoredEvent] = []
         self._ids: set[str] = set()
+        self._newest = ""
         self._version = 0
         self._lock = threading.Lock()
 
@@ -48,6 +49,8 @@ class InMemoryEventLog(PagedLog):
         if not events:
             return []
         now = time.time()
+        if self._newest:
+            observe(self._newest)
         ids = [new_id() for _ in events]
         turn = turn_id or ids[0]
         return self.merge(
@@ -58,16 +61,18 @@ class InMemoryEventLog(PagedLog):
         )
 
     def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
-        """Insert events written elsewhere, skipping ids already known (idempotent)."""
+        """Insert events written elsewhere, skipping ids already known (idempotent); whole
+        turns in turn order, like `SqliteEventLog.merge`."""
         stored: list[StoredEvent] = []
         with self._lock:
-            for item in incoming:
+            for item in in_turn_order(incoming):
                 if item.event_id in self._ids:
                     continue
                 seq = (self._rows[-1].seq if self._rows else 0) + 1
                 row = dataclasses.replace(item, seq=seq)
                 self._rows.append(row)
                 self._ids.add(item.event_id)
+                self._newest = max(self._newest, item.event_id)
                 stored.append(row)
             if stored:
                 self._version += 1
@@ -94,22 +99,23 @@ class InMemoryEventLog(PagedLog):
             return next((r for r in self._rows if r.seq == seq), None)
 
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
-        """See `EventLog.load_live` (the same boundary, kept-from and tail-limit rules)."""
+        """See `EventLog.load_live` (the same coverage, turn-order and tail-limit rules)."""
         with self._lock:
             rows = [r for r in self._rows if r.conversation_id == conversation_id]
-        boundary = next((r for r in reversed(rows) if r.event.kind in BOUNDARY_KINDS), None)
-        start = 0
-        if boundary is not None:
-            start = boundary.seq + 1
-            if isinstance(boundary.event, CompactionEvent):
-                start = min(start, boundary.event.kept_from_seq)
-        live = [r for r in rows if r.seq >= start]
+        live = live_part(rows)
+        messages = live.messages
         unloaded: tuple[int, int] | None = None
-        if tail_limit is not None and len(live) > max(1, tail_limit):
-            unloaded = (live[0].seq, live[-max(1, tail_limit)].seq)
-            live = live[-max(1, tail_limit) :]
-        events = [r for r in live if r.event.kind not in BOUNDARY_KINDS]
-        return LiveLoad(boundary=boundary, events=events, damaged=[], unloaded=unloaded)
+        limit = max(1, tail_limit) if tail_limit is not None else None
+        if limit is not None and len(messages) > limit:
+            # As the SQLite log does: the newest by event id, a turn cut by the limit left out.
+            newest = sorted(messages, key=lambda m: m.event_id)[-(limit + 1) :]
+            keep = {id(m) for m in whole_turns(newest, limit)}
+            first = min(m.seq for m in messages)
+            messages = [m for m in messages if id(m) in keep]
+            loaded = min((m.seq for m in messages), default=first)
+            unloaded = (first, loaded) if first < loaded else None
+        events = [*live.rejected, *messages]
+        return LiveLoad(boundary=live.boundary, events=events, damaged=[], unloaded=unloaded)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """See `LogReader.entries`."""

@@ -31,6 +31,9 @@ def block_text(block: b.Block) -> str:
             return summary
         case b.SourcesBlock(sources=sources, queries=queries):
             return " ".join([*queries, *(f"{s.title} {s.site}" for s in sources)])
+        case b.MemoryEditBlock(text=text, source=source):
+            # a compaction's summary is indexed with the compaction
+            return "" if source == "compaction" else text
         case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock() | b.SupersededBlock():
             # remembered passages are indexed where they were said
             return ""

@@ -11,12 +11,14 @@ import contextlib
 import logging
 import sys
 from collections.abc import Coroutine
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.agent.memory_events import record_edit
 from koroku_desktop.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.runtime import DatabaseUnavailable, Runtime, build_runtime
@@ -302,6 +304,12 @@ class Desktop(QObject):
                 self.runtime.agent.conversation_id,
                 find=self.runtime.find,
                 progress=self.runtime.embedding_progress,
+                record_memory=partial(
+                    record_edit,
+                    self.runtime.log,
+                    self.runtime.agent.conversation_id,
+                    self.runtime.paths.home,
+                ),
             )
         else:
             self.history.refresh()

@@ -177,7 +177,10 @@ def test_compact_now_prints_tokens_before_and_after(koroku: Koroku) -> None:
     assert match, done.stdout
     before, after = (int(g.replace(",", "")) for g in match.groups())
     assert after < before
-    assert koroku.kinds()[-1] == "compaction"
+    assert koroku.kinds()[-2:] == [
+        "compaction",
+        "memory_edit",
+    ]  # the summary, in the log and its file
     # Only the latest turn is left: nothing more to compact, and that is not an error.
     again = koroku.run("compact")
     assert again.returncode == 0 and "nothing to compact" in again.stderr

@@ -63,7 +63,7 @@ def test_first_ask_sends_recent_turns_then_compacts_with_progress(
     ]
     assert len(summaries) >= 2 and "part 1 of" in ask.stderr
     kinds = [k for (k,) in koroku.sql("SELECT kind FROM events ORDER BY seq")]
-    assert kinds[-1] == "compaction"
+    assert kinds[-2:] == ["compaction", "memory_edit"]  # the summary and its memory-file entry
     fake_gemini.set_fallback(_brain)
     again = koroku.run("ask", "and now?", KOROKU_COMPACT_AT_TOKENS="20000")
     assert again.returncode == 0, again.stderr
@@ -148,4 +148,5 @@ def test_ctrl_c_during_the_compaction_after_ask_writes_nothing_and_the_next_ask_
     fake_gemini.set_fallback(_brain)
     again = koroku.run("ask", "and now?", KOROKU_COMPACT_AT_TOKENS="20000")
     assert again.returncode == 0, again.stderr
-    assert koroku.sql("SELECT kind FROM events ORDER BY seq DESC LIMIT 1") == [("compaction",)]
+    last = koroku.sql("SELECT kind FROM events ORDER BY seq DESC LIMIT 2")
+    assert last == [("memory_edit",), ("compaction",)]

@@ -1,5 +1,9 @@
 """Entries' order with sync: events synced through the hub in hub order, then this device's
-unsynced events in the order they were written — for pages, the live context and paging."""
+unsynced events in the order they were written — for pages and paging (the chat, the viewer).
+
+The live context has its own order, the same on every device without a hub: whole turns by
+their first event id (domain/coverage.py, store/live_load.py); these tests say where the two
+differ (turns made apart, then merged)."""
 
 from __future__ import annotations
 
@@ -38,7 +42,8 @@ def test_pulled_events_come_before_unsynced_local_ones(tmp_path: Path) -> None:
         order = ["theirs 1", "theirs 2", "mine 1", "mine 2"]
         assert texts(log.entries("c")) == order
         assert texts(log.entries()) == order
-        assert texts(log.load_live("c").events) == order
+        # The live context orders whole turns by their first id: ours were written first.
+        assert texts(log.load_live("c").events) == ["mine 1", "mine 2", "theirs 1", "theirs 2"]
         assert texts(log.entries("c", newest_first=True, limit=2)) == order[::-1][:2]
         # Paging back from a row goes by its place in the order...
         back = log.entries("c", newest_first=True, before_seq=mine[0].seq)
@@ -62,7 +67,7 @@ def test_a_pulled_event_already_here_gets_its_position_not_a_copy(tmp_path: Path
         assert texts(log.entries("c")) == ["pushed, then the process died", "later"]
 
 
-def test_a_pulled_clear_cuts_the_live_context_in_hub_order(tmp_path: Path) -> None:
+def test_a_pulled_clear_cuts_what_was_written_before_it(tmp_path: Path) -> None:
     with SqliteEventLog(tmp_path / "k.db") as log:
         log.merge([remote("old")], [1])
         offline = log.append("c", [said("written offline")])
@@ -70,6 +75,14 @@ def test_a_pulled_clear_cuts_the_live_context_in_hub_order(tmp_path: Path) -> No
         log.merge([clear], [2])
         live = log.load_live("c")
         assert isinstance(live.boundary, StoredEvent) and live.boundary.event_id == clear.event_id
-        # The clear came before this device's unsynced turn in the one order: that turn is live.
-        assert texts(live.events) == ["written offline"]
-        assert offline[0].seq < live.boundary.seq
+        # The clear was made after this device's offline turn (its id is later), so it cuts
+        # that turn on every device, though the pulled clear comes first in hub order.
+        assert texts(live.events) == []
+        assert offline[0].event_id < clear.event_id
+        assert texts([e for e in log.entries("c") if isinstance(e.event, MessageEvent)]) == [
+            "old",
+            "written offline",
+        ]
+        after = log.append("c", [said("after the merge")])
+        assert texts(log.load_live("c").events) == ["after the merge"]
+        assert after[0].event_id > clear.event_id

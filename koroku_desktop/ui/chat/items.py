@@ -226,6 +226,8 @@ def items_for_entry(
                 items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
             case b.SourcesBlock():
                 add("sources", sources_summary(block)).args = sources_item_args(block)
+            case b.MemoryEditBlock():
+                pass  # memory files are read in the viewer, not the chat
             case _:
                 assert_never(block)
     turn_id = entry.turn_id if isinstance(entry, StoredEvent) else ""

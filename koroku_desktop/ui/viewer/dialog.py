@@ -23,7 +23,7 @@ from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.agent.recall import Finder
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
 from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
-from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
+from koroku_desktop.ui.viewer.memory_panel import MemoryPanel, MemoryRecorder
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
 from koroku_desktop.ui.widgets.icons import app_icon
@@ -47,8 +47,10 @@ class HistoryDialog(QDialog):
         *,
         find: Finder | None = None,
         progress: Callable[[], Awaitable[str]] | None = None,
+        record_memory: MemoryRecorder | None = None,
     ) -> None:
-        """`find` is the one search; `progress` says how much of the log is embedded."""
+        """`find` is the one search; `progress` says how much of the log is embedded;
+        `record_memory` makes memory-file edits events in the log."""
         super().__init__(parent)
         self.setWindowTitle("Koroku — History & memory")
         self.setWindowIcon(app_icon())
@@ -66,7 +68,7 @@ class HistoryDialog(QDialog):
         self.timeline = TimelinePanel(log, conversation_id)
         self.search = SearchPanel(log, find=find)
         self.compactions = CompactionsPanel(log, conversation_id)
-        self.memory = MemoryPanel(memory_folder)
+        self.memory = MemoryPanel(memory_folder, record=record_memory)
         for name, panel in zip(
             TABS, (self.timeline, self.search, self.compactions, self.memory), strict=True
         ):

@@ -55,6 +55,8 @@ def role_label(entry: LogEntry) -> str:
             return "you"
         case b.DamagedBlock():
             return ""
+        case b.MemoryEditBlock(source=source):
+            return {"compaction": "summary", "person": "you"}.get(source or "", "memory")
         case _:
             assert_never(view.marker)
 
@@ -90,6 +92,8 @@ def block_summary(block: b.Block) -> str:
             | b.DismissedBlock()
         ):
             return one_line(marker_text(block), 240)
+        case b.MemoryEditBlock(text=text):
+            return f"{marker_text(block)}: {one_line(text, 600)}"
         case b.NoticeBlock():
             return notice_text(block)
         case b.SourcesBlock(sources=sources):
@@ -158,6 +162,8 @@ def _marker_readable(marker: b.MarkerBlock) -> str:
                 f"(the live context keeps #{marker.kept_from_seq} onward; "
                 f"{token_change(marker)}).\n\n{quote(marker.summary)}"
             )
+        case b.MemoryEditBlock(text=text):
+            return f"**{marker_text(marker)}**\n\n{quote(text)}"
         case _:
             assert_never(marker)
 

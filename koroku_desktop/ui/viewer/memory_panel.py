@@ -2,12 +2,16 @@
 
 Edits are saved atomically (`fsutil.atomic_write`: a temporary file, then a rename). If the
 file changed on disk while it was being edited (a compaction appended a summary), saving stops
-and says so, offering to keep either version.
+and says so, offering to keep either version. With `record`, a save is an event in the log
+instead (agent/memory_events.py, off the event loop): the files are written from the log, and
+a summary appended meanwhile is kept after the edit.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -28,10 +32,15 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.fsutil import atomic_write
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+MemoryRecorder = Callable[[str, str, str], str]
+"""Records a person's edit (day, new text, the text it was edited from) in the log and
+writes the files; returns the day's text as it now stands. Blocking."""
 
 
 def memory_date(path: Path) -> datetime | None:
@@ -65,9 +74,16 @@ def read_text(path: Path) -> str | None:
 class MemoryPanel(QWidget):
     """Lists the memory files; shows one rendered, or in an editor while editing."""
 
-    def __init__(self, folder: Path, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, folder: Path, parent: QWidget | None = None, *, record: MemoryRecorder | None = None
+    ) -> None:
+        """`record` makes a save an event in the log (None: the file is written directly)."""
         super().__init__(parent)
         self.folder = folder
+        self.record = record
+        self.saving: asyncio.Future[bool] | None = None
+        """The recording of the last save, while it runs (with `record`)."""
+        self._tasks = TaskSet()
         self.current: Path | None = None
         self.loaded_text: str | None = None
         """The file's text as it was when opened (what a save expects to find on disk)."""
@@ -216,11 +232,36 @@ class MemoryPanel(QWidget):
             self._show_conflict()
             return False
         text = self.editor.toPlainText()
+        if self.record is not None:
+            self.saving = self._tasks.start(self._record(self.current, text))
+            return True
         try:
             atomic_write(self.current, text, keep_mode=True)
         except OSError as exc:
             self._show_note(f"Could not save {self.current.name}: {exc}", conflict=False)
             return False
+        self._saved(text)
+        return True
+
+    async def _record(self, path: Path, text: str) -> bool:
+        """Record the edit in the log off the loop, then show the day as it now stands."""
+        assert self.record is not None
+        base = self.loaded_text or ""
+        self.loaded_text = text  # the watcher must not take our own write for someone else's
+        try:
+            now = await asyncio.to_thread(self.record, path.stem, text, base)
+        except Exception as exc:  # shown, the edit stays in the editor
+            log.warning("recording the memory edit failed", exc_info=True)
+            self.loaded_text = base
+            self._show_note(f"Could not save {path.name}: {exc}", conflict=False)
+            return False
+        if self.current == path:
+            self.editor.setPlainText(now)
+            self._saved(now)
+        return True
+
+    def _saved(self, text: str) -> None:
+        assert self.current is not None
         self.loaded_text = text
         self._watcher.removePath(str(self.current))
         self._watcher.addPath(str(self.current))  # os.replace gave the path a new file
@@ -228,7 +269,6 @@ class MemoryPanel(QWidget):
         self.note.setVisible(False)
         self._set_editing(False)
         self.title.setText(f"{self.current} — saved")
-        return True
 
     def _show_conflict(self) -> None:
         self._show_note(

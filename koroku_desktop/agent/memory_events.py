@@ -1,0 +1,189 @@
+"""Memory files rebuilt from the log: every change to `memory/dd-mm-yyyy.md` is an event.
+
+The files stay the human-readable view; the `memory_edit` events are the truth, so the
+files merge between devices like the rest of the log. The events of one day are folded in
+turn order (domain/coverage.py), the same order on every device:
+
+- `append` (a compaction's summary) adds its text at the end. Appends made on two devices
+  the same day both survive, one after the other.
+- `replace` (a person's edit in the viewer, or a file found changed outside Koroku) sets the
+  whole text. It names the text it was edited from (`base_sha`). When that is not the text
+  the fold has reached (another device appended meanwhile, unseen by the editor), the
+  appends made since that text are kept after the edit; when another edit came meanwhile,
+  the edit wins and the other version follows under a visible conflict note, so neither is
+  lost and the person can resolve it.
+
+`sync_memory_files` runs on start, after catching up with the log, and after a merge: a file
+changed by hand while Koroku was closed (it differs from what Koroku last wrote) is taken
+in as a `replace`, a file with no events (data made before this) is taken in once, then
+every file is written again from the log (atomically, 0600) where it differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from koroku_desktop.agent.ports import EventLog
+from koroku_desktop.domain.coverage import in_turn_order
+from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
+from koroku_desktop.fsutil import atomic_write
+
+log = logging.getLogger(__name__)
+
+MEMORY_FOLDER = "memory"
+WRITTEN_FILE = ".written.json"
+"""In the memory folder: the SHA-256 of each file as Koroku last wrote it (to tell a hand
+edit from a file that is only behind the log)."""
+CONFLICT_NOTE = (
+    "\n\n<!-- Koroku: this day's memory was also edited elsewhere at the same time; "
+    "that version follows. Keep what you want and delete the rest. -->\n\n"
+)
+_DAY = re.compile(r"^\d{2}-\d{2}-\d{4}$")
+PAGE = 2000
+_START = MemoryEditEvent(day="", op="append", text="")
+
+
+def sha(text: str) -> str:
+    """The SHA-256 (hex) of a memory text, as `MemoryEditEvent.base_sha` names it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def memory_texts(edits: Iterable[StoredEvent]) -> dict[str, str]:
+    """Each day's memory text, folded from its `memory_edit` events (see the module)."""
+    days: dict[str, list[tuple[str, MemoryEditEvent]]] = {}
+    for stored in in_turn_order([e for e in edits if isinstance(e.event, MemoryEditEvent)]):
+        assert isinstance(stored.event, MemoryEditEvent)
+        history = days.setdefault(stored.event.day, [("", _START)])
+        history.append((_apply(history, stored.event), stored.event))
+    return {day: history[-1][0] for day, history in days.items() if len(history) > 1}
+
+
+def _apply(history: Sequence[tuple[str, MemoryEditEvent]], edit: MemoryEditEvent) -> str:
+    """The day's text after `edit`, given the texts (and edits) so far."""
+    current = history[-1][0]
+    if edit.op == "append":
+        return current + edit.text
+    base = sha("") if edit.base_sha is None else edit.base_sha
+    if base == sha(current) or edit.text == current:
+        return edit.text
+    seen = next((i for i in range(len(history) - 1, -1, -1) if sha(history[i][0]) == base), None)
+    unseen = [e for _, e in history[seen + 1 :]] if seen is not None else []
+    if seen is not None and all(e.op == "append" for e in unseen):
+        return edit.text + "".join(e.text for e in unseen)  # keep the appends it did not see
+    return edit.text + CONFLICT_NOTE + current
+
+
+def read_edits(event_log: EventLog, conversation_id: str) -> list[StoredEvent]:
+    """Every `memory_edit` event of the conversation, page by page (blocking)."""
+    found: list[StoredEvent] = []
+    after: int | None = None
+    while True:
+        page = event_log.entries(
+            conversation_id, after_seq=after, limit=PAGE, kinds=("memory_edit",)
+        )
+        found.extend(e for e in page if isinstance(e, StoredEvent))
+        if len(page) < PAGE:
+            return found
+        after = page[-1].seq
+
+
+def memory_path(data_dir: Path, day: str) -> Path:
+    """The file of `day` (`dd-mm-yyyy`): `<data dir>/memory/dd-mm-yyyy.md`."""
+    return data_dir / MEMORY_FOLDER / f"{day}.md"
+
+
+@dataclass(frozen=True)
+class MemorySync:
+    """What `sync_memory_files` did: the edits it took in and the files it wrote."""
+
+    taken_in: list[MemoryEditEvent]
+    written: list[Path]
+
+
+def sync_memory_files(event_log: EventLog, conversation_id: str, data_dir: Path) -> MemorySync:
+    """Take in files changed outside Koroku (or never recorded), then write every day's file
+    from the log where it differs. Blocking: call it in a worker thread."""
+    folder = data_dir / MEMORY_FOLDER
+    texts = memory_texts(read_edits(event_log, conversation_id))
+    written = _written(folder)
+    taken: list[MemoryEditEvent] = []
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        day = path.stem
+        if not _DAY.match(day):
+            continue
+        on_disk = path.read_text(encoding="utf-8", errors="replace")
+        known = texts.get(day)
+        if known is None:
+            taken.append(MemoryEditEvent(day=day, op="replace", text=on_disk, source="import"))
+        elif on_disk != known and sha(on_disk) != written.get(day):
+            base = written.get(day, sha(known))
+            taken.append(
+                MemoryEditEvent(
+                    day=day, op="replace", text=on_disk, base_sha=base, source="outside"
+                )
+            )
+    if taken:
+        event_log.append(conversation_id, taken)
+        texts = memory_texts(read_edits(event_log, conversation_id))
+        log.info("took %d memory file(s) changed outside Koroku into the log", len(taken))
+    return MemorySync(taken, write_memory_files(data_dir, texts))
+
+
+def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:
+    """Write each day's text to its file where it differs (atomically, 0600); remember what
+    was written. Returns the files written."""
+    folder = data_dir / MEMORY_FOLDER
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    written = _written(folder)
+    changed: list[Path] = []
+    for day, text in sorted(texts.items()):
+        path = memory_path(data_dir, day)
+        try:
+            on_disk: str | None = path.read_text(encoding="utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            on_disk = None
+        if on_disk != text:
+            atomic_write(path, text)
+            path.chmod(0o600)
+            changed.append(path)
+        written[day] = sha(text)
+    atomic_write(folder / WRITTEN_FILE, json.dumps(written, sort_keys=True, indent=1))
+    (folder / WRITTEN_FILE).chmod(0o600)
+    return changed
+
+
+def _written(folder: Path) -> dict[str, str]:
+    try:
+        data = json.loads((folder / WRITTEN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def record_edit(
+    event_log: EventLog, conversation_id: str, data_dir: Path, day: str, text: str, base: str
+) -> str:
+    """Record a person's edit of `day` (edited from `base`), rebuild the files and return
+    the day's text as it now stands (with appends it did not see kept). Blocking."""
+    edit = MemoryEditEvent(day=day, op="replace", text=text, base_sha=sha(base), source="person")
+    event_log.append(conversation_id, [edit])
+    texts = memory_texts(read_edits(event_log, conversation_id))
+    write_memory_files(data_dir, texts)
+    return texts.get(day, text)
+
+
+async def write_memory(event_log: EventLog, conversation_id: str, data_dir: Path) -> None:
+    """After catching up with memory edits made elsewhere: write the files from the log, off
+    the loop. A failure (a read-only disk) is only logged; the log keeps the edits."""
+    try:
+        await asyncio.to_thread(sync_memory_files, event_log, conversation_id, data_dir)
+    except OSError as exc:
+        log.warning("could not write the memory files: %s", exc)
