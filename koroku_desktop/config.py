@@ -223,17 +223,25 @@ def store_api_key(value: str) -> None:
     value = value.strip()
     if not value:
         raise ValueError("the API key is empty")
+    _store_secret(KEYRING_USER, value, "key", "GEMINI_API_KEY")
+
+
+def _store_secret(user: str, value: str, what: str, env_var: str) -> None:
+    """Save a secret in the OS keyring under `user`, or raise KeyringUnavailable naming the
+    environment variable to use instead (a secret never falls back to a file)."""
     if keyring_backend_name() is None:
         raise KeyringUnavailable(
-            "no OS keyring is available; set GEMINI_API_KEY in your environment instead"
+            f"no OS keyring is available; set {env_var} in your environment instead"
         )
     import keyring
     from keyring.errors import KeyringError
 
     try:
-        keyring.set_password(KEYRING_SERVICE, KEYRING_USER, value)
+        keyring.set_password(KEYRING_SERVICE, user, value)
     except KeyringError as exc:
-        raise KeyringUnavailable(f"the OS keyring refused the key: {type(exc).__name__}") from exc
+        raise KeyringUnavailable(
+            f"the OS keyring refused the {what}: {type(exc).__name__}"
+        ) from exc
 
 
 NO_KEY_HELP = (
@@ -267,16 +275,4 @@ def resolve_sync_password() -> str | None:
 
 def store_sync_password(value: str) -> None:
     """Save the hub password in the OS keyring; raises KeyringUnavailable (never a file)."""
-    if keyring_backend_name() is None:
-        raise KeyringUnavailable(
-            "no OS keyring is available; set PGPASSWORD in your environment instead"
-        )
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        keyring.set_password(KEYRING_SERVICE, SYNC_KEYRING_USER, value)
-    except KeyringError as exc:
-        raise KeyringUnavailable(
-            f"the OS keyring refused the password: {type(exc).__name__}"
-        ) from exc
+    _store_secret(SYNC_KEYRING_USER, value, "password", SYNC_PASSWORD_ENV)

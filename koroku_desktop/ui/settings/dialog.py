@@ -41,8 +41,9 @@ from PySide6.QtWidgets import (
 from koroku_desktop import xdg
 from koroku_desktop.config import Settings
 from koroku_desktop.runtime import LazyGeminiModel, McpManager
-from koroku_desktop.settings_store import SettingsStore, overriding_variable
+from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.tools.approval import ApprovalPolicy
+from koroku_desktop.ui.settings.env_lock import env_lock
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
@@ -147,12 +148,7 @@ class SettingsDialog(QDialog):
         error = FieldError()
         col.addWidget(error)
         self.errors[name] = error
-        var = overriding_variable(name)
-        if var is not None:
-            box.setEnabled(False)
-            box.setToolTip(f"Set by {var} in the environment, which wins over this setting.")
-            note = QLabel(f"Set by the {var} environment variable.")
-            note.setObjectName("Muted")
+        if (note := env_lock(box, name)) is not None:
             col.addWidget(note)
         form.addRow(label, box)
 

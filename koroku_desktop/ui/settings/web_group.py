@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from koroku_desktop.config import Settings
-from koroku_desktop.settings_store import overriding_variable
+from koroku_desktop.ui.settings.env_lock import env_lock
 
 WEB_HELP = (
     "Gemini searches Google or reads the pages of links you give it, and Koroku lists the "
@@ -29,12 +29,7 @@ class WebGroup(QGroupBox):
         self.urls = QCheckBox("Read URLs (URL context)")
         for name, box in (("google_search", self.search), ("url_context", self.urls)):
             col.addWidget(box)
-            var = overriding_variable(name)
-            if var is not None:
-                box.setEnabled(False)
-                box.setToolTip(f"Set by {var} in the environment, which wins over this setting.")
-                note = QLabel(f"Set by the {var} environment variable.")
-                note.setObjectName("Muted")
+            if (note := env_lock(box, name)) is not None:
                 col.addWidget(note)
         help_label = QLabel(WEB_HELP)
         help_label.setObjectName("Muted")
