@@ -126,6 +126,45 @@ def check_ask(koroku: list[str]) -> float:
     return seconds
 
 
+def check_ask_with_attachment(koroku: list[str]) -> float:
+    """`koroku ask -a shot.png`: the frozen app reads the file, sniffs its type from its bytes
+    (the name says .dat) and sends exactly those bytes inline."""
+    from tests.fakes.fixtures import TEST_API_KEY
+    from tests.fakes.gemini_replies import decode_b64
+    from tests.fakes.gemini_server import FakeGemini
+
+    picture = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+    with FakeGemini() as fake:
+        fake.reply_text("A small picture.")
+        env = {"GEMINI_API_KEY": TEST_API_KEY, "GOOGLE_GEMINI_BASE_URL": fake.base_url}
+        result, seconds = run(
+            [*koroku, "ask", "-a", "shot.dat", "what is this?"],
+            env,
+            prepare=lambda home: (home / "shot.dat").write_bytes(picture),
+        )
+        expect(result, 0, "A small picture.")
+        sent = [
+            (blob.get("mimeType") or blob.get("mime_type"), decode_b64(blob["data"]))
+            for request in fake.generate_requests()
+            for content in request.body["contents"]
+            for part in content["parts"]
+            if (blob := part.get("inlineData"))
+        ]
+        if sent != [("image/png", picture)]:
+            raise CheckFailed(f"the attachment was not sent as an inline PNG: {sent!r:.200}")
+    return seconds
+
+
+def check_sync_reaches_libpq(koroku: list[str]) -> float:
+    """`koroku sync` with a hub on a closed local port: psycopg and its bundled libpq load,
+    and the connection error is told in one line (exit 1)."""
+    env = {"KOROKU_SYNC_URL": "postgresql://me@127.0.0.1:9/koroku", "PGPASSWORD": "smoke"}
+    result, seconds = run([*koroku, "sync"], env)
+    if result.returncode != 1 or "Connection refused" not in result.stderr:
+        raise CheckFailed(f"exit {result.returncode}: {(result.stdout + result.stderr)[-600:]}")
+    return seconds
+
+
 def check_search_by_meaning(koroku: list[str]) -> float:
     """Embeddings and the vector index (numpy's OpenBLAS) work in the frozen app: an answer is
     stored, `search --backfill` embeds it through the fake Gemini, and a question sharing no
@@ -199,6 +238,8 @@ CHECKS: list[tuple[str, Callable[[list[str]], float]]] = [
     ("--version", check_version),
     ("--self-check", check_self_check),
     ("ask (fake Gemini)", check_ask),
+    ("ask -a (an attachment sniffed and sent inline)", check_ask_with_attachment),
+    ("sync (psycopg and libpq load)", check_sync_reaches_libpq),
     ("search by meaning (embeddings, numpy)", check_search_by_meaning),
     ("mcp list (a stdio server)", check_mcp),
     ("install-desktop", check_install_desktop),
