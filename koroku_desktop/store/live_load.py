@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from koroku_desktop.domain.coverage import chain_of, live_part
+from koroku_desktop.domain.coverage import live_part
 from koroku_desktop.domain.events import (
     EVENT_KINDS,
     CompactionEvent,
@@ -41,21 +41,8 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
     `rows(sql, params)` runs a query and `parse` turns a row into an entry (the log's own).
     """
     damaged: list[DamagedEvent] = []
-    boundaries = _read(
-        rows,
-        parse,
-        "conversation_id = ? AND kind IN ('cleared', 'compaction')",
-        [conversation_id],
-        damaged,
-    )
-    clears = [b for b in boundaries if b.event.kind == "cleared"]
-    clear = max(clears, key=lambda b: b.event_id, default=None)
+    clear, chain = _head_and_chain(rows, parse, conversation_id, damaged)
     after = clear.event_id if clear is not None else ""
-    compactions = [
-        b for b in boundaries if isinstance(b.event, CompactionEvent) and b.event_id > after
-    ]
-    head = max(compactions, key=lambda b: b.event_id, default=None)
-    chain = chain_of(head, compactions)
     covered = [
         i for c in chain if isinstance(c.event, CompactionEvent) for i in c.event.covered_ids or ()
     ]
@@ -103,7 +90,7 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
                 unloaded = (int(first_live), loaded)
     damaged.extend(_unknown_kinds(rows, parse, conversation_id))
     clears = [clear] if clear is not None else []
-    live = live_part([*clears, *compactions, *set_aside, *candidates])
+    live = live_part([*clears, *chain, *set_aside, *candidates])
     damaged.sort(key=lambda d: d.seq)
     return LiveLoad(
         boundary=live.boundary,
@@ -111,6 +98,69 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
         damaged=damaged,
         unloaded=unloaded,
     )
+
+
+def _head_and_chain(
+    rows: Rows, parse: Parse, conversation_id: str, damaged: list[DamagedEvent]
+) -> tuple[StoredEvent | None, list[StoredEvent]]:
+    """The last clear, and the head compaction after it with the compactions its `base_id`s
+    lead back to (domain/coverage.py `chain_of`). Only those rows are parsed: the others are
+    known by their id alone, so a long history of compactions costs one light query. A
+    damaged row is reported and the next one by id taken instead."""
+    light = [
+        (int(seq), str(event_id or ""), str(kind))
+        for seq, event_id, kind in rows(
+            "SELECT seq, event_id, kind FROM events"
+            " WHERE conversation_id = ? AND kind IN ('cleared', 'compaction')",
+            [conversation_id],
+        )
+    ]
+
+    known: dict[int, StoredEvent] = {}
+    if any(not event_id for _, event_id, _ in light):
+        # Rows whose id column is empty (written before ids, by a raw import): their id is
+        # derived when parsed (`legacy_id`), so these are parsed, all at once.
+        for entry in _read(
+            rows,
+            parse,
+            "conversation_id = ? AND kind IN ('cleared', 'compaction')"
+            " AND (+event_id IS NULL OR +event_id = '')",
+            [conversation_id],
+            damaged,
+            by_seq=True,
+        ):
+            known[entry.seq] = entry
+        light = [(q, known[q].event_id if q in known else e, k) for q, e, k in light]
+
+    def parsed(seq: int) -> StoredEvent | None:
+        if seq in known:
+            return known[seq]
+        found = _read(rows, parse, "seq = ?", [seq], damaged, by_seq=True)
+        return found[0] if found else None
+
+    def newest(kind: str, after: str) -> StoredEvent | None:
+        for seq, _, _ in sorted(
+            (r for r in light if r[2] == kind and r[1] > after), key=lambda r: r[1], reverse=True
+        ):
+            if (entry := parsed(seq)) is not None:
+                return entry
+        return None
+
+    clear = newest("cleared", "")
+    after = clear.event_id if clear is not None else ""
+    head = newest("compaction", after)
+    seq_of = {event_id: seq for seq, event_id, kind in light if kind == "compaction"}
+    chain: list[StoredEvent] = []
+    seen: set[str] = set()
+    current = head
+    while current is not None and isinstance(current.event, CompactionEvent):
+        chain.append(current)
+        seen.add(current.event_id)
+        base = current.event.base_id
+        if current.event.covered_ids is None or not base or base in seen or base not in seq_of:
+            break
+        current = parsed(seq_of[base])
+    return clear, chain
 
 
 def _read(
