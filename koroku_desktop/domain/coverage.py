@@ -31,7 +31,7 @@ The result is the message order `project` (domain/projection.py) then makes Gemi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from koroku_desktop.domain.events import (
@@ -67,9 +67,16 @@ def in_turn_order(
     return sorted(events, key=lambda s: known.get(turn_of(s), s.event_id))
 
 
-def chain_of(head: StoredEvent | None, compactions: Sequence[StoredEvent]) -> list[StoredEvent]:
-    """`head` and the compactions its `base_id`s lead back to (among `compactions`)."""
-    by_id = {c.event_id: c for c in compactions if c.event_id}
+def chain_of(
+    head: StoredEvent | None,
+    compactions: Sequence[StoredEvent] | Callable[[str], StoredEvent | None],
+) -> list[StoredEvent]:
+    """`head` and the compactions its `base_id`s lead back to: among `compactions`, or as
+    found by calling it with an id (a store reads only the chain that way)."""
+    if callable(compactions):
+        find = compactions
+    else:
+        find = {c.event_id: c for c in compactions if c.event_id}.get
     chain: list[StoredEvent] = []
     seen: set[str] = set()
     current = head
@@ -79,7 +86,7 @@ def chain_of(head: StoredEvent | None, compactions: Sequence[StoredEvent]) -> li
         base = current.event.base_id
         if current.event.covered_ids is None or not base or base in seen:
             break
-        current = by_id.get(base)
+        current = find(base)
     return chain
 
 

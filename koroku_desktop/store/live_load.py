@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from koroku_desktop.domain.coverage import live_part
+from koroku_desktop.domain.coverage import chain_of, live_part
 from koroku_desktop.domain.events import (
     EVENT_KINDS,
     CompactionEvent,
@@ -150,17 +150,7 @@ def _head_and_chain(
     after = clear.event_id if clear is not None else ""
     head = newest("compaction", after)
     seq_of = {event_id: seq for seq, event_id, kind in light if kind == "compaction"}
-    chain: list[StoredEvent] = []
-    seen: set[str] = set()
-    current = head
-    while current is not None and isinstance(current.event, CompactionEvent):
-        chain.append(current)
-        seen.add(current.event_id)
-        base = current.event.base_id
-        if current.event.covered_ids is None or not base or base in seen or base not in seq_of:
-            break
-        current = parsed(seq_of[base])
-    return clear, chain
+    return clear, chain_of(head, lambda base: parsed(seq_of[base]) if base in seq_of else None)
 
 
 def _read(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,36 +22,14 @@ FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_portal.py"
 
 
 @pytest.fixture
-def session_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A private session bus (dbus-daemon), the address set for this test only."""
-    daemon = shutil.which("dbus-daemon")
-    if daemon is None:
-        pytest.skip("dbus-daemon is not installed (Debian package dbus-daemon)")
-    proc = subprocess.Popen(
-        [daemon, "--session", "--print-address", "--nofork"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    address = proc.stdout.readline().strip()
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
-    try:
-        yield address
-    finally:
-        proc.kill()
-        proc.wait()
-
-
-@pytest.fixture
-def fake_portal(session_bus: str, tmp_path: Path) -> Iterator[Path]:
+def fake_portal(private_bus: str, tmp_path: Path) -> Iterator[Path]:
     """The fake portal on the private bus; yields the file it records its calls in."""
     record = tmp_path / "portal.jsonl"
     fake = subprocess.Popen(
         [sys.executable, str(FAKE), str(record)],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": session_bus},
+        env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": private_bus},
     )
     try:
         assert fake.stdout is not None and fake.stdout.readline().strip() == "ready"
@@ -71,20 +48,20 @@ def test_the_app_binds_the_shortcut_and_its_activation_opens_the_popup(
 
 
 def test_without_a_portal_there_is_no_global_shortcut(
-    qloop: qasync.QEventLoop, qtbot: QtBot, session_bus: str
+    qloop: qasync.QEventLoop, qtbot: QtBot, private_bus: str
 ) -> None:
     assert run(qtbot, portal_shortcuts.register(lambda: None, "Ctrl+Alt+Space")) is None
 
 
 def test_the_shortcut_is_bound_through_the_portal_and_opens_quick_ask(
-    qloop: qasync.QEventLoop, qtbot: QtBot, session_bus: str, tmp_path: Path
+    qloop: qasync.QEventLoop, qtbot: QtBot, private_bus: str, tmp_path: Path
 ) -> None:
     record = tmp_path / "portal.jsonl"
     fake = subprocess.Popen(
         [sys.executable, str(FAKE), str(record)],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": session_bus},
+        env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": private_bus},
     )
     try:
         assert fake.stdout is not None and fake.stdout.readline().strip() == "ready"

@@ -37,28 +37,6 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 @pytest.fixture
-def private_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A private session bus (dbus-daemon --session), its address set for this test only."""
-    daemon = shutil.which("dbus-daemon")
-    if daemon is None:
-        pytest.skip("dbus-daemon is not installed (Debian package dbus-daemon)")
-    proc = subprocess.Popen(
-        [daemon, "--session", "--print-address", "--nofork"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    address = proc.stdout.readline().strip()
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
-    try:
-        yield address
-    finally:
-        proc.kill()
-        proc.wait()
-
-
-@pytest.fixture
 def start_portal(private_bus: str, tmp_path: Path) -> Iterator[Callable[[str], Path]]:
     """Start the fake Screenshot portal in a mode; returns the folder it writes PNGs to."""
     procs: list[subprocess.Popen[str]] = []
