@@ -2,7 +2,7 @@
 
 The files stay the human-readable view; the `memory_edit` events are the truth, so the
 files merge between devices like the rest of the log. The events of one day are folded in
-turn order (domain/coverage.py), the same order on every device:
+entries order (domain/coverage.py), the same order on every device:
 
 - `append` (a compaction's summary) adds its text at the end. Appends made on two devices
   the same day both survive, one after the other.
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from koroku_desktop.agent.ports import EventLog
-from koroku_desktop.domain.coverage import in_turn_order
+from koroku_desktop.domain.coverage import in_entries_order
 from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
 from koroku_desktop.fsutil import atomic_write
 
@@ -58,7 +58,7 @@ def sha(text: str) -> str:
 def memory_texts(edits: Iterable[StoredEvent]) -> dict[str, str]:
     """Each day's memory text, folded from its `memory_edit` events (see the module)."""
     days: dict[str, list[tuple[str, MemoryEditEvent]]] = {}
-    for stored in in_turn_order([e for e in edits if isinstance(e.event, MemoryEditEvent)]):
+    for stored in in_entries_order([e for e in edits if isinstance(e.event, MemoryEditEvent)]):
         assert isinstance(stored.event, MemoryEditEvent)
         history = days.setdefault(stored.event.day, [("", _START)])
         history.append((_apply(history, stored.event), stored.event))

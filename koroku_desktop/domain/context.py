@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from koroku_desktop.domain.coverage import message_key, turn_keys, turn_of
+from koroku_desktop.domain.coverage import message_key
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
@@ -56,9 +56,10 @@ class ContextView:
     stale: bool = False
     """An event came that cannot be folded in place (merged from elsewhere, or a compaction
     of another summary): build the view again from the log."""
-    _turn_keys: dict[str, str] = field(default_factory=dict, repr=False)
-    _last_key: str = field(default="", repr=False)
-    _last_turn: str = field(default="", repr=False)
+    _last_key: int = field(default=0, repr=False)
+    """The highest order key folded (`StoredEvent.order_key`): an event with a higher one
+    comes last. Keys only ever go down (a push gives a local event a hub position), so a
+    key noted here stays an upper bound."""
     _dropped: list[StoredEvent] = field(default_factory=list, repr=False)
     _events: list[MessageEvent] = field(default_factory=list, repr=False)
     _summary_content: MessageEvent | None = field(default=None, repr=False)
@@ -74,8 +75,8 @@ class ContextView:
         tail: Iterable[StoredEvent],
         unloaded: tuple[int, int] | None = None,
     ) -> ContextView:
-        """Build from the store's live load: the head boundary, then the live events in turn
-        order with the `rejected` events first (see domain/coverage.py); `unloaded` says
+        """Build from the store's live load: the head boundary, then the live events in
+        entries order with the `rejected` events first (see domain/coverage.py); `unloaded` says
         which live events were left out."""
         view = cls(unloaded=unloaded)
         loaded = list(tail)
@@ -94,11 +95,8 @@ class ContextView:
             elif isinstance(stored.event, MessageEvent) and not view._is_rejected(stored):
                 view.messages.append(stored)
             view.last_seq = max(view.last_seq, stored.seq)
-        loaded = [s for s in loaded if not isinstance(s.event, SupersededEvent)]
-        keys = turn_keys([*([boundary] if boundary is not None else []), *loaded])
-        if keys:
-            view._last_turn, view._last_key = max(keys.items(), key=lambda kv: kv[1])
-            view._turn_keys = keys
+        heads = [boundary] if boundary is not None else []
+        view._last_key = max((s.order_key for s in [*heads, *loaded]), default=0)
         view._keep(lambda m: True)
         return view
 
@@ -125,7 +123,8 @@ class ContextView:
     def apply(self, stored: StoredEvent) -> None:
         """Fold one newly appended (or loaded) event into the projection.
 
-        An event that does not simply come last in turn order (merged from another device),
+        An event that does not simply come last in entries order (pulled from a sync hub,
+        which placed it before events folded here),
         or a compaction that does not extend the current head, marks the view `stale`: the
         caller builds it again from the log (see domain/coverage.py).
         """
@@ -164,18 +163,13 @@ class ContextView:
             self._events.append(event)
 
     def _comes_last(self, stored: StoredEvent) -> bool:
-        """Whether `stored` comes after everything folded so far in turn order (and notes
-        its turn): then it can be folded in place."""
-        turn = turn_of(stored)
-        key = self._turn_keys.get(turn)
-        if key is None:
-            key = stored.event_id
-            if key < self._last_key:
-                return False
-            self._turn_keys[turn] = key
-            self._last_key, self._last_turn = key, turn
-            return True
-        return turn == self._last_turn
+        """Whether `stored` comes after everything folded so far in entries order (and notes
+        it): then it can be folded in place."""
+        key = stored.order_key
+        if key < self._last_key:
+            return False
+        self._last_key = key
+        return True
 
     def _compact(self, stored: StoredEvent, event: CompactionEvent) -> None:
         if event.covered_ids is not None and (event.base_id or "") != self._summary_id():

@@ -1,37 +1,39 @@
-"""Which messages are live: compactions cover events by id, turns merge whole, in one order.
+"""Which messages are live: compactions cover events by id, in the one order of entries.
 
-Several devices append to copies of one log and merge them (by event id). Whatever order
-the merged copies hold their rows in, every device must project the same live context, so
-the projection does not read the rows' order across turns; it puts them in one order:
+Several devices append to copies of one log and merge them through a sync hub. Every device
+must project the same live context, so the projection reads events in one order that every
+device agrees on (`StoredEvent.order_key`): events synced through the hub in the hub's order,
+then this device's unsynced events in the order they were written. A device pushes whole
+turns, one transaction each, so a turn's events are contiguous in the hub's order; turns made
+on two devices while apart follow each other whole, never interleaved. The chat and the
+viewer read entries in the same order, so what a person sees is what the model is sent.
 
-- **Turn order.** Events are grouped by turn id; turns are ordered by their smallest event
-  id (a UUIDv7: the time the turn first wrote, on its device's clock), and the events of a
-  turn keep the order of the entries they came in. One device's turns run one after the
-  other under the turn lease, so on one device this is the order they were written in;
-  turns made on two devices while apart follow each other whole, never interleaved. An
-  append takes ids after every id already in the log (`ids.observe`), so a turn made after
-  a merge comes after the merged turns even when the other device's clock runs ahead.
-- **Clears.** Everything before the last `cleared` in that order is out.
+- **Clears.** Everything before the last `cleared` in that order is out. A turn made on
+  another device that reaches the hub after the clear comes after it, so it stays live, on
+  every device (the clear's maker had not seen it).
 - **Compactions cover by id.** A compaction lists the message ids it summarised
   (`covered_ids`) and the compaction whose summary it extended (`base_id`). The head is
-  the last compaction in turn order; the covered set is the union of `covered_ids` along
+  the last compaction in that order; the covered set is the union of `covered_ids` along
   the head's `base_id` chain. The live context is the head's summary, then every message
   after the last clear that the chain does not cover (nor a `rejected` event set aside),
-  in turn order. So turns another device added while this one compacted stay live.
-- **Two compactions made apart** (same base, on two devices): the later in turn order wins
+  in that order. So turns another device added while this one compacted stay live.
+- **Two compactions made apart** (same base, on two devices): the later in that order wins
   (its summary leads); the other is overtaken, and every message only it covered comes back
   word for word. Nothing is lost from both summary and context; the next compaction folds
   them in again.
 - **Old compactions** (no `covered_ids`, written before this rule, in one log) cover
-  exactly what they covered then: the messages before them with a seq below their
-  `kept_from_seq`. Their chain ends there (they already covered everything older).
+  exactly what they covered then: the messages with a seq below their `kept_from_seq`.
+  Their chain ends there (they already covered everything older).
 
-The result is the message order `project` (domain/projection.py) then makes Gemini-proof.
+Before a hub has placed them, a device's own new events come after everything synced; when
+a pull brings events the hub placed before them, the projection is built again (the
+`ContextView` sees an event that does not come last). The result is the message order
+`project` (domain/projection.py) then makes Gemini-proof.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from koroku_desktop.domain.events import (
@@ -48,23 +50,18 @@ def turn_of(stored: StoredEvent) -> str:
     return stored.turn_id or stored.event_id or f"#{stored.seq}"
 
 
-def turn_keys(events: Iterable[StoredEvent]) -> dict[str, str]:
-    """Each turn's sort key: its smallest event id ("" for events without ids)."""
-    keys: dict[str, str] = {}
+def in_entries_order(events: Iterable[StoredEvent]) -> list[StoredEvent]:
+    """`events` in the one order of entries (`StoredEvent.order_key`)."""
+    return sorted(events, key=lambda s: s.order_key)
+
+
+def whole_turns_together(events: Sequence[StoredEvent]) -> list[StoredEvent]:
+    """`events` with each turn's events moved up to its first one (a stable grouping): how a
+    merge without hub positions writes another log's events, never interleaving two turns."""
+    turns: dict[str, list[StoredEvent]] = {}
     for stored in events:
-        turn = turn_of(stored)
-        key = keys.get(turn)
-        if key is None or stored.event_id < key:
-            keys[turn] = stored.event_id
-    return keys
-
-
-def in_turn_order(
-    events: Sequence[StoredEvent], keys: Mapping[str, str] | None = None
-) -> list[StoredEvent]:
-    """`events` (in entries order) as whole turns in turn order (a stable sort)."""
-    known = turn_keys(events) if keys is None else keys
-    return sorted(events, key=lambda s: known.get(turn_of(s), s.event_id))
+        turns.setdefault(turn_of(stored), []).append(stored)
+    return [stored for turn in turns.values() for stored in turn]
 
 
 def chain_of(
@@ -90,22 +87,20 @@ def chain_of(
     return chain
 
 
-def covered_by(chain: Sequence[StoredEvent], ordered: Sequence[StoredEvent]) -> set[str]:
-    """The ids of the messages a chain covers; `ordered` is the turn-ordered tail holding
-    the chain (what an old compaction's seqs are resolved against). Messages without ids
-    are named by `#seq`."""
+def covered_by(chain: Sequence[StoredEvent], tail: Sequence[StoredEvent]) -> set[str]:
+    """The ids of the messages a chain covers; an old compaction in it covers the messages
+    of `tail` with a seq below its `kept_from_seq`. Messages without ids are named by
+    `#seq`."""
     covered: set[str] = set()
-    position = {id(s): i for i, s in enumerate(ordered)}
     for stored in chain:
         event = stored.event
         assert isinstance(event, CompactionEvent)
         if event.covered_ids is not None:
             covered.update(event.covered_ids)
             continue
-        end = position.get(id(stored), len(ordered))
         covered.update(
             message_key(m)
-            for m in ordered[:end]
+            for m in tail
             if isinstance(m.event, MessageEvent) and m.seq < event.kept_from_seq
         )
     return covered
@@ -128,13 +123,13 @@ class Live:
     covered: frozenset[str]
 
 
-def live_part(events: Sequence[StoredEvent], keys: Mapping[str, str] | None = None) -> Live:
-    """The live context of one conversation's events (any entries order; see the module).
+def live_part(events: Iterable[StoredEvent]) -> Live:
+    """The live context of one conversation's events (given in any order; see the module).
 
     `events` may leave out messages that are surely covered (a store reads only what may be
     live), but must hold every compaction and clear after the last clear.
     """
-    ordered = in_turn_order(events, keys)
+    ordered = in_entries_order(events)
     start = 0
     boundary: StoredEvent | None = None
     for index, stored in enumerate(ordered):
@@ -146,18 +141,23 @@ def live_part(events: Sequence[StoredEvent], keys: Mapping[str, str] | None = No
         boundary = compactions[-1]
     covered = covered_by(chain_of(boundary, compactions), tail)
     rejected = [s for s in tail if isinstance(s.event, RejectedEvent)]
+    messages = [
+        s for s in tail if isinstance(s.event, MessageEvent) and message_key(s) not in covered
+    ]
+    return Live(boundary, not_set_aside(messages, rejected), rejected, frozenset(covered))
+
+
+def not_set_aside(
+    messages: Sequence[StoredEvent], rejected: Sequence[StoredEvent]
+) -> list[StoredEvent]:
+    """`messages` but for those a `rejected` event among `rejected` sets aside (by id, or by
+    seq for a message written without one)."""
     out_ids = {r.event.rejected_id for r in rejected if isinstance(r.event, RejectedEvent)}
     out_seqs = {
         r.event.rejected_seq
         for r in rejected
         if isinstance(r.event, RejectedEvent) and r.event.rejected_id is None
     }
-    messages = [
-        s
-        for s in tail
-        if isinstance(s.event, MessageEvent)
-        and message_key(s) not in covered
-        and not (s.event_id and s.event_id in out_ids)
-        and s.seq not in out_seqs
+    return [
+        s for s in messages if not (s.event_id and s.event_id in out_ids) and s.seq not in out_seqs
     ]
-    return Live(boundary, messages, rejected, frozenset(covered))

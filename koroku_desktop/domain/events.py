@@ -191,6 +191,10 @@ EVENT_KINDS = (
 )
 BOUNDARY_KINDS = ("compaction", "cleared")
 
+UNSYNCED_BASE = 1 << 62
+"""Added to the seq of an event not synced yet to make its order key: above any position a
+sync hub will ever hand out (see `StoredEvent.order_key`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
@@ -210,6 +214,16 @@ class StoredEvent:
     event_id: str = ""
     turn_id: str = ""
     writer: str = ""
+    hub_seq: int | None = None
+    """Its place in the sync hub's order (None: not synced, or no hub)."""
+
+    @property
+    def order_key(self) -> int:
+        """Its place in the one order entries are read in: events synced through a hub in
+        the hub's order, then this log's unsynced ones in the order they were written. Every
+        device syncing with one hub puts its synced events in the same order, and a turn is
+        pushed whole, so turns never interleave. Without a hub it is simply the seq order."""
+        return self.hub_seq if self.hub_seq is not None else UNSYNCED_BASE + self.seq
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,10 @@ from types import TracebackType
 
 from peewee import PeeweeException
 
-from koroku_desktop.domain.coverage import in_turn_order
+from koroku_desktop.domain.coverage import whole_turns_together
 from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
+    CompactionEvent,
     DamagedEvent,
     Event,
     LogEntry,
@@ -30,6 +31,7 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
+from koroku_desktop.store.coverage_index import note_live_starts
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.live_load import load_live
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
@@ -174,17 +176,20 @@ class SqliteEventLog(PagedLog):
         """Insert events written elsewhere, keeping their ids, turn, writer and time.
 
         Idempotent on the event id: an event already in the log is skipped (what a sync
-        re-delivering events needs). Whole turns go in one after the other, in turn order
-        (domain/coverage.py), so a merge never interleaves two turns. `hub_seqs` (from a sync
-        pull) gives each its place in the hub's order, also recorded on an event already here
-        that had none yet (pushed by this device just before a crash). Returns the events
-        inserted, with their new local seqs.
+        re-delivering events needs). `hub_seqs` (from a sync pull) gives each its place in
+        the hub's order, which is then its place in entries order (domain/coverage.py); it is
+        also recorded on an event already here that had none yet (pushed by this device just
+        before a crash). Without them the events go in after this log's own, each turn's
+        events together, so a merge never interleaves two turns. Returns the events inserted,
+        with their new local seqs (and hub positions).
         """
-        if hub_seqs is not None and len(hub_seqs) != len(incoming):
-            raise ValueError("merge: one hub position per event")
-        positions = dict(zip((id(e) for e in incoming), hub_seqs or [], strict=False))
-        ordered = in_turn_order(incoming)
-        return self._insert(ordered, _MERGE_EVENT, [positions.get(id(e)) for e in ordered])
+        if hub_seqs is not None:
+            if len(hub_seqs) != len(incoming):
+                raise ValueError("merge: one hub position per event")
+            placed = sorted(zip(hub_seqs, incoming, strict=True), key=lambda p: p[0])
+            return self._insert([e for _, e in placed], _MERGE_EVENT, [h for h, _ in placed])
+        ordered = [dataclasses.replace(e, hub_seq=None) for e in whole_turns_together(incoming)]
+        return self._insert(ordered, _MERGE_EVENT, [None] * len(ordered))
 
     def record_hub_order(self, positions: Sequence[tuple[str, int]]) -> None:
         """Note the hub positions (event id, hub seq) of events this device pushed; one
@@ -217,7 +222,14 @@ class SqliteEventLog(PagedLog):
                 if text:
                     self.index.stage(conn, seq, text)
                     staged += 1
-                stored.append(dataclasses.replace(item, seq=seq))
+                stored.append(dataclasses.replace(item, seq=seq, hub_seq=hub[0] if hub else None))
+            heads = [
+                (s.conversation_id, s.event_id)
+                for s in stored
+                if isinstance(s.event, CompactionEvent) and s.event.covered_ids is not None
+            ]
+            if heads:
+                note_live_starts(conn, heads)  # what it leaves live, found once (coverage_index)
         self.index.staged(staged)
         return stored
 

@@ -1,14 +1,16 @@
 """Loading the live context from the SQLite log by the rules of domain/coverage.py.
 
-The cost follows what is live, not the history: the compactions and clears are found through
-the `(conversation_id, kind, seq)` index, the head's chain is read by event id, and the
-messages are selected in SQL (after the last clear, not among the ids the chain covers, the
-newest first by event id when `tail_limit` applies). Only those rows are parsed, then
-`live_part` puts them in turn order. Nothing here reads the rows' order across turns, so
-copies of the log with rows in another order load the same context.
+The cost follows what is live, not the history:
 
-A compaction and a clear are turns of their own (each is appended alone under the turn
-lease), so their own id is their turn's place in turn order. With `tail_limit`, a turn cut
+- the last clear, and the head compaction after it, are the last rows of their kind in
+  entries order (the `(conversation_id, kind, ORDER_KEY)` index), parsed alone;
+- the head's chain comes from `compaction_links`, and the messages are read from the head's
+  first live seq on (store/coverage_index.py), each with the compactions covering it, so a
+  covered one is dropped before it is parsed;
+- with no compaction, `tail_limit` reads only the newest messages in entries order.
+
+The result is in entries order (`StoredEvent.order_key`): the chat, the viewer and the model
+see one order, the same on every device syncing with one hub. With `tail_limit`, a turn cut
 by the limit is left out whole.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from koroku_desktop.domain.coverage import chain_of, live_part
+from koroku_desktop.domain.coverage import in_entries_order, not_set_aside, turn_of
 from koroku_desktop.domain.events import (
     EVENT_KINDS,
     CompactionEvent,
@@ -25,13 +27,13 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.queries import LiveLoad
+from koroku_desktop.store.coverage_index import Chain, chain_ids, covering, first_live_seq
+from koroku_desktop.store.order import ORDER_KEY
 from koroku_desktop.store.rows import COLUMNS, Row
 
 Rows = Callable[[str, Sequence[object]], list[Row]]
 Parse = Callable[[Row], LogEntry]
-_BATCH = 500
-_PAGE = 5000
-_MESSAGE_KINDS = ("message", "rejected")
+_HEADS = 16
 
 
 def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | None) -> LiveLoad:
@@ -41,116 +43,88 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
     `rows(sql, params)` runs a query and `parse` turns a row into an entry (the log's own).
     """
     damaged: list[DamagedEvent] = []
-    clear, chain = _head_and_chain(rows, parse, conversation_id, damaged)
-    after = clear.event_id if clear is not None else ""
-    covered = [
-        i for c in chain if isinstance(c.event, CompactionEvent) for i in c.event.covered_ids or ()
-    ]
+    clear = _last(rows, parse, conversation_id, "cleared", None, damaged)
+    after = clear.order_key if clear is not None else None
+    head = _last(rows, parse, conversation_id, "compaction", after, damaged)
     where = "conversation_id = ? AND kind = 'message'"
     params: list[object] = [conversation_id]
-    if after:  # rows with no id (a broken import) count only while nothing was cleared
-        where += " AND event_id > ?"
+    if after is not None:
+        where += f" AND {ORDER_KEY} > ?"
         params.append(after)
-    set_aside = _read(
-        rows, parse, where.replace("'message'", "'rejected'"), params, damaged, by_seq=True
-    )
+    set_aside = _read(rows, parse, where.replace("'message'", "'rejected'"), params, damaged)
     replaced = _read(  # regenerated or edited turns (agent/supersede.py): left out whole
-        rows, parse, where.replace("'message'", "'superseded'"), params, damaged, by_seq=True
+        rows, parse, where.replace("'message'", "'superseded'"), params, damaged
     )
-    legacy = next(
-        (c for c in chain if isinstance(c.event, CompactionEvent) and c.event.covered_ids is None),
-        None,
-    )
-    if legacy is not None and isinstance(legacy.event, CompactionEvent):
-        # An old compaction covered what came before its `kept_from_seq` in its own log.
+    chain = _chain(rows, conversation_id, head)
+    if chain is not None:  # only what the chain leaves live, from its first live seq on
         where += " AND seq >= ?"
-        params.append(legacy.event.kept_from_seq)
-    skip: frozenset[str] = frozenset()
-    if covered:
-        # Walk the seqs up to the first message the chain does not cover (it stops there),
-        # so the rest reads only from that seq on.
-        skip = frozenset(covered)
-        first = _first_uncovered(rows, where, params, skip)
-        where += " AND seq >= ?"
-        params.append(first)
-    elif tail_limit is not None:
-        # Only the newest by event id: walk that index down, not the whole conversation.
-        where = where.replace("conversation_id = ? AND kind", "+conversation_id = ? AND +kind")
-    unloaded: tuple[int, int] | None = None
-    if tail_limit is None:
-        candidates = _read(rows, parse, where, params, damaged, skip=skip)
+        params.append(first_live_seq(rows, conversation_id, chain))
+        candidates = _read(rows, parse, where, params, damaged, chain=chain)
+    elif tail_limit is not None:  # the newest in entries order, down that index
+        candidates = _read(rows, parse, where, params, damaged, newest=max(1, tail_limit) + 1)
     else:
+        candidates = _read(rows, parse, where, params, damaged)
+    messages = not_set_aside(in_entries_order(candidates), set_aside)
+    unloaded: tuple[int, int] | None = None
+    if tail_limit is not None and len(messages) > max(1, tail_limit):
         limit = max(1, tail_limit)
-        candidates = _read(rows, parse, where, params, damaged, newest=limit + 1, skip=skip)
-        if len(candidates) > limit:
-            candidates = whole_turns(candidates, limit)
-            first_live = rows(f"SELECT MIN(seq) FROM events WHERE {where}", params)[0][0]
-            loaded = min((c.seq for c in candidates), default=None)
-            if first_live is not None and loaded is not None and int(first_live) < loaded:
-                unloaded = (int(first_live), loaded)
+        messages = whole_turns(messages[-(limit + 1) :], limit)
+        first_live = rows(f"SELECT MIN(seq) FROM events WHERE {where}", params)[0][0]
+        loaded = min((m.seq for m in messages), default=None)
+        if first_live is not None and loaded is not None and int(first_live) < loaded:
+            unloaded = (int(first_live), loaded)
     damaged.extend(_unknown_kinds(rows, parse, conversation_id))
-    clears = [clear] if clear is not None else []
-    live = live_part([*clears, *chain, *set_aside, *candidates])
     damaged.sort(key=lambda d: d.seq)
     return LiveLoad(
-        boundary=live.boundary,
-        events=[*live.rejected, *replaced, *live.messages],
+        boundary=head if head is not None else clear,
+        events=[*set_aside, *replaced, *messages],
         damaged=damaged,
         unloaded=unloaded,
     )
 
 
-def _head_and_chain(
-    rows: Rows, parse: Parse, conversation_id: str, damaged: list[DamagedEvent]
-) -> tuple[StoredEvent | None, list[StoredEvent]]:
-    """The last clear, and the head compaction after it with the compactions its `base_id`s
-    lead back to (domain/coverage.py `chain_of`). Only those rows are parsed: the others are
-    known by their id alone, so a long history of compactions costs one light query. A
-    damaged row is reported and the next one by id taken instead."""
-    light = [
-        (int(seq), str(event_id or ""), str(kind))
-        for seq, event_id, kind in rows(
-            "SELECT seq, event_id, kind FROM events"
-            " WHERE conversation_id = ? AND kind IN ('cleared', 'compaction')",
-            [conversation_id],
-        )
-    ]
-
-    known: dict[int, StoredEvent] = {}
-    if any(not event_id for _, event_id, _ in light):
-        # Rows whose id column is empty (written before ids, by a raw import): their id is
-        # derived when parsed (`legacy_id`), so these are parsed, all at once.
-        for entry in _read(
-            rows,
-            parse,
-            "conversation_id = ? AND kind IN ('cleared', 'compaction')"
-            " AND (+event_id IS NULL OR +event_id = '')",
-            [conversation_id],
-            damaged,
-            by_seq=True,
-        ):
-            known[entry.seq] = entry
-        light = [(q, known[q].event_id if q in known else e, k) for q, e, k in light]
-
-    def parsed(seq: int) -> StoredEvent | None:
-        if seq in known:
-            return known[seq]
-        found = _read(rows, parse, "seq = ?", [seq], damaged, by_seq=True)
-        return found[0] if found else None
-
-    def newest(kind: str, after: str) -> StoredEvent | None:
-        for seq, _, _ in sorted(
-            (r for r in light if r[2] == kind and r[1] > after), key=lambda r: r[1], reverse=True
-        ):
-            if (entry := parsed(seq)) is not None:
-                return entry
+def _chain(rows: Rows, conversation_id: str, head: StoredEvent | None) -> Chain | None:
+    """The head's chain of compactions (None without a head)."""
+    if head is None or not isinstance(head.event, CompactionEvent):
         return None
+    if head.event.covered_ids is None:  # an old compaction: it covered what was before it
+        return Chain([head.event_id], head.event.kept_from_seq)
+    return chain_ids(rows, conversation_id, head.event_id)
 
-    clear = newest("cleared", "")
-    after = clear.event_id if clear is not None else ""
-    head = newest("compaction", after)
-    seq_of = {event_id: seq for seq, event_id, kind in light if kind == "compaction"}
-    return clear, chain_of(head, lambda base: parsed(seq_of[base]) if base in seq_of else None)
+
+def _last(
+    rows: Rows,
+    parse: Parse,
+    conversation_id: str,
+    kind: str,
+    after: int | None,
+    damaged: list[DamagedEvent],
+) -> StoredEvent | None:
+    """The last event of `kind` in entries order (after the order key `after`); a damaged
+    row is reported and the one before it taken instead."""
+    below: int | None = None
+    while True:
+        where = "conversation_id = ? AND kind = ?"
+        params: list[object] = [conversation_id, kind]
+        if after is not None:
+            where += f" AND {ORDER_KEY} > ?"
+            params.append(after)
+        if below is not None:
+            where += f" AND {ORDER_KEY} < ?"
+            params.append(below)
+        page = rows(
+            f"SELECT {COLUMNS}, {ORDER_KEY} FROM events WHERE {where}"
+            f" ORDER BY {ORDER_KEY} DESC LIMIT {_HEADS}",
+            params,
+        )
+        for row in page:
+            entry = parse(row[:-1])
+            if isinstance(entry, StoredEvent):
+                return entry
+            damaged.append(entry)
+        if len(page) < _HEADS:
+            return None
+        below = int(page[-1][-1])
 
 
 def _read(
@@ -160,56 +134,43 @@ def _read(
     params: Sequence[object],
     damaged: list[DamagedEvent],
     newest: int | None = None,
-    skip: frozenset[str] = frozenset(),
-    by_seq: bool = False,
+    chain: Chain | None = None,
 ) -> list[StoredEvent]:
-    """The parsed events matching `where` but for the ids in `skip` (damaged ones go to
-    `damaged`); with `newest`, only that many, the newest first by event id. Seqs are
-    selected first, rows then read a batch at a time."""
-    order = " ORDER BY seq" if by_seq else " ORDER BY event_id DESC"
-    if newest is not None and not skip:
-        order += f" LIMIT {int(newest)}"
-    light = rows(f"SELECT seq, event_id FROM events WHERE {where}{order}", params)
-    seqs = [int(seq) for seq, event_id in light if event_id not in skip]
+    """The parsed events matching `where` (damaged ones go to `damaged`); with `chain`, not
+    those it covers (dropped unparsed); with `newest`, only that many, the last in entries
+    order."""
     if newest is not None:
-        seqs = seqs[:newest]
+        order = f" ORDER BY {ORDER_KEY} DESC LIMIT {int(newest)}"
+    else:
+        order = " ORDER BY seq"  # one index range; put in entries order by the caller
     found: list[StoredEvent] = []
-    for start in range(0, len(seqs), _BATCH):
-        batch = seqs[start : start + _BATCH]
-        marks = ", ".join("?" for _ in batch)
-        for row in rows(f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})", batch):
-            entry = parse(row)
-            if isinstance(entry, StoredEvent):
-                found.append(entry)
-            else:
-                damaged.append(entry)
+    for row in rows(
+        f"SELECT {COLUMNS}, {covering('event_id')} FROM events WHERE {where}{order}", params
+    ):
+        if chain is not None and chain.covers(row[-1]):
+            continue
+        entry = parse(row[:-1])
+        if not isinstance(entry, StoredEvent):
+            damaged.append(entry)
+        elif chain is None or row[6] or not _covered_by_derived_id(rows, entry, chain):
+            found.append(entry)
     return found
 
 
+def _covered_by_derived_id(rows: Rows, entry: StoredEvent, chain: Chain) -> bool:
+    """For a row whose id column is empty (a raw import): whether the chain covers it by the
+    id derived for it when parsed (`legacy_id`)."""
+    (compactions,) = rows(f"SELECT {covering('?')}", [entry.event_id])[0]
+    return chain.covers(compactions)
+
+
 def whole_turns(newest: list[StoredEvent], limit: int) -> list[StoredEvent]:
-    """Of the newest `limit + 1` events (by id), those of the turns the limit did not cut;
-    when one turn is longer than the limit, its newest `limit` events."""
-    by_id = sorted(newest, key=lambda c: c.event_id)
-    cut = by_id[0].turn_id or by_id[0].event_id
-    whole = [c for c in newest if (c.turn_id or c.event_id) != cut]
-    return whole if whole else by_id[1:]
-
-
-def _first_uncovered(rows: Rows, where: str, params: list[object], covered: frozenset[str]) -> int:
-    """The seq of the first row matching `where` whose id is not in `covered` (a page at a
-    time, stopping there; past the end when every one is covered)."""
-    after = 0
-    while True:
-        page = rows(  # one range of the kind index, in seq order: no sort
-            f"SELECT seq, event_id FROM events WHERE {where} AND seq > ? ORDER BY seq LIMIT ?",
-            [*params, after, _PAGE],
-        )
-        for seq, event_id in page:
-            if event_id not in covered:
-                return int(seq)
-        if len(page) < _PAGE:
-            return after + 1 if not page else int(page[-1][0]) + 1
-        after = int(page[-1][0])
+    """Of the newest `limit + 1` events (in entries order), those of the turns the limit did
+    not cut; when one turn is longer than the limit, its newest `limit` events."""
+    ordered = in_entries_order(newest)
+    cut = turn_of(ordered[0])
+    whole = [c for c in ordered if turn_of(c) != cut]
+    return whole if whole else ordered[1:]
 
 
 def _unknown_kinds(rows: Rows, parse: Parse, conversation_id: str) -> list[DamagedEvent]:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from koroku_desktop.domain.coverage import in_turn_order, live_part
+from koroku_desktop.domain.coverage import live_part, whole_turns_together
 from koroku_desktop.domain.events import (
     Event,
     LogEntry,
@@ -62,14 +62,15 @@ class InMemoryEventLog(PagedLog):
 
     def merge(self, incoming: Sequence[StoredEvent]) -> list[StoredEvent]:
         """Insert events written elsewhere, skipping ids already known (idempotent); whole
-        turns in turn order, like `SqliteEventLog.merge`."""
+        turns together, like `SqliteEventLog.merge` without hub positions (this log has no
+        hub: its order is its seq order)."""
         stored: list[StoredEvent] = []
         with self._lock:
-            for item in in_turn_order(incoming):
+            for item in whole_turns_together(incoming):
                 if item.event_id in self._ids:
                     continue
                 seq = (self._rows[-1].seq if self._rows else 0) + 1
-                row = dataclasses.replace(item, seq=seq)
+                row = dataclasses.replace(item, seq=seq, hub_seq=None)
                 self._rows.append(row)
                 self._ids.add(item.event_id)
                 self._newest = max(self._newest, item.event_id)
@@ -99,7 +100,7 @@ class InMemoryEventLog(PagedLog):
             return next((r for r in self._rows if r.seq == seq), None)
 
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
-        """See `EventLog.load_live` (the same coverage, turn-order and tail-limit rules)."""
+        """See `EventLog.load_live` (the same coverage, order and tail-limit rules)."""
         with self._lock:
             rows = [r for r in self._rows if r.conversation_id == conversation_id]
         live = live_part(rows)
@@ -107,8 +108,8 @@ class InMemoryEventLog(PagedLog):
         unloaded: tuple[int, int] | None = None
         limit = max(1, tail_limit) if tail_limit is not None else None
         if limit is not None and len(messages) > limit:
-            # As the SQLite log does: the newest by event id, a turn cut by the limit left out.
-            newest = sorted(messages, key=lambda m: m.event_id)[-(limit + 1) :]
+            # As the SQLite log does: the newest in order, a turn cut by the limit left out.
+            newest = messages[-(limit + 1) :]
             keep = {id(m) for m in whole_turns(newest, limit)}
             first = min(m.seq for m in messages)
             messages = [m for m in messages if id(m) in keep]

@@ -19,6 +19,7 @@ from typing import Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
+from koroku_desktop.store import coverage_index
 from koroku_desktop.store.database import KorokuDatabase, create_private_file
 from koroku_desktop.store.order import ORDER_KEY
 from koroku_desktop.store.rows import decode_payload, parse_row
@@ -194,6 +195,19 @@ def _m007_sync_hub_order(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m008_coverage(conn: sqlite3.Connection) -> None:
+    # What compactions cover, kept queryable (store/coverage_index.py): derived tables a
+    # trigger fills from every compaction row inserted, filled here for the rows before it,
+    # then each compaction's first live seq, in written order (each from its base's).
+    for statement in (*coverage_index.SCHEMA, coverage_index.TRIGGER, *coverage_index.BACKFILL):
+        conn.execute(statement)
+    heads = conn.execute(
+        "SELECT e.conversation_id, e.event_id FROM events AS e JOIN compaction_links AS c"
+        " ON c.event_id = e.event_id WHERE e.kind = 'compaction' AND c.by_id ORDER BY e.seq"
+    ).fetchall()
+    coverage_index.note_live_starts(conn, [(str(c), str(e)) for c, e in heads])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
@@ -202,6 +216,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m005_turn_leases", _m005_turn_leases),
     Migration("m006_vectors", _m006_vectors),
     Migration("m007_sync_hub_order", _m007_sync_hub_order),
+    Migration("m008_coverage", _m008_coverage),
 )
 
 

@@ -8,11 +8,11 @@ by m007, so ordered reads and keyset paging stay index ranges.
 
 from __future__ import annotations
 
-UNSYNCED_BASE = 1 << 62
-"""Added to the seq of an unsynced event: above any hub position a hub will ever hand out."""
+from koroku_desktop.domain.events import UNSYNCED_BASE
 
 ORDER_KEY = f"COALESCE(hub_seq, {UNSYNCED_BASE} + seq)"
-"""The SQL expression of an `events` row's place in entries' order (indexed by m007)."""
+"""The SQL expression of an `events` row's place in entries' order (indexed by m007); the
+same number as `StoredEvent.order_key`."""
 
 KEY_OF_SEQ = f"COALESCE((SELECT {ORDER_KEY} FROM events WHERE seq = ?), {UNSYNCED_BASE} + ?)"
 """The order key of the row at a seq (two parameters: the seq twice); a seq with no row

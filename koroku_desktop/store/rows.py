@@ -17,7 +17,7 @@ from koroku_desktop.domain.ids import legacy_id
 
 COLUMNS = (
     "seq, conversation_id, kind, schema_version, CAST(payload AS BLOB), created_at,"
-    " event_id, turn_id, writer"
+    " event_id, turn_id, writer, hub_seq"
 )
 """The column list every entry query selects, in the order `parse_row` expects.
 
@@ -66,6 +66,7 @@ def parse_row(row: Row) -> LogEntry:
             error=f"{type(exc).__name__}: {exc}",
         )
     event_id, turn_id, writer = row_identity(seq, created_at, decode_payload(payload), identity)
+    hub_seq = identity[3] if len(identity) > 3 else None
     return StoredEvent(
         seq=int(seq),
         conversation_id=str(conversation_id),
@@ -74,6 +75,7 @@ def parse_row(row: Row) -> LogEntry:
         event_id=event_id,
         turn_id=turn_id,
         writer=writer,
+        hub_seq=_position(hub_seq),
     )
 
 
@@ -84,6 +86,14 @@ def row_identity(seq: Any, created_at: Any, payload: Any, identity: list[Any]) -
     if not event_id:
         event_id = legacy_id(_float(created_at), seq, payload)
     return str(event_id), str(turn_id or event_id), str(writer or "")
+
+
+def _position(value: Any) -> int | None:
+    """A hub position as stored (None when unsynced or unreadable: then it sorts by seq)."""
+    try:
+        return None if value is None else int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _float(value: Any) -> float:

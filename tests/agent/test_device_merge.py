@@ -1,4 +1,5 @@
-"""Two devices, two data dirs (real SQLite files), merged both ways with `merge()`: one live
+"""Two devices, two data dirs (real SQLite files), synced both ways through a hub's order
+(tests/agent/list_hub.py; tests/sync does the same over a real PostgreSQL): one live
 context, whole turns, compactions covering by id, memory files rebuilt from the log; the
 strict fake Gemini accepts the next request on both."""
 
@@ -34,6 +35,7 @@ from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.conftest import MODEL, Brain, YesApprover
+from tests.agent.list_hub import ListHub
 from tests.fakes.fixtures import TEST_API_KEY
 from tests.fakes.gemini_server import FakeGemini
 
@@ -50,6 +52,7 @@ class Device:
     agent: Agent
     compactor: Compactor
     model: GeminiChatModel
+    hub: ListHub
 
     async def turn(self, text: str) -> None:
         result = await self.agent.run_turn(text)
@@ -73,10 +76,8 @@ def everything(log: SqliteEventLog) -> list[StoredEvent]:
 
 
 def merge_both_ways(a: Device, b: Device) -> None:
-    """What any transport does in the end: each log takes in the other's events by id."""
-    a_events, b_events = everything(a.log), everything(b.log)
-    a.log.merge(b_events)
-    b.log.merge(a_events)
+    """What a sync does in the end: both logs hold every event, in the hub's order."""
+    a.hub.both_ways(a.log, b.log)
 
 
 def said(contents: list[dict[str, object]]) -> list[str]:
@@ -99,6 +100,7 @@ async def devices(
     (workspace / "notes.txt").write_text("the notes\n", encoding="utf-8")
     fake_gemini.set_fallback(Brain(read_files=False))
     built: list[Device] = []
+    hub = ListHub()
 
     def build(name: str) -> Device:
         home = tmp_path / name
@@ -114,7 +116,7 @@ async def devices(
         )
         agent = Agent(log, model, ToolRegistry(None), ApprovalPolicy(), YesApprover(), options)
         compactor = Compactor(keep_fraction=0.0001)
-        device = Device(name, home, log, agent, compactor, model)
+        device = Device(name, home, log, agent, compactor, model, hub)
         built.append(device)
         return device
 
@@ -136,7 +138,7 @@ async def test_a_compaction_on_a_while_b_adds_turns_keeps_b_turns_live_on_both(
     a, b = devices("A"), devices("B")
     for n in range(3):
         await a.turn(f"common {n} {LONG}")
-    b.log.merge(everything(a.log))  # B starts as a copy of A
+    merge_both_ways(a, b)  # B starts as a copy of A
     await b.turn("B offline 1")
     await b.turn("B offline 2")
     compaction = await a.compactor.compact_now(a.agent)
@@ -172,7 +174,7 @@ async def test_offline_turns_merge_as_whole_turns_in_one_order(
     a, b = devices("A"), devices("B")
     fake_gemini.set_fallback(Brain(read_files=True))  # every turn: call, response, answer
     await a.turn("common")
-    b.log.merge(everything(a.log))
+    merge_both_ways(a, b)
     for n in range(3):
         await a.turn(f"A{n}")
         await b.turn(f"B{n}")
@@ -198,7 +200,7 @@ async def test_two_compactions_made_apart_the_later_wins_and_nothing_is_lost(
     a, b = devices("A"), devices("B")
     for n in range(2):
         await a.turn(f"common {n} {LONG}")
-    b.log.merge(everything(a.log))
+    merge_both_ways(a, b)
     await a.turn(f"only A {LONG}")
     await b.turn(f"only B {LONG}")
     first = await a.compactor.compact_now(a.agent)
@@ -275,9 +277,10 @@ def test_memory_edits_on_two_devices_merge_and_rebuild_identical_files(tmp_path:
     a_home.mkdir()
     b_home.mkdir()
     day = "03-02-2025"
+    hub = ListHub()
     with SqliteEventLog(a_home / "koroku.db") as a, SqliteEventLog(b_home / "koroku.db") as b:
         a.append("default", [MemoryEditEvent(day=day, op="append", text="[09:00]: first\n\n")])
-        b.merge(everything(a))
+        hub.both_ways(a, b)
         sync_memory_files(a, "default", a_home)
         sync_memory_files(b, "default", b_home)
         # Apart: A appends a summary, B appends one too, and the person edits the day on B.
@@ -285,7 +288,7 @@ def test_memory_edits_on_two_devices_merge_and_rebuild_identical_files(tmp_path:
         b.append("default", [MemoryEditEvent(day=day, op="append", text="[10:05]: from B\n\n")])
         before = (b_home / "memory" / f"{day}.md").read_text()
         record_edit(b, "default", b_home, day, "[09:00]: first, corrected\n\n", before)
-        merge_both_ways_logs(a, b)
+        hub.both_ways(a, b)
         sync_memory_files(a, "default", a_home)
         sync_memory_files(b, "default", b_home)
         text_a = (a_home / "memory" / f"{day}.md").read_text()
@@ -295,23 +298,18 @@ def test_memory_edits_on_two_devices_merge_and_rebuild_identical_files(tmp_path:
     assert (a_home / "memory" / f"{day}.md").stat().st_mode & 0o777 == 0o600
 
 
-def merge_both_ways_logs(a: SqliteEventLog, b: SqliteEventLog) -> None:
-    a_events, b_events = everything(a), everything(b)
-    a.merge(b_events)
-    b.merge(a_events)
-
-
 def test_two_edits_made_apart_keep_both_versions_visibly(tmp_path: Path) -> None:
     a_home, b_home = tmp_path / "A", tmp_path / "B"
     a_home.mkdir()
     b_home.mkdir()
     day = "04-02-2025"
+    hub = ListHub()
     with SqliteEventLog(a_home / "koroku.db") as a, SqliteEventLog(b_home / "koroku.db") as b:
         a.append("default", [MemoryEditEvent(day=day, op="append", text="base\n")])
-        b.merge(everything(a))
+        hub.both_ways(a, b)
         record_edit(a, "default", a_home, day, "edited on A\n", "base\n")
         record_edit(b, "default", b_home, day, "edited on B\n", "base\n")
-        merge_both_ways_logs(a, b)
+        hub.both_ways(a, b)
         texts_a = memory_texts(everything(a))
         texts_b = memory_texts(everything(b))
     assert texts_a == texts_b

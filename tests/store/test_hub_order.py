@@ -1,15 +1,12 @@
 """Entries' order with sync: events synced through the hub in hub order, then this device's
-unsynced events in the order they were written — for pages and paging (the chat, the viewer).
-
-The live context has its own order, the same on every device without a hub: whole turns by
-their first event id (domain/coverage.py, store/live_load.py); these tests say where the two
-differ (turns made apart, then merged)."""
+unsynced events in the order they were written — one order for pages and paging (the chat,
+the viewer) and for the live context the model is sent (domain/coverage.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from koroku_desktop.domain.events import ClearedEvent, MessageEvent, StoredEvent
+from koroku_desktop.domain.events import UNSYNCED_BASE, ClearedEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store.event_log import SqliteEventLog
@@ -42,8 +39,14 @@ def test_pulled_events_come_before_unsynced_local_ones(tmp_path: Path) -> None:
         order = ["theirs 1", "theirs 2", "mine 1", "mine 2"]
         assert texts(log.entries("c")) == order
         assert texts(log.entries()) == order
-        # The live context orders whole turns by their first id: ours were written first.
-        assert texts(log.load_live("c").events) == ["mine 1", "mine 2", "theirs 1", "theirs 2"]
+        # The live context is in the same order: what the person sees is what is sent.
+        assert texts(log.load_live("c").events) == order
+        assert [e.order_key for e in log.load_live("c").events] == [
+            1,
+            2,
+            UNSYNCED_BASE + mine[0].seq,
+            UNSYNCED_BASE + mine[1].seq,
+        ]
         assert texts(log.entries("c", newest_first=True, limit=2)) == order[::-1][:2]
         # Paging back from a row goes by its place in the order...
         back = log.entries("c", newest_first=True, before_seq=mine[0].seq)
@@ -54,6 +57,8 @@ def test_pulled_events_come_before_unsynced_local_ones(tmp_path: Path) -> None:
         log.record_hub_order([(mine[0].event_id, 3), (mine[1].event_id, 4)])
         assert log.merge(pulled, [1, 2]) == []
         assert texts(log.entries("c")) == order
+        assert texts(log.load_live("c").events) == order
+        assert [e.hub_seq for e in log.load_live("c").events] == [1, 2, 3, 4]
         assert log.count() == 4
 
 
@@ -67,7 +72,7 @@ def test_a_pulled_event_already_here_gets_its_position_not_a_copy(tmp_path: Path
         assert texts(log.entries("c")) == ["pushed, then the process died", "later"]
 
 
-def test_a_pulled_clear_cuts_what_was_written_before_it(tmp_path: Path) -> None:
+def test_a_pulled_clear_cuts_what_the_hub_placed_before_it(tmp_path: Path) -> None:
     with SqliteEventLog(tmp_path / "k.db") as log:
         log.merge([remote("old")], [1])
         offline = log.append("c", [said("written offline")])
@@ -75,14 +80,15 @@ def test_a_pulled_clear_cuts_what_was_written_before_it(tmp_path: Path) -> None:
         log.merge([clear], [2])
         live = log.load_live("c")
         assert isinstance(live.boundary, StoredEvent) and live.boundary.event_id == clear.event_id
-        # The clear was made after this device's offline turn (its id is later), so it cuts
-        # that turn on every device, though the pulled clear comes first in hub order.
-        assert texts(live.events) == []
-        assert offline[0].event_id < clear.event_id
+        # The other device cleared what it had seen; this device's offline turn was not
+        # among it: it comes after the clear in the one order, so it stays live (and will on
+        # the other device too, once pushed: the hub places it after the clear).
+        assert texts(live.events) == ["written offline"]
+        log.record_hub_order([(offline[0].event_id, 3)])
+        assert texts(log.load_live("c").events) == ["written offline"]
         assert texts([e for e in log.entries("c") if isinstance(e.event, MessageEvent)]) == [
             "old",
             "written offline",
         ]
-        after = log.append("c", [said("after the merge")])
-        assert texts(log.load_live("c").events) == ["after the merge"]
-        assert after[0].event_id > clear.event_id
+        log.append("c", [said("after the merge")])
+        assert texts(log.load_live("c").events) == ["written offline", "after the merge"]

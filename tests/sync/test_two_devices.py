@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.runtime import CONVERSATION_ID
 from koroku_desktop.store.event_log import SqliteEventLog
 from tests.fakes.gemini_replies import decode_b64
@@ -18,6 +19,16 @@ def live_ids(device: Device) -> list[str]:
     """The event ids of the device's live context, in projected order."""
     with SqliteEventLog(device.home / "koroku.db", read_only=True) as log:
         return [e.event_id for e in log.load_live(CONVERSATION_ID).events]
+
+
+def chat_ids(device: Device) -> list[str]:
+    """The message ids in the order the chat and the viewer show them."""
+    with SqliteEventLog(device.home / "koroku.db", read_only=True) as log:
+        return [
+            e.event_id
+            for e in log.entries(CONVERSATION_ID, kinds=("message",), limit=10_000)
+            if isinstance(e, StoredEvent)
+        ]
 
 
 def all_ids(device: Device) -> list[str]:
@@ -74,6 +85,21 @@ def test_offline_turns_on_both_merge_as_whole_turns_in_one_order(
     b.sync()
     assert live_ids(a) == live_ids(b)
     assert sorted(all_ids(a)) == sorted(all_ids(b))
+    # One order for all: the hub's. B pushed first, so its offline turn comes before A's
+    # (written earlier), in the live context and in the chat alike, on both devices.
+    in_hub_order = [
+        str(r[0])
+        for r in b.sql("SELECT event_id FROM events WHERE kind = 'message' ORDER BY hub_seq")
+    ]
+    assert live_ids(a) == live_ids(b) == in_hub_order
+    assert chat_ids(a) == chat_ids(b) == in_hub_order
+    said = [
+        str(r[0])
+        for r in b.sql("SELECT payload FROM events WHERE kind = 'message' ORDER BY hub_seq")
+    ]
+    assert [n for n, p in enumerate(said) if "b offline" in p] < [
+        n for n, p in enumerate(said) if "a offline one" in p
+    ]
     turns = [str(r[0]) for r in b.sql("SELECT turn_id FROM events ORDER BY hub_seq")]
     # whole turns: each turn's events are contiguous in the one order
     seen: list[str] = []

@@ -1,0 +1,196 @@
+"""What compactions cover, kept queryable, so loading the live context costs what is live.
+
+A compaction lists the ids it summarised (`covered_ids`) and the summary it extended
+(`base_id`); the live context leaves out whatever the head's chain covers (domain/coverage.py).
+Parsing every compaction of a long history to learn that costs the whole history at every
+start, so three derived tables (m008) keep it in a form SQL reads directly:
+
+- `compaction_links`: each compaction's conversation, `base_id`, and whether it covers by id;
+- `coverage`: one row per (covered message id, compaction id);
+- `live_starts`: per compaction, the seq of the first message its chain leaves live. Every
+  message with a lower seq is covered, and rows written later get higher seqs, so once
+  found it stays true: a load reads messages from there on, not the history before.
+
+The first two are filled by a trigger on every insert of a compaction row (whatever writes
+it: this version, an import, an older Koroku on a migrated file). A start is computed when
+a compaction is written (`note_live_starts`, in its transaction), from the start of its
+base: only what the new compaction covered is walked. They are derived: the events stay
+the truth, and a missing start is simply computed again.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Rows = Callable[[str, Sequence[object]], list[tuple[Any, ...]]]
+_PAGE = 2000
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS compaction_links (event_id TEXT PRIMARY KEY,"
+    " conversation_id TEXT NOT NULL, base_id TEXT, by_id INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS compaction_links_conversation"
+    " ON compaction_links (conversation_id)",
+    "CREATE TABLE IF NOT EXISTS coverage (message_id TEXT NOT NULL,"
+    " compaction_id TEXT NOT NULL, PRIMARY KEY (message_id, compaction_id)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS live_starts (compaction_id TEXT PRIMARY KEY,"
+    " first_seq INTEGER NOT NULL) WITHOUT ROWID",
+)
+
+_JSON = (
+    "(CASE WHEN typeof({row}.payload) = 'text' AND json_valid({row}.payload)"
+    " THEN {row}.payload ELSE '{{}}' END)"
+)
+"""A row's payload for the JSON functions: '{}' when it is not JSON text (they would raise)."""
+_LINK = (
+    "INSERT OR IGNORE INTO compaction_links (event_id, conversation_id, base_id, by_id)"
+    " SELECT {row}.event_id, {row}.conversation_id, json_extract({json}, '$.base_id'),"
+    " json_type({json}, '$.covered_ids') = 'array'"
+)
+_COVER = (
+    "INSERT OR IGNORE INTO coverage (message_id, compaction_id)"
+    " SELECT covered.value, {row}.event_id FROM {source}json_each({json}, '$.covered_ids')"
+    " AS covered WHERE covered.type = 'text'"
+)
+_READABLE = (
+    "{row}.kind = 'compaction' AND {row}.event_id IS NOT NULL AND {row}.event_id != ''"
+    " AND typeof({row}.payload) = 'text' AND json_valid({row}.payload)"
+)
+
+
+def _sql(template: str, row: str, source: str = "") -> str:
+    return template.format(row=row, json=_JSON.format(row=row), source=source)
+
+
+TRIGGER = (
+    "CREATE TRIGGER IF NOT EXISTS events_compaction_coverage AFTER INSERT ON events"
+    f" WHEN {_sql(_READABLE, 'NEW')} BEGIN"
+    f" {_sql(_LINK, 'NEW')}; {_sql(_COVER, 'NEW')}; END"
+)
+"""Fills `compaction_links` and `coverage` from each new compaction row (an unreadable
+payload is left out: the row is damaged and covers nothing)."""
+
+BACKFILL = (
+    f"{_sql(_LINK, 'events')} FROM events WHERE {_sql(_READABLE, 'events')}",
+    f"{_sql(_COVER, 'events', 'events, ')} AND {_sql(_READABLE, 'events')}",
+)
+"""The same for the compaction rows written before m008 (one statement each)."""
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A head compaction's chain, as ids: what it and its bases cover."""
+
+    ids: list[str]
+    """The head first, then each base in turn."""
+    kept_from_seq: int = 0
+    """An old compaction (no `covered_ids`) ends the chain: it covered every message with a
+    seq below this (0: none)."""
+    members: frozenset[str] = field(default=frozenset(), init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "members", frozenset(self.ids))
+
+    def covers(self, compactions: object) -> bool:
+        """Whether one of `compactions` (space-separated ids, from `coverage`) is in it."""
+        return bool(compactions) and any(c in self.members for c in str(compactions).split())
+
+
+def old_kept_from(rows: Rows) -> Callable[[str], int | None]:
+    """How a chain learns an old compaction's `kept_from_seq`: from its row, by id."""
+
+    def kept_from(event_id: str) -> int | None:
+        found = rows(
+            "SELECT json_extract(payload, '$.kept_from_seq') FROM events"
+            " WHERE event_id = ? AND kind = 'compaction' AND json_valid(payload)"
+            " AND json_type(payload, '$.covered_ids') IS NOT 'array'",
+            [event_id],
+        )
+        return int(found[0][0]) if found and isinstance(found[0][0], int) else None
+
+    return kept_from
+
+
+def chain_ids(rows: Rows, conversation_id: str, head_id: str) -> Chain:
+    """The chain of `head_id` from `compaction_links` (one light query); an old compaction
+    ends it with its `kept_from_seq` (read from its row)."""
+    links = {
+        str(event_id): (str(base_id or ""), bool(by_id))
+        for event_id, base_id, by_id in rows(
+            "SELECT event_id, base_id, by_id FROM compaction_links WHERE conversation_id = ?",
+            [conversation_id],
+        )
+    }
+    ids: list[str] = []
+    current = head_id
+    while current and current not in ids:
+        link = links.get(current)
+        if link is None or not link[1]:  # an old compaction (or one the table cannot read)
+            kept = old_kept_from(rows)(current)
+            if kept is not None:
+                ids.append(current)
+                return Chain(ids, kept)
+            break
+        ids.append(current)
+        current = link[0]
+    return Chain(ids)
+
+
+def covering(event_id_column: str) -> str:
+    """SQL for the ids of the compactions covering a row's message, space-separated."""
+    return (
+        "(SELECT group_concat(compaction_id, ' ') FROM coverage"
+        f" WHERE message_id = {event_id_column})"
+    )
+
+
+def first_live_seq(rows: Rows, conversation_id: str, chain: Chain) -> int:
+    """The seq of the first message of the conversation the chain leaves live (past the end
+    when it covers every one). Starts from the nearest start known along the chain."""
+    if not chain.ids:
+        return 0
+    head = rows("SELECT first_seq FROM live_starts WHERE compaction_id = ?", [chain.ids[0]])
+    if head:
+        return int(head[0][0])
+    known = {
+        str(compaction): int(first)
+        for compaction, first in rows(
+            "SELECT s.compaction_id, s.first_seq FROM live_starts AS s JOIN compaction_links"
+            " AS c ON c.event_id = s.compaction_id WHERE c.conversation_id = ?",
+            [conversation_id],
+        )
+    }
+    nearest = next((known[c] for c in chain.ids if c in known), 0)
+    after = max(nearest, chain.kept_from_seq) - 1
+    while True:
+        page = rows(
+            f"SELECT seq, {covering('event_id')} FROM events"
+            " WHERE conversation_id = ? AND kind = 'message' AND seq > ? ORDER BY seq LIMIT ?",
+            [conversation_id, after, _PAGE],
+        )
+        for seq, compactions in page:
+            if not chain.covers(compactions):
+                return int(seq)
+        if len(page) < _PAGE:
+            return after + 1 if not page else int(page[-1][0]) + 1
+        after = int(page[-1][0])
+
+
+def note_live_starts(conn: sqlite3.Connection, compactions: Sequence[tuple[str, str]]) -> None:
+    """Compute and keep the first live seq of each new compaction (conversation id, event
+    id) that covers by id; inside the transaction that wrote them."""
+
+    def rows(sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
+        return conn.execute(sql, tuple(params)).fetchall()
+
+    for conversation_id, event_id in compactions:
+        chain = chain_ids(rows, conversation_id, event_id)
+        if not chain.ids or chain.ids[0] != event_id:
+            continue  # not one that covers by id
+        first = first_live_seq(rows, conversation_id, chain)
+        conn.execute(
+            "INSERT OR REPLACE INTO live_starts (compaction_id, first_seq) VALUES (?, ?)",
+            (event_id, first),
+        )
