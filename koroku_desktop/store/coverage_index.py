@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 Rows = Callable[[str, Sequence[object]], list[tuple[Any, ...]]]
@@ -79,23 +78,69 @@ BACKFILL = (
 """The same for the compaction rows written before m008 (one statement each)."""
 
 
-@dataclass(frozen=True)
 class Chain:
-    """A head compaction's chain, as ids: what it and its bases cover."""
+    """A head compaction's chain (the head, its base, that one's base...), walked from the
+    head one `compaction_links` row at a time, only as far as a question needs.
 
-    ids: list[str]
-    """The head first, then each base in turn."""
-    kept_from_seq: int = 0
-    """An old compaction (no `covered_ids`) ends the chain: it covered every message with a
-    seq below this (0: none)."""
-    members: frozenset[str] = field(default=frozenset(), init=False)
+    A compaction's id is above its base's: an append takes ids after every id already in
+    the log, and the base was in it (`ids.observe`). So walking down, ids fall, and a
+    compaction with a lower id than the one reached cannot be further up the chain's end.
+    """
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "members", frozenset(self.ids))
+    def __init__(self, rows: Rows, head_id: str, old_kept_from: int | None = None) -> None:
+        self._rows = rows
+        self.ids = [head_id]
+        self._members = {head_id}
+        self.kept_from_seq = old_kept_from or 0
+        """Set when the chain ends at an old compaction (no `covered_ids`): it covered every
+        message with a seq below this."""
+        self._ended = old_kept_from is not None
+
+    def _step(self) -> bool:
+        """Walk one compaction further (False at the end of the chain)."""
+        if self._ended:
+            return False
+        link = self._rows(
+            "SELECT base_id FROM compaction_links WHERE event_id = ? AND by_id", [self.ids[-1]]
+        )
+        base = str(link[0][0] or "") if link else ""
+        if not base or base in self._members:
+            self._ended = True
+            return False
+        self.ids.append(base)
+        self._members.add(base)
+        found = self._rows("SELECT by_id FROM compaction_links WHERE event_id = ?", [base])
+        if not found or not found[0][0]:  # an old compaction (or a row not readable)
+            kept = old_kept_from(self._rows)(base)
+            self.kept_from_seq = kept or 0
+            self._ended = True
+        return True
 
     def covers(self, compactions: object) -> bool:
         """Whether one of `compactions` (space-separated ids, from `coverage`) is in it."""
-        return bool(compactions) and any(c in self.members for c in str(compactions).split())
+        wanted = str(compactions).split() if compactions else []
+        if any(c in self._members for c in wanted):
+            return True
+        lowest = min(wanted, default="")
+        while wanted and self.ids[-1] > lowest and self._step():
+            if self.ids[-1] in wanted:
+                return True
+        return False
+
+    def nearest_start(self) -> tuple[int, bool]:
+        """Where a walk for the first live message may start: the start known for the
+        nearest compaction of the chain, else the end's old `kept_from_seq`, else 0; and
+        whether it is the head's own (then it is the answer)."""
+        index = 0
+        while True:
+            found = self._rows(
+                "SELECT first_seq FROM live_starts WHERE compaction_id = ?", [self.ids[index]]
+            )
+            if found:
+                return max(int(found[0][0]), self.kept_from_seq), index == 0
+            index += 1
+            if index == len(self.ids) and not self._step():
+                return self.kept_from_seq, False
 
 
 def old_kept_from(rows: Rows) -> Callable[[str], int | None]:
@@ -113,31 +158,6 @@ def old_kept_from(rows: Rows) -> Callable[[str], int | None]:
     return kept_from
 
 
-def chain_ids(rows: Rows, conversation_id: str, head_id: str) -> Chain:
-    """The chain of `head_id` from `compaction_links` (one light query); an old compaction
-    ends it with its `kept_from_seq` (read from its row)."""
-    links = {
-        str(event_id): (str(base_id or ""), bool(by_id))
-        for event_id, base_id, by_id in rows(
-            "SELECT event_id, base_id, by_id FROM compaction_links WHERE conversation_id = ?",
-            [conversation_id],
-        )
-    }
-    ids: list[str] = []
-    current = head_id
-    while current and current not in ids:
-        link = links.get(current)
-        if link is None or not link[1]:  # an old compaction (or one the table cannot read)
-            kept = old_kept_from(rows)(current)
-            if kept is not None:
-                ids.append(current)
-                return Chain(ids, kept)
-            break
-        ids.append(current)
-        current = link[0]
-    return Chain(ids)
-
-
 def covering(event_id_column: str) -> str:
     """SQL for the ids of the compactions covering a row's message, space-separated."""
     return (
@@ -149,21 +169,10 @@ def covering(event_id_column: str) -> str:
 def first_live_seq(rows: Rows, conversation_id: str, chain: Chain) -> int:
     """The seq of the first message of the conversation the chain leaves live (past the end
     when it covers every one). Starts from the nearest start known along the chain."""
-    if not chain.ids:
-        return 0
-    head = rows("SELECT first_seq FROM live_starts WHERE compaction_id = ?", [chain.ids[0]])
-    if head:
-        return int(head[0][0])
-    known = {
-        str(compaction): int(first)
-        for compaction, first in rows(
-            "SELECT s.compaction_id, s.first_seq FROM live_starts AS s JOIN compaction_links"
-            " AS c ON c.event_id = s.compaction_id WHERE c.conversation_id = ?",
-            [conversation_id],
-        )
-    }
-    nearest = next((known[c] for c in chain.ids if c in known), 0)
-    after = max(nearest, chain.kept_from_seq) - 1
+    start, heads_own = chain.nearest_start()
+    if heads_own:
+        return start
+    after = start - 1
     while True:
         page = rows(
             f"SELECT seq, {covering('event_id')} FROM events"
@@ -186,10 +195,9 @@ def note_live_starts(conn: sqlite3.Connection, compactions: Sequence[tuple[str, 
         return conn.execute(sql, tuple(params)).fetchall()
 
     for conversation_id, event_id in compactions:
-        chain = chain_ids(rows, conversation_id, event_id)
-        if not chain.ids or chain.ids[0] != event_id:
+        if not rows("SELECT 1 FROM compaction_links WHERE event_id = ? AND by_id", [event_id]):
             continue  # not one that covers by id
-        first = first_live_seq(rows, conversation_id, chain)
+        first = first_live_seq(rows, conversation_id, Chain(rows, event_id))
         conn.execute(
             "INSERT OR REPLACE INTO live_starts (compaction_id, first_seq) VALUES (?, ?)",
             (event_id, first),

@@ -4,9 +4,9 @@ The cost follows what is live, not the history:
 
 - the last clear, and the head compaction after it, are the last rows of their kind in
   entries order (the `(conversation_id, kind, ORDER_KEY)` index), parsed alone;
-- the head's chain comes from `compaction_links`, and the messages are read from the head's
-  first live seq on (store/coverage_index.py), each with the compactions covering it, so a
-  covered one is dropped before it is parsed;
+- the head's chain is walked in `compaction_links` only as far as needed, and the messages
+  are read from the head's first live seq on (store/coverage_index.py), each with the
+  compactions covering it, so a covered one is dropped before it is parsed;
 - with no compaction, `tail_limit` reads only the newest messages in entries order.
 
 The result is in entries order (`StoredEvent.order_key`): the chat, the viewer and the model
@@ -27,7 +27,7 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.queries import LiveLoad
-from koroku_desktop.store.coverage_index import Chain, chain_ids, covering, first_live_seq
+from koroku_desktop.store.coverage_index import Chain, covering, first_live_seq
 from koroku_desktop.store.order import ORDER_KEY
 from koroku_desktop.store.rows import COLUMNS, Row
 
@@ -55,7 +55,7 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
     replaced = _read(  # regenerated or edited turns (agent/supersede.py): left out whole
         rows, parse, where.replace("'message'", "'superseded'"), params, damaged
     )
-    chain = _chain(rows, conversation_id, head)
+    chain = _chain(rows, head)
     if chain is not None:  # only what the chain leaves live, from its first live seq on
         where += " AND seq >= ?"
         params.append(first_live_seq(rows, conversation_id, chain))
@@ -83,13 +83,13 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
     )
 
 
-def _chain(rows: Rows, conversation_id: str, head: StoredEvent | None) -> Chain | None:
+def _chain(rows: Rows, head: StoredEvent | None) -> Chain | None:
     """The head's chain of compactions (None without a head)."""
     if head is None or not isinstance(head.event, CompactionEvent):
         return None
     if head.event.covered_ids is None:  # an old compaction: it covered what was before it
-        return Chain([head.event_id], head.event.kept_from_seq)
-    return chain_ids(rows, conversation_id, head.event_id)
+        return Chain(rows, head.event_id, head.event.kept_from_seq)
+    return Chain(rows, head.event_id)
 
 
 def _last(
