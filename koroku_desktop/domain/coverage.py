@@ -121,6 +121,8 @@ class Live:
     rejected: list[StoredEvent]
     """The `rejected` events after the last clear (their messages are not in `messages`)."""
     covered: frozenset[str]
+    chain: tuple[StoredEvent, ...] = ()
+    """The head compaction and the ones its `base_id`s lead back to."""
 
 
 def live_part(events: Iterable[StoredEvent]) -> Live:
@@ -139,12 +141,37 @@ def live_part(events: Iterable[StoredEvent]) -> Live:
     compactions = [s for s in tail if isinstance(s.event, CompactionEvent)]
     if compactions:
         boundary = compactions[-1]
-    covered = covered_by(chain_of(boundary, compactions), tail)
+    chain = chain_of(boundary, compactions)
+    covered = covered_by(chain, tail)
     rejected = [s for s in tail if isinstance(s.event, RejectedEvent)]
     messages = [
         s for s in tail if isinstance(s.event, MessageEvent) and message_key(s) not in covered
     ]
-    return Live(boundary, not_set_aside(messages, rejected), rejected, frozenset(covered))
+    live = not_set_aside(messages, rejected)
+    return Live(boundary, live, rejected, frozenset(covered), tuple(chain))
+
+
+def restated_by_id(events: Iterable[StoredEvent]) -> CompactionEvent | None:
+    """When the head's chain holds an old compaction (it covers by this log's seqs, which
+    another device's log numbers differently): a compaction with the head's summary that
+    covers exactly the same messages by id, extending nothing. Appended before a device first
+    pushes, it makes every device read the same coverage. None when nothing needs it."""
+    ordered = in_entries_order(events)
+    live = live_part(ordered)
+    head = live.boundary
+    old = [
+        c
+        for c in live.chain
+        if isinstance(c.event, CompactionEvent) and c.event.covered_ids is None
+    ]
+    if not old or head is None or not isinstance(head.event, CompactionEvent):
+        return None
+    covered = [
+        m.event_id
+        for m in ordered
+        if isinstance(m.event, MessageEvent) and m.event_id and message_key(m) in live.covered
+    ]
+    return head.event.model_copy(update={"covered_ids": covered, "base_id": None})
 
 
 def not_set_aside(

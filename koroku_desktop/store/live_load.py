@@ -56,7 +56,11 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
         rows, parse, where.replace("'message'", "'superseded'"), params, damaged
     )
     chain = _chain(rows, head)
-    if chain is not None:  # only what the chain leaves live, from its first live seq on
+    if isinstance(chain, int):  # an old compaction: it covered the seqs below this
+        where += " AND seq >= ?"
+        params.append(chain)
+        candidates = _read(rows, parse, where, params, damaged)
+    elif chain is not None:  # only what the chain leaves live, from its first live seq on
         where += " AND seq >= ?"
         params.append(first_live_seq(rows, conversation_id, chain))
         candidates = _read(rows, parse, where, params, damaged, chain=chain)
@@ -83,12 +87,13 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
     )
 
 
-def _chain(rows: Rows, head: StoredEvent | None) -> Chain | None:
-    """The head's chain of compactions (None without a head)."""
+def _chain(rows: Rows, head: StoredEvent | None) -> Chain | int | None:
+    """The head's chain of compactions (None without a head); for an old compaction as the
+    head, only its `kept_from_seq` (it covered every message below)."""
     if head is None or not isinstance(head.event, CompactionEvent):
         return None
-    if head.event.covered_ids is None:  # an old compaction: it covered what was before it
-        return Chain(rows, head.event_id, head.event.kept_from_seq)
+    if head.event.covered_ids is None:
+        return head.event.kept_from_seq
     return Chain(rows, head.event_id)
 
 
@@ -144,9 +149,8 @@ def _read(
     else:
         order = " ORDER BY seq"  # one index range; put in entries order by the caller
     found: list[StoredEvent] = []
-    for row in rows(
-        f"SELECT {COLUMNS}, {covering('event_id')} FROM events WHERE {where}{order}", params
-    ):
+    cover = covering("event_id") if chain is not None else "NULL"
+    for row in rows(f"SELECT {COLUMNS}, {cover} FROM events WHERE {where}{order}", params):
         if chain is not None and chain.covers(row[-1]):
             continue
         entry = parse(row[:-1])

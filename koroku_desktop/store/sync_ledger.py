@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from koroku_desktop.domain.coverage import restated_by_id
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.rows import COLUMNS, parse_row
@@ -118,6 +119,29 @@ class SqliteSyncLedger:
                 if isinstance(entry, StoredEvent):
                     found.append(entry)
         return found
+
+    def restate_old_compactions(self) -> int:
+        """Before pushing an old compaction (written before compactions covered by id): in
+        each conversation whose head stands on one, append the head restated by id
+        (domain/coverage.py `restated_by_id`), so other devices read the same coverage.
+        Returns how many were appended."""
+        conversations = self._read(
+            "SELECT DISTINCT conversation_id FROM events WHERE kind = 'compaction'"
+            " AND hub_seq IS NULL AND typeof(payload) = 'text' AND json_valid(payload)"
+            " AND json_type(payload, '$.covered_ids') IS NOT 'array'"
+        )
+        appended = 0
+        for (conversation_id,) in conversations:
+            events = [
+                e
+                for e in self.log.entries(str(conversation_id), limit=10_000_000)
+                if isinstance(e, StoredEvent)
+            ]
+            restated = restated_by_id(events)
+            if restated is not None:
+                self.log.append(str(conversation_id), [restated])
+                appended += 1
+        return appended
 
     def record_pushed(self, positions: Sequence[tuple[str, int]]) -> None:
         """Note the hub positions the hub gave the events this device pushed."""

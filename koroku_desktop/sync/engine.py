@@ -134,6 +134,7 @@ class SyncEngine:
         self.check_hub()
         report.migrated = list(self.hub.migrated)
         report.pulled += self.pull()
+        self.ledger.restate_old_compactions()  # seqs mean nothing on another device
         for _ in range(MAX_RETRIES):
             try:
                 self._push(report)

@@ -41,6 +41,10 @@ class LocalLedger(Protocol):
         """The parseable events at these local seqs."""
         ...
 
+    def restate_old_compactions(self) -> int:
+        """Restate by id a head standing on a compaction that covers by seq (before a push)."""
+        ...
+
     def record_pushed(self, positions: Sequence[tuple[str, int]]) -> None:
         """Note the hub positions of pushed events."""
         ...

@@ -27,6 +27,7 @@ class ListHub:
                 start = ledger.pulled_position()
                 new = self.events[start:]
                 ledger.merge_pulled(new, list(range(start + 1, start + 1 + len(new))))
+                ledger.restate_old_compactions()
                 turns, _running = ledger.pending_turns()
                 for turn in turns:
                     positions = []
