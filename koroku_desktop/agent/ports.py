@@ -39,6 +39,16 @@ class LogReader(Protocol):
         """Full-text search over every event ever written, newest first."""
         ...
 
+    def summarised_in(self, event_ids: Sequence[str]) -> dict[str, int]:
+        """For those of these messages a compaction summarised (by id): the seq of the first
+        such compaction. Seqs say nothing across devices; ids do."""
+        ...
+
+    def summary_span(self, compaction_id: str) -> tuple[int, int, int] | None:
+        """How many of the messages here a compaction covered by id, and the lowest and
+        highest of their seqs (None when it names none that are here)."""
+        ...
+
 
 class EventLog(LogReader, Protocol):
     """The append-only event log, shared by every process (and later device) that writes."""

@@ -97,13 +97,16 @@ class NoticeBlock:
 
 @dataclass(slots=True)
 class CompactionBlock:
-    """Marker: the history up to `covers_up_to_seq` was folded into `summary`."""
+    """Marker: earlier messages were folded into `summary`: `covered` more of them (named by
+    id, the same on every device), or, for an old compaction, those up to `covers_up_to_seq`
+    (a seq of the log it was written in)."""
 
     summary: str
     covers_up_to_seq: int
     kept_from_seq: int
     tokens_before: int | None = None
     tokens_after: int | None = None
+    covered: int | None = None
 
 
 @dataclass(slots=True)

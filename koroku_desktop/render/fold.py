@@ -126,7 +126,12 @@ def event_marker(event: Event) -> MarkerBlock | None:
         case CompactionEvent():
             e = event
             return CompactionBlock(
-                e.summary, e.covers_up_to_seq, e.kept_from_seq, e.tokens_before, e.tokens_after
+                e.summary,
+                e.covers_up_to_seq,
+                e.kept_from_seq,
+                e.tokens_before,
+                e.tokens_after,
+                None if e.covered_ids is None else len(e.covered_ids),
             )
         case ClearedEvent():
             return ClearedBlock()

@@ -115,8 +115,10 @@ def quote(text: str, italic: bool = False) -> str:
 def marker_text(marker: b.MarkerBlock) -> str:
     """The one sentence every surface shows for a marker (a compaction's summary comes after)."""
     match marker:
-        case b.CompactionBlock(covers_up_to_seq=covers):
+        case b.CompactionBlock(covered=None, covers_up_to_seq=covers):
             return f"Summary of #{covers} and before"
+        case b.CompactionBlock(covered=covered):
+            return f"Summary of the conversation so far ({covered} more messages folded in)"
         case b.ClearedBlock():
             return "Conversation cleared — a fresh start (nothing was deleted)"
         case b.RejectedBlock(rejected_seq=rejected, reason=reason):

@@ -302,6 +302,31 @@ class SqliteEventLog(PagedLog):
         """
         return load_live(self._rows, self._parse, conversation_id, tail_limit)
 
+    def summarised_in(self, event_ids: Sequence[str]) -> dict[str, int]:
+        """See `LogReader.summarised_in` (from the derived `coverage` table, m008)."""
+        found: dict[str, int] = {}
+        ids = list(dict.fromkeys(event_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for message_id, seq in self._rows(
+                "SELECT c.message_id, MIN(e.seq) FROM coverage AS c JOIN events AS e"
+                f" ON e.event_id = c.compaction_id WHERE c.message_id IN ({marks})"
+                " GROUP BY c.message_id",
+                chunk,
+            ):
+                found[str(message_id)] = int(seq)
+        return found
+
+    def summary_span(self, compaction_id: str) -> tuple[int, int, int] | None:
+        """See `LogReader.summary_span`."""
+        count, low, high = self._rows(
+            "SELECT COUNT(*), MIN(e.seq), MAX(e.seq) FROM coverage AS c JOIN events AS e"
+            " ON e.event_id = c.message_id WHERE c.compaction_id = ?",
+            [compaction_id],
+        )[0]
+        return (int(count), int(low), int(high)) if count else None
+
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """A page of the log (keyset, never OFFSET), damaged rows included.
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from koroku_desktop.domain.coverage import live_part, whole_turns_together
 from koroku_desktop.domain.events import (
+    CompactionEvent,
     Event,
     LogEntry,
     StoredEvent,
@@ -117,6 +118,30 @@ class InMemoryEventLog(PagedLog):
             unloaded = (first, loaded) if first < loaded else None
         events = [*live.rejected, *messages]
         return LiveLoad(boundary=live.boundary, events=events, damaged=[], unloaded=unloaded)
+
+    def summarised_in(self, event_ids: Sequence[str]) -> dict[str, int]:
+        """See `LogReader.summarised_in`."""
+        wanted = set(event_ids)
+        found: dict[str, int] = {}
+        with self._lock:
+            compactions = [r for r in self._rows if isinstance(r.event, CompactionEvent)]
+        for row in compactions:
+            assert isinstance(row.event, CompactionEvent)
+            for covered in row.event.covered_ids or ():
+                if covered in wanted and covered not in found:
+                    found[covered] = row.seq
+        return found
+
+    def summary_span(self, compaction_id: str) -> tuple[int, int, int] | None:
+        """See `LogReader.summary_span`."""
+        with self._lock:
+            rows = list(self._rows)
+        head = next((r for r in rows if r.event_id == compaction_id), None)
+        if head is None or not isinstance(head.event, CompactionEvent):
+            return None
+        covered = set(head.event.covered_ids or ())
+        seqs = [r.seq for r in rows if r.event_id in covered]
+        return (len(seqs), min(seqs), max(seqs)) if seqs else None
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """See `LogReader.entries`."""

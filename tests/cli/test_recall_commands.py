@@ -120,8 +120,9 @@ def test_threshold_compaction_history_search_and_meter(
     assert re.match(r"\[\d\d:\d\d\]: SUMMARY: ", memory.read_text(encoding="utf-8"))
 
     history = koroku.ok("history", "--all").stdout
-    assert re.search(r"── Summary of #\d+ and before ──", history)
-    assert "── Summary of #" in koroku.ok("history").stdout  # the live view starts there
+    summary = r"── Summary of the conversation so far \(\d+ more messages folded in\) ──"
+    assert re.search(summary, history)
+    assert re.search(summary, koroku.ok("history").stdout)  # the live view starts there
 
     # Cleared too (through `chat`): the meter is shown after each turn, and nothing is lost.
     chat = koroku.ok("chat", stdin="swordfish again?\nclear\nexit\n")
@@ -246,13 +247,14 @@ def test_live_export_and_markdown(koroku: Koroku, tmp_path: Path) -> None:
 
     md = koroku.ok("export", "--format", "md").stdout
     assert md.startswith("# Koroku conversation")
-    for piece in ("**You**", "**Koroku**", "→ `read_file`", "> **Summary of #", "buy milk"):
+    summary = "> **Summary of the conversation so far ("
+    for piece in ("**You**", "**Koroku**", "→ `read_file`", summary, "buy milk"):
         assert piece in md, piece
     out = tmp_path / "live.md"
     done = koroku.ok("export", "--live", "-o", str(out))
     assert "exported" in done.stderr
     text = out.read_text(encoding="utf-8")
-    assert "> **Summary of #" in text and "one more" in text and "read the notes" not in text
+    assert summary in text and "one more" in text and "read the notes" not in text
 
 
 def test_portable_round_trip_keeps_damaged_rows_and_the_search_index(tmp_path: Path) -> None:

@@ -405,3 +405,65 @@ def test_a_replaced_turn_is_shown_and_marked(
         save_variants(qapp, dialog, "history-replaced-turns", wide=1040)
     finally:
         log.close()
+
+
+def test_a_synced_log_shows_what_each_summary_folded_in_by_id(
+    qapp: QApplication,
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    paths: Paths,
+    tmp_path: Path,
+) -> None:
+    """This device (B) and another (A) share a hub; A compacted while B added a turn. B's
+    viewer names what A's summary folded in by id, in B's own seqs, and shows B's turn live."""
+    from tests.agent.list_hub import ListHub
+
+    hub = ListHub()
+    with SqliteEventLog(tmp_path / "a.db", writer="app@laptop") as a:
+        b = SqliteEventLog(paths.db, writer="app@desktop")
+        try:
+            b.append("elsewhere", [_msg("user", "B's own past, elsewhere")] * 3)  # other seqs
+            asked = [
+                a.append("default", [_msg("user", f"question {n}"), _msg("model", f"answer {n}")])
+                for n in range(3)
+            ]
+            hub.both_ways(a, b)
+            b.append("default", [_msg("user", "added on B"), _msg("model", "noted on B")])
+            covered = [e for turn in asked[:2] for e in turn]
+            a.append(
+                "default",
+                [
+                    CompactionEvent(
+                        summary="Questions 0 and 1, summarised on A.",
+                        covers_up_to_seq=covered[-1].seq,
+                        kept_from_seq=asked[2][0].seq,
+                        covered_ids=[e.event_id for e in covered],
+                    )
+                ],
+            )
+            hub.both_ways(a, b)
+            theme.apply(qapp, "light")
+            dialog = _open(qtbot, b, paths)
+            texts = dict(zip(_column(dialog, 5), _column(dialog, 4), strict=True))
+            (compaction_seq,) = [
+                int(s)
+                for s, k in zip(_column(dialog, 0), _column(dialog, 2), strict=True)
+                if k == "compaction"
+            ]
+            assert texts["question 0"] == texts["answer 1"] == f"summarised in #{compaction_seq}"
+            assert texts["question 2"] == texts["added on B"] == "live"
+            dialog.show_tab("Compactions")
+            panel = dialog.compactions
+            qtbot.waitUntil(lambda: panel.list.topLevelItemCount() == 1)
+            item = panel.list.topLevelItem(0)
+            assert item is not None
+            on_b = [s.seq for s in b.entries("default", kinds=("message",))][:4]
+            assert on_b != [e.seq for e in covered]  # B numbers them its own way
+            assert item.text(2) == f"4 messages, #{on_b[0]} – #{on_b[-1]}"
+            assert "folded in 4 messages" in panel.summary.toPlainText()
+            assert not panel.replaced_table.isColumnHidden(4)
+            qtbot.waitUntil(lambda: panel.replaced.rowCount() == 4)
+            qtbot.wait(50)
+            save_screenshot(dialog, "viewer-compactions-synced")
+        finally:
+            b.close()

@@ -48,13 +48,21 @@ class CompactionInfo:
     event: CompactionEvent
     first_seq: int
     last_seq: int
+    count: int | None = None
+    """How many messages it folded in, by id (None: an old compaction, a seq range)."""
+
+    def replaced(self) -> str:
+        """The range in words, e.g. `#12 – #40` or `14 messages, #12 – #40`."""
+        span = f"#{self.first_seq} – #{self.last_seq}"
+        return span if self.count is None else f"{self.count} messages, {span}"
 
 
 def read_compactions(reader: LogReader, conversation_id: str) -> list[CompactionInfo]:
     """Every compaction of a conversation, newest first, with the range it replaced.
 
-    A summary replaces the events after the previous compaction's range (or after the last
-    clear before it) up to its `covers_up_to_seq`. Runs in a worker thread.
+    A summary that names what it covered (by id) replaced those messages, wherever they are
+    in this log; an old one replaced the events after the previous compaction's range (or
+    after the last clear before it) up to its `covers_up_to_seq`. Runs in a worker thread.
     """
     found: list[CompactionInfo] = []
     start = 1
@@ -65,8 +73,14 @@ def read_compactions(reader: LogReader, conversation_id: str) -> list[Compaction
         if isinstance(event, ClearedEvent):
             start = entry.seq + 1
         elif isinstance(event, CompactionEvent):
-            last = event.covers_up_to_seq
-            found.append(CompactionInfo(entry.seq, entry.created_at, event, min(start, last), last))
+            span = reader.summary_span(entry.event_id) if event.covered_ids is not None else None
+            if span is not None:  # by id: where its messages are in this log
+                count, first, last = span
+                found.append(CompactionInfo(entry.seq, entry.created_at, event, first, last, count))
+            else:
+                last = event.covers_up_to_seq
+                first = min(start, last)
+                found.append(CompactionInfo(entry.seq, entry.created_at, event, first, last))
             start = last + 1
     found.reverse()
     return found
@@ -134,7 +148,7 @@ class CompactionsPanel(QWidget):
                 [
                     str(info.seq),
                     when(info.created_at, "%Y-%m-%d %H:%M"),
-                    f"#{info.first_seq} – #{info.last_seq}",
+                    info.replaced(),
                     token_change(info.event),
                 ]
             )
@@ -163,14 +177,23 @@ class CompactionsPanel(QWidget):
             return
         info = self.compactions[self.list.indexOfTopLevelItem(item)]
         ev = info.event
+        if info.count is None:
+            detail = f"replaced #{info.first_seq}–#{info.last_seq} · {token_change(ev)} · "
+            detail += f"live context kept from #{ev.kept_from_seq}"
+        else:  # by id: its seqs are those of the log it was written in, maybe another device's
+            detail = f"folded in {info.replaced()} · {token_change(ev)}"
         self.summary.setMarkdown(
-            f"### Summary #{info.seq}\n\n*{when(info.created_at)} · replaced "
-            f"#{info.first_seq}–#{info.last_seq} · {token_change(ev)} · live context kept "
-            f"from #{ev.kept_from_seq}*\n\n{ev.summary}"
+            f"### Summary #{info.seq}\n\n*{when(info.created_at)} · {detail}*\n\n{ev.summary}"
         )
         self.replaced_label.setText(
             f"Events #{info.first_seq}–#{info.last_seq}, replaced by summary #{info.seq}:"
+            if info.count is None
+            else f"Events #{info.first_seq}–#{info.last_seq} (Context says which ones summary"
+            f" #{info.seq} folded in):"
         )
+        # Every event of an old compaction's range is "summarised in" it; a range found by
+        # id may hold events that stayed live: then the column says so.
+        self.replaced_table.setColumnHidden(4, info.count is None)
         self.replaced.set_query(
             TimelineQuery(after_seq=info.first_seq - 1, before_seq=info.last_seq + 1)
         )

@@ -156,11 +156,16 @@ def _marker_readable(marker: b.MarkerBlock) -> str:
                 "The conversation was cleared here. Koroku stopped seeing everything "
                 "before this point; nothing was deleted and it can still be recalled."
             )
-        case b.CompactionBlock():
+        case b.CompactionBlock(covered=None):
             return (
                 f"**Summary of #{marker.covers_up_to_seq} and before** "
                 f"(the live context keeps #{marker.kept_from_seq} onward; "
                 f"{token_change(marker)}).\n\n{quote(marker.summary)}"
+            )
+        case b.CompactionBlock():
+            return (
+                f"**{marker_text(marker)}** (the messages it folded in show *summarised* "
+                f"in the Context column; {token_change(marker)}).\n\n{quote(marker.summary)}"
             )
         case b.MemoryEditBlock(text=text):
             return f"**{marker_text(marker)}**\n\n{quote(text)}"

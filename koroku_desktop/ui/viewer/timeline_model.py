@@ -63,7 +63,11 @@ class Boundary:
 
     seq: int
     covers_up_to: int | None
-    """For a compaction: the last seq its summary covers; None for a clear."""
+    """For an old compaction: the last seq its summary covers; None for a clear or for a
+    compaction that names what it covers by id (see `summarised`)."""
+    key: int = 0
+    """Its place in entries order (`StoredEvent.order_key`)."""
+    clear: bool = False
 
 
 def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
@@ -84,21 +88,27 @@ def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
 
 
 def context_status(
-    entry: LogEntry, boundaries: list[Boundary], replaced: dict[str, str] | None = None
+    entry: LogEntry,
+    boundaries: list[Boundary],
+    replaced: dict[str, str] | None = None,
+    summarised: dict[str, int] | None = None,
 ) -> str:
     """`live`, `summarised in #N`, `cleared at #N`, `replaced (regenerated)` or `skipped`:
-    does the model see it? `replaced` maps turn ids a `superseded` event names to why."""
+    does the model see it? `boundaries` are in entries order; `replaced` maps turn ids a
+    `superseded` event names to why; `summarised` maps message ids to the compaction that
+    covered them (`LogReader.summarised_in`)."""
     if isinstance(entry, DamagedEvent):
         return "skipped (damaged)"
     if replaced and entry.turn_id in replaced and isinstance(entry.event, MessageEvent):
         return f"replaced ({'edited' if replaced[entry.turn_id] == 'edit' else 'regenerated'})"
-    seqs = [b.seq for b in boundaries]
-    for b in boundaries[bisect.bisect_right(seqs, entry.seq) :]:
-        if b.covers_up_to is None:
+    by_id = (summarised or {}).get(entry.event_id)
+    keys = [b.key for b in boundaries]
+    for b in boundaries[bisect.bisect_right(keys, entry.order_key) :]:
+        if b.clear:
             return f"cleared at #{b.seq}"
-        if entry.seq <= b.covers_up_to:
+        if (b.covers_up_to is not None and entry.seq <= b.covers_up_to) or by_id == b.seq:
             return f"summarised in #{b.seq}"
-    return "live"
+    return "live" if by_id is None else f"summarised in #{by_id}"
 
 
 def read_replaced(reader: LogReader, conversation_id: str) -> dict[str, str]:
@@ -118,9 +128,11 @@ def read_boundaries(reader: LogReader, conversation_id: str) -> list[Boundary]:
         if isinstance(entry, StoredEvent):
             event = entry.event
             if isinstance(event, CompactionEvent):
-                found.append(Boundary(entry.seq, event.covers_up_to_seq))
+                old = event.covered_ids is None
+                covers = event.covers_up_to_seq if old else None
+                found.append(Boundary(entry.seq, covers, entry.order_key))
             elif isinstance(event, ClearedEvent):
-                found.append(Boundary(entry.seq, None))
+                found.append(Boundary(entry.seq, None, entry.order_key, clear=True))
     return found
 
 
@@ -221,7 +233,9 @@ class TimelineModel(QAbstractTableModel):
         self.loading_changed.emit(True)
         self._tasks.start(self._fetch(self._generation, with_boundaries))
 
-    def _read(self, before: int | None, with_boundaries: bool) -> tuple[list[LogEntry], Any]:
+    def _read(
+        self, before: int | None, with_boundaries: bool
+    ) -> tuple[list[LogEntry], dict[str, int], Any]:
         q = self._query
         page = self._reader.entries(
             self._source(),
@@ -231,6 +245,12 @@ class TimelineModel(QAbstractTableModel):
             newest_first=True,
             kinds=q.kinds,
         )
+        messages = [
+            e.event_id
+            for e in page
+            if isinstance(e, StoredEvent) and isinstance(e.event, MessageEvent)
+        ]
+        summarised = self._reader.summarised_in(messages) if messages else {}
         bounds = (
             (
                 read_boundaries(self._reader, self._conversation),
@@ -239,12 +259,12 @@ class TimelineModel(QAbstractTableModel):
             if with_boundaries
             else None
         )
-        return page, bounds
+        return page, summarised, bounds
 
     async def _fetch(self, generation: int, with_boundaries: bool) -> None:
         before = self._rows[-1].seq if self._rows else self._query.before_seq
         try:
-            page, bounds = await asyncio.to_thread(self._read, before, with_boundaries)
+            page, summarised, bounds = await asyncio.to_thread(self._read, before, with_boundaries)
         except Exception as exc:  # a failing read is shown, never fatal
             log.warning("reading the timeline failed", exc_info=True)
             if generation == self._generation:
@@ -264,7 +284,9 @@ class TimelineModel(QAbstractTableModel):
             first = len(self._rows)
             self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
             self._rows.extend(page)
-            self._status.extend(context_status(e, self._boundaries, self._replaced) for e in page)
+            self._status.extend(
+                context_status(e, self._boundaries, self._replaced, summarised) for e in page
+            )
             self.endInsertRows()
         self._first_page.set()
         self.loading_changed.emit(False)
