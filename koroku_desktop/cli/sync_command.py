@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import sqlite3
 import sys
 from datetime import datetime
 from typing import Any
 
+from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.config import (
     KeyringUnavailable,
     SettingsError,
     default_paths,
     store_sync_password,
 )
+from koroku_desktop.runtime import CONVERSATION_ID
 from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
 from koroku_desktop.sync_wiring import HubError, SyncConfigError, open_sync
@@ -77,6 +80,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
             return 0
         report = setup.engine.sync_once()
         print(f"synced with {setup.address.display()}: {report.summary()}")
+        if report.pulled:  # memory edits may have come: the files follow the log
+            try:
+                sync_memory_files(event_log, CONVERSATION_ID, paths.home)
+            except (OSError, sqlite3.Error) as exc:
+                print(f"koroku sync: memory files not brought up to date: {exc}", file=sys.stderr)
         return 0
     except HubError as exc:
         print(f"koroku sync: the hub failed: {exc}".strip(), file=sys.stderr)
