@@ -66,6 +66,15 @@ def compact(log: SqliteEventLog, rng: random.Random) -> None:
     )
 
 
+def turns_and_compactions(log: SqliteEventLog, turns: int, every: int, seed: int) -> None:
+    """`turns` question-and-answer turns, with a compaction after every `every` of them."""
+    rng = random.Random(seed)
+    for n in range(turns):
+        log.append("c", [said(f"q{n}"), said(f"a{n}", "model")])
+        if n % every == every - 1:
+            compact(log, rng)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_two_devices_load_what_the_rule_says(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -140,11 +149,7 @@ def test_each_compaction_row_fills_the_tables_and_a_damaged_one_covers_nothing(
 def test_m008_fills_the_tables_for_a_log_written_before_it(tmp_path: Path) -> None:
     path = tmp_path / "k.db"
     with SqliteEventLog(path) as log:
-        rng = random.Random(7)
-        for n in range(40):
-            log.append("c", [said(f"q{n}"), said(f"a{n}", "model")])
-            if n % 7 == 6:
-                compact(log, rng)
+        turns_and_compactions(log, turns=40, every=7, seed=7)
         expected = loaded(log)
     with sqlite3.connect(path) as conn:  # the file as the version before m008 left it
         conn.executescript(
@@ -161,11 +166,7 @@ def test_m008_fills_the_tables_for_a_log_written_before_it(tmp_path: Path) -> No
 
 
 def test_a_start_missing_is_found_again_when_loading(log: SqliteEventLog, db_path: Path) -> None:
-    rng = random.Random(3)
-    for n in range(30):
-        log.append("c", [said(f"q{n}"), said(f"a{n}", "model")])
-        if n % 5 == 4:
-            compact(log, rng)
+    turns_and_compactions(log, turns=30, every=5, seed=3)
     expected = by_rule(log)
     with sqlite3.connect(db_path) as conn:
         conn.execute("DELETE FROM live_starts")
