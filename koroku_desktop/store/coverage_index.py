@@ -202,3 +202,30 @@ def note_live_starts(conn: sqlite3.Connection, compactions: Sequence[tuple[str, 
             "INSERT OR REPLACE INTO live_starts (compaction_id, first_seq) VALUES (?, ?)",
             (event_id, first),
         )
+
+
+def summarised_in(rows: Rows, event_ids: Sequence[str]) -> dict[str, int]:
+    """For those of these messages a compaction covered by id: the seq of the first one."""
+    found: dict[str, int] = {}
+    ids = list(dict.fromkeys(event_ids))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        for message_id, seq in rows(
+            "SELECT c.message_id, MIN(e.seq) FROM coverage AS c JOIN events AS e"
+            f" ON e.event_id = c.compaction_id WHERE c.message_id IN ({marks})"
+            " GROUP BY c.message_id",
+            chunk,
+        ):
+            found[str(message_id)] = int(seq)
+    return found
+
+
+def summary_span(rows: Rows, compaction_id: str) -> tuple[int, int, int] | None:
+    """How many messages here a compaction covered by id, with their lowest and highest seq."""
+    count, low, high = rows(
+        "SELECT COUNT(*), MIN(e.seq), MAX(e.seq) FROM coverage AS c JOIN events AS e"
+        " ON e.event_id = c.message_id WHERE c.compaction_id = ?",
+        [compaction_id],
+    )[0]
+    return (int(count), int(low), int(high)) if count else None

@@ -31,7 +31,7 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
-from koroku_desktop.store.coverage_index import note_live_starts
+from koroku_desktop.store import coverage_index
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
 from koroku_desktop.store.live_load import load_live
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
@@ -229,7 +229,9 @@ class SqliteEventLog(PagedLog):
                 if isinstance(s.event, CompactionEvent) and s.event.covered_ids is not None
             ]
             if heads:
-                note_live_starts(conn, heads)  # what it leaves live, found once (coverage_index)
+                coverage_index.note_live_starts(
+                    conn, heads
+                )  # what it leaves live, found once (coverage_index)
         self.index.staged(staged)
         return stored
 
@@ -304,28 +306,11 @@ class SqliteEventLog(PagedLog):
 
     def summarised_in(self, event_ids: Sequence[str]) -> dict[str, int]:
         """See `LogReader.summarised_in` (from the derived `coverage` table, m008)."""
-        found: dict[str, int] = {}
-        ids = list(dict.fromkeys(event_ids))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            for message_id, seq in self._rows(
-                "SELECT c.message_id, MIN(e.seq) FROM coverage AS c JOIN events AS e"
-                f" ON e.event_id = c.compaction_id WHERE c.message_id IN ({marks})"
-                " GROUP BY c.message_id",
-                chunk,
-            ):
-                found[str(message_id)] = int(seq)
-        return found
+        return coverage_index.summarised_in(self._rows, event_ids)
 
     def summary_span(self, compaction_id: str) -> tuple[int, int, int] | None:
         """See `LogReader.summary_span`."""
-        count, low, high = self._rows(
-            "SELECT COUNT(*), MIN(e.seq), MAX(e.seq) FROM coverage AS c JOIN events AS e"
-            " ON e.event_id = c.message_id WHERE c.compaction_id = ?",
-            [compaction_id],
-        )[0]
-        return (int(count), int(low), int(high)) if count else None
+        return coverage_index.summary_span(self._rows, compaction_id)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """A page of the log (keyset, never OFFSET), damaged rows included.
