@@ -3,19 +3,21 @@ for deciding when to compact)."""
 
 from __future__ import annotations
 
+from koroku_desktop.agent.cut import CHARS_PER_TOKEN, part_tokens
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import MessageEvent
 
 
 def estimate_tokens(view: ContextView) -> int:
-    """Last reported prompt size plus ~4 characters a token for what came after it.
+    """Last reported prompt size plus an estimate of what came after it (`part_tokens`:
+    ~4 characters a token; attached files by kind).
 
     Usage reported before the latest compaction is stale (it measured the old context):
     then the compaction's `tokens_after` is the base, or everything is estimated.
     """
     summary = view.summary
     base: int | None = None
-    tail_chars = 0
+    tail_tokens = 0
     for stored in reversed(view.messages):
         event = stored.event
         if not isinstance(event, MessageEvent):
@@ -27,11 +29,11 @@ def estimate_tokens(view: ContextView) -> int:
         if not fresh and summary is not None and summary.tokens_after is not None:
             base = summary.tokens_after
             break
-        tail_chars += sum(len(p.model_dump_json()) for p in event.parts)
+        tail_tokens += sum(part_tokens(p) for p in event.parts)
     if base is None:
         base = 0
         if summary is not None and summary.tokens_after is not None:
             base = summary.tokens_after
         elif summary is not None:
-            tail_chars += len(summary.summary)
-    return base + tail_chars // 4
+            tail_tokens += len(summary.summary) // CHARS_PER_TOKEN
+    return base + tail_tokens
