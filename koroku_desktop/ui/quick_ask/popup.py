@@ -21,8 +21,11 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.ids import new_id
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, visible_text
-from koroku_desktop.render.text import mark, short_args
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from koroku_desktop.render import blocks as b
+from koroku_desktop.render.fold import message_blocks
+from koroku_desktop.render.markdown import block_markdown
+from koroku_desktop.render.text import mark, one_line, short_args
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near, translucency_available
@@ -70,6 +73,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.exchange_seq: int | None = None
         self._final = ""
         self._streamed = ""
+        self._remembered = ""
         self._was_active = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -212,6 +216,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.exchange_seq = None
         self._final = ""
         self._streamed = ""
+        self._remembered = ""
         self.tool_label.setVisible(False)
         attached = self.tray.take()
         files = ", ".join(p.name for p in attached)
@@ -248,8 +253,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
             self.active = mine
             if mine:
                 self.exchange_seq = stored.seq
+                self._remembered = remembered_line(message_blocks(event))
+                self._render_timer.start()
         elif self.active and mine and event.role == "model":
-            text = visible_text(event.parts)
+            text = answer_markdown(message_blocks(event))
             if text:
                 self._final += ("\n\n" if self._final else "") + text
             self._streamed = ""
@@ -286,6 +293,8 @@ class QuickAskPopup(AttachmentDrops, QWidget):
 
     def _render(self) -> None:
         text = self._final + (("\n\n" if self._final else "") + self._streamed)
+        if self._remembered:
+            text = f"{self._remembered}\n\n{text or '…'}"
         bar = self.answer.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
         self.answer.setMarkdown(text or "…")
@@ -299,3 +308,22 @@ class QuickAskPopup(AttachmentDrops, QWidget):
     def _open_in_chat(self) -> None:
         self.hide()
         self.open_in_chat.emit(self.exchange_seq if self.exchange_seq is not None else -1)
+
+
+def answer_markdown(blocks: tuple[b.Block, ...]) -> str:
+    """What the popup shows of a model content: its text (with citation marks), where it
+    came from (the sources of a grounded answer) and why it stopped early, through the
+    presentation fold; thoughts and tool calls stay in the chat."""
+    shown = [x for x in blocks if isinstance(x, b.TextBlock | b.SourcesBlock | b.NoticeBlock)]
+    return "\n\n".join(t for t in (block_markdown(x) for x in shown) if t)
+
+
+def remembered_line(blocks: tuple[b.Block, ...]) -> str:
+    """One muted line naming the past passages Koroku brought to this question (the chat
+    shows them as chips), or ""."""
+    passages = [p for x in blocks if isinstance(x, b.RememberedBlock) for p in x.passages]
+    if not passages:
+        return ""
+    named = "; ".join(f"#{p.seq} ({p.when}): {one_line(p.text, 60)}" for p in passages[:3])
+    more = f" and {len(passages) - 3} more" if len(passages) > 3 else ""
+    return f"*Remembered: {named}{more}*"
