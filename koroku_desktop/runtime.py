@@ -294,6 +294,8 @@ class Runtime:
             self.sync.close()
         if self.turn_lock is not None:
             self.turn_lock.close()
+        if self.attachments is not None:
+            self.attachments.discard_copies()
         self.log.close()
 
 

@@ -3,14 +3,19 @@
 A file is read and checked (`check_attachment`: type from the content, size) before anything
 is kept, so a refused file leaves no trace; `keep` stores the bytes content-addressed and
 returns the part an event carries. `open_copy` gives a viewer application a private temporary
-copy, so the original may be gone and the blob itself is never handed out for writing.
+copy, so the original may be gone and the blob itself is never handed out for writing. The
+copies go when the process closes (`discard_copies`); those of a process that died are swept
+by the next one that opens a copy.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import stat
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -24,6 +29,7 @@ from koroku_desktop.fsutil import PRIVATE, atomic_write
 from koroku_desktop.render.blocks import AttachmentBlock
 from koroku_desktop.render.markdown import AttachmentLink
 from koroku_desktop.store.blobs import BlobStore, MissingBlob
+from koroku_desktop.store.turn_lock import pid_alive
 
 _UNSAFE = re.compile(r"[^\w.\- ()\[\]+,@]+")
 
@@ -51,6 +57,37 @@ def read_attachment_file(path: Path) -> PendingAttachment:
         return check_attachment(data, path.name)
     except AttachmentRefused as exc:
         raise AttachmentRefused(str(exc).replace(path.name, str(path), 1)) from None
+
+
+COPIES = "koroku-attachments-"
+"""The temporary folders of opened copies: `koroku-attachments-<pid>-<random>`."""
+OLD_COPIES_S = 86_400.0
+
+
+def sweep_copies(root: Path | None) -> int:
+    """Remove the copy folders of processes that are gone (and, from versions that did not
+    name the pid, those a day old); only folders of this user. Returns how many."""
+    swept = 0
+    folder = root if root is not None else Path(tempfile.gettempdir())
+    for path in folder.glob(f"{COPIES}*"):
+        try:
+            info = path.lstat()
+            mine = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+            if not mine or not _left_behind(path.name[len(COPIES) :], info.st_mtime):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        swept += 1
+    return swept
+
+
+def _left_behind(suffix: str, modified: float) -> bool:
+    """Whether a copy folder named `koroku-attachments-<suffix>` belongs to no live process."""
+    pid, dash, _ = suffix.partition("-")
+    if dash and pid.isdigit():
+        return not pid_alive(int(pid))
+    return time.time() - modified > OLD_COPIES_S
 
 
 class AttachmentStore:
@@ -84,12 +121,19 @@ class AttachmentStore:
             root = self._temp_root
             if root is not None:
                 root.mkdir(parents=True, exist_ok=True)
-            self._temp = Path(tempfile.mkdtemp(prefix="koroku-attachments-", dir=root))
+            sweep_copies(root)
+            self._temp = Path(tempfile.mkdtemp(prefix=f"{COPIES}{os.getpid()}-", dir=root))
         folder = self._temp / part.sha256[:12]
         folder.mkdir(mode=0o700, exist_ok=True)
         target = folder / safe_file_name(part.name)
         atomic_write(target, data, mode=PRIVATE)
         return target
+
+    def discard_copies(self) -> None:
+        """Remove this process's temporary copies (when it closes)."""
+        if self._temp is not None:
+            shutil.rmtree(self._temp, ignore_errors=True)
+            self._temp = None
 
     def blob_links(self) -> AttachmentLink:
         """Markdown links to the blobs themselves (`file://` URLs): an export on stdout."""

@@ -5,7 +5,10 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import stat
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,12 @@ from koroku_desktop.domain.parts import Part, TextPart
 from koroku_desktop.render.blocks import AttachmentBlock
 from koroku_desktop.render.fold import event_blocks
 from koroku_desktop.render.markdown import write_markdown
-from koroku_desktop.store.attachments import AttachmentStore, read_attachment_file, safe_file_name
+from koroku_desktop.store.attachments import (
+    AttachmentStore,
+    read_attachment_file,
+    safe_file_name,
+    sweep_copies,
+)
 from koroku_desktop.store.blobs import BlobStore, MissingBlob
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.portable import (
@@ -109,3 +117,34 @@ def test_a_json_export_carries_the_blobs_and_an_import_restores_them(
     assert third.count() == 0 and not (tmp_path / "third-blobs").exists()
     for opened in (log, other, third):
         opened.close()
+
+
+def test_copies_go_when_the_process_closes_and_a_dead_ones_are_swept(
+    store: AttachmentStore, tmp_path: Path
+) -> None:
+    part = store.keep(check_attachment(PNG, "shot.png"))
+    copy = store.open_copy(part)
+    folder = copy.parent.parent
+    assert folder.name.startswith(f"koroku-attachments-{os.getpid()}-")
+    store.discard_copies()
+    assert not folder.exists()
+
+    root = tmp_path / "tmp"
+    gone_pid = subprocess.Popen(["true"])  # a pid that has exited
+    gone_pid.wait()
+    left = {
+        "dead": root / f"koroku-attachments-{gone_pid.pid}-abc",
+        "alive": root / f"koroku-attachments-{os.getpid()}-def",
+        "old, no pid": root / "koroku-attachments-xyz",
+        "new, no pid": root / "koroku-attachments-uvw",
+    }
+    for path in left.values():
+        path.mkdir()
+    old = time.time() - 2 * 86_400
+    os.utime(left["old, no pid"], (old, old))
+    assert sweep_copies(root) == 2
+    assert sorted(p.name for p in root.iterdir()) == sorted(
+        [left["alive"].name, left["new, no pid"].name]
+    )
+    store.open_copy(part)  # opening a copy sweeps too, and starts a folder of its own
+    assert len(list(root.glob(f"koroku-attachments-{os.getpid()}-*"))) == 2
