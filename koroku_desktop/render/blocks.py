@@ -172,10 +172,12 @@ class SourceLink:
 @dataclass(slots=True)
 class SourcesBlock:
     """The web sources a reply was grounded on (Google Search, URL context), shown under it
-    as links; `queries` are the searches Gemini ran."""
+    as links; `queries` are the searches Gemini ran, and `suggestions` the Google Search
+    suggestions Gemini gave for them (query, link to the results), shown with the answer."""
 
     sources: tuple[SourceLink, ...]
     queries: tuple[str, ...] = ()
+    suggestions: tuple[tuple[str, str], ...] = ()
 
 
 Block = (

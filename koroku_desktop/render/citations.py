@@ -8,6 +8,7 @@ stretch that cannot be found gets no marker rather than a misplaced one.
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from urllib.parse import urlparse
 
 from koroku_desktop.domain.grounding import Grounding
@@ -30,9 +31,50 @@ def sources_block(grounding: Grounding) -> SourcesBlock | None:
             number += 1
             title = page.url.split("://", 1)[-1]
             links.append(SourceLink(number, title, page.url, _host(page.url)))
-    if not links:
+    suggestions = search_suggestions(grounding.search_entry_point or "")
+    if not links and not suggestions:
         return None
-    return SourcesBlock(tuple(links), tuple(grounding.search_queries))
+    return SourcesBlock(tuple(links), tuple(grounding.search_queries), tuple(suggestions))
+
+
+class _Chips(HTMLParser):
+    """Collects the `<a class="chip" href=...>query</a>` of Search Suggestions HTML."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, str]] = []
+        self._href: str | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag == "a" and "chip" in (named.get("class") or "").split():
+            self._href, self._text = named.get("href") or "", []
+
+    def handle_data(self, data: str) -> None:
+        if self._href is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self._href is not None:
+            query = " ".join("".join(self._text).split())
+            if query and self._href.startswith("https://"):
+                self.found.append((query, self._href))
+            self._href = None
+
+
+def search_suggestions(rendered: str) -> list[tuple[str, str]]:
+    """The Google Search suggestions in Gemini's `searchEntryPoint.renderedContent`: each
+    query and the link Gemini gave for its results (Google asks apps that ground answers on
+    Search to show them). Qt cannot draw that HTML and CSS as is, so the chips are drawn as
+    links of our own, with Gemini's own URLs; malformed HTML gives what could be read."""
+    chips = _Chips()
+    try:
+        chips.feed(rendered)
+        chips.close()
+    except Exception:  # never let a bad snippet break the reply
+        pass
+    return chips.found
 
 
 def _host(url: str) -> str:

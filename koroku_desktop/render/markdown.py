@@ -81,8 +81,9 @@ def block_markdown(
             return f"> *{marker_text(block)}*\n>\n{quote(text)}"
         case b.NoticeBlock():
             return f"*{notice_text(block)}*"
-        case b.SourcesBlock(queries=queries):
-            searched = f"\n\n*Searched: {'; '.join(queries)}*" if queries else ""
+        case b.SourcesBlock(queries=queries, suggestions=suggestions):
+            shown = queries and not suggestions  # else the suggestions name them, as links
+            searched = f"\n\n*Searched: {'; '.join(queries)}*" if shown else ""
             return f"**Sources**{searched}\n\n{source_links_markdown(block)}"
         case _:
             assert_never(block)

@@ -53,13 +53,15 @@ def indented_json(value: Any) -> str:
 
 
 def source_lines(block: b.SourcesBlock) -> list[str]:
-    """A sources list as plain lines: `[1] Title (site) <uri>`, the searches run first."""
+    """A sources list as plain lines: `[1] Title (site) <uri>`, the searches run first (or
+    after, as Google Search suggestions with their links)."""
     lines = []
-    if block.queries:
+    if block.queries and not block.suggestions:  # else the suggestions name them, linked
         lines.append("Searched: " + "; ".join(block.queries))
     for s in block.sources:
         site = f" ({s.site})" if s.site and s.site not in s.title else ""
         lines.append(f"[{s.number}] {s.title}{site} <{s.uri}>")
+    lines.extend(f"Google Search: {query} <{uri}>" for query, uri in block.suggestions)
     return lines
 
 
@@ -70,6 +72,11 @@ def source_links_markdown(block: b.SourcesBlock) -> str:
         title = s.title.replace("[", "(").replace("]", ")")
         site = f" · {s.site}" if s.site and s.site not in s.title else ""
         lines.append(f"- [{s.number}] [{title}](<{s.uri}>){site}")
+    if block.suggestions:
+        chips = " · ".join(
+            f"[{q.replace('[', '(').replace(']', ')')}](<{u}>)" for q, u in block.suggestions
+        )
+        lines.append(f"\n*Google Search:* {chips}")
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from koroku_desktop.domain.grounding import Grounding, GroundingSupport, WebSour
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.llm.grounding import grounding_from_sdk
 from koroku_desktop.render import blocks as b
-from koroku_desktop.render.citations import cite
+from koroku_desktop.render.citations import cite, search_suggestions, sources_block
 from koroku_desktop.render.fold import message_blocks
 from koroku_desktop.render.markdown import markdown_entry
 from koroku_desktop.store.searchable import searchable_text
@@ -68,17 +68,28 @@ def test_markdown_export_links_the_sources_under_the_reply() -> None:
     entry = StoredEvent(seq=7, conversation_id="c", created_at=0.0, event=grounded_event())
     md = markdown_entry(entry)
     assert "in the final. [1] This victory" in md
-    assert "**Sources**\n\n*Searched: UEFA Euro 2024 winner; who won euro 2024*" in md
-    assert "- [1] [aljazeera.com](<https://vertexaisearch.cloud.google.com/" in md
-    assert "- [3] [www.uefa.com/euro2024/](<https://www.uefa.com/euro2024/>)\n" in md + "\n"
+    assert "**Sources**\n\n- [1] [aljazeera.com](<https://vertexaisearch.cloud.google.com/" in md
+    assert "- [3] [www.uefa.com/euro2024/](<https://www.uefa.com/euro2024/>)\n" in md
+    # The searches Gemini ran, as the Google Search suggestions it gave, each a link.
+    assert md.endswith(
+        "*Google Search:* [UEFA Euro 2024 winner](<https://www.google.com/search?"
+        "q=UEFA+Euro+2024+winner&client=app-vertex-grounding&safesearch=active>) · "
+        "[who won euro 2024](<https://www.google.com/search?q=who+won+euro+2024"
+        "&client=app-vertex-grounding&safesearch=active>)"
+    )
 
 
 def test_the_terminal_prints_the_sources_after_the_answer() -> None:
     event = grounded_event()
     lines = sources_text(event).splitlines()
     assert lines[0] == "  Sources:"
-    assert lines[1] == "    Searched: UEFA Euro 2024 winner; who won euro 2024"
-    assert lines[2].startswith("    [1] aljazeera.com <https://vertexaisearch.")
+    assert lines[1].startswith("    [1] aljazeera.com <https://vertexaisearch.")
+    assert lines[-2:] == [
+        "    Google Search: UEFA Euro 2024 winner <https://www.google.com/search?q=UEFA+Euro"
+        "+2024+winner&client=app-vertex-grounding&safesearch=active>",
+        "    Google Search: who won euro 2024 <https://www.google.com/search?q=who+won+euro"
+        "+2024&client=app-vertex-grounding&safesearch=active>",
+    ]
     out = io.StringIO()
     render_message(event, out)
     assert out.getvalue().startswith("koroku> Spain won Euro 2024")
@@ -100,3 +111,18 @@ def test_grounding_survives_the_payload_round_trip() -> None:
     old = {"kind": "message", "role": "model", "parts": [{"kind": "text", "text": "x"}]}
     restored = upcast("message", old)
     assert isinstance(restored, MessageEvent) and restored.grounding is None
+
+
+def test_search_suggestions_are_read_from_the_rendered_html_whatever_it_holds() -> None:
+    chips = (
+        '<div class="carousel"><a class="chip" href="https://www.google.com/search?q=a">a\n'
+        ' query</a><a class="other" href="https://x.example/">not a chip</a>'
+        '<a class="chip" href="javascript:alert(1)">refused</a>'
+        '<a class="chip big" href="https://www.google.com/search?q=b">b'
+    )
+    assert search_suggestions(chips) == [("a query", "https://www.google.com/search?q=a")]
+    assert search_suggestions("") == [] and search_suggestions("<<<>>> &bogus; <a") == []
+    # Suggestions alone (a search that found no page worth citing) still make a block.
+    alone = sources_block(Grounding(search_entry_point=chips, search_queries=["a query"]))
+    assert alone is not None and alone.sources == ()
+    assert alone.suggestions == (("a query", "https://www.google.com/search?q=a"),)

@@ -45,8 +45,9 @@ def test_a_grounded_answer_in_the_popup_cites_and_links_its_sources(
     fake_gemini.reply_with(grounded_reply())
     shown = ask_in_popup(desktop, qtbot, "Who won the euro 2024?")
     assert "in the final. [1] This victory" in desktop.popup.answer_text()
-    assert "Sources" in shown and "Searched: UEFA Euro 2024 winner" in shown
+    assert "Sources" in shown and "Google Search:" in shown
     assert "](https://vertexaisearch.cloud.google.com/" in shown  # links, clickable
+    assert "[UEFA Euro 2024 winner](https://www.google.com/search?q=UEFA+Euro+2024" in shown
     save_screenshot(desktop.popup, "quick-ask-sources")
 
 

@@ -77,6 +77,12 @@ def test_a_grounded_reply_shows_its_sources_as_links(
         QDesktopServices.unsetUrlHandler("https")
     assert str(opened.args[0]).startswith("https://vertexaisearch.cloud.google.com/")
     assert catcher.opened == [opened.args[0]]
+    # The Google Search suggestions Gemini gave are links too, to its own result pages.
+    actions = [a for hits in window.view.delegate._hits.values() for _, a in hits]
+    assert (
+        "open:https://www.google.com/search?q=UEFA+Euro+2024+winner"
+        "&client=app-vertex-grounding&safesearch=active"
+    ) in actions
 
     last = desktop.runtime.log.entries(desktop.runtime.agent.conversation_id)[-1]
     assert isinstance(last, StoredEvent) and isinstance(last.event, MessageEvent)

@@ -13,9 +13,13 @@ def sources_item_args(block: b.SourcesBlock) -> dict[str, Any]:
     return {
         "sources": [(s.number, s.title, s.uri, s.site) for s in block.sources],
         "queries": list(block.queries),
+        "suggestions": [list(s) for s in block.suggestions],
     }
 
 
 def sources_summary(block: b.SourcesBlock) -> str:
     """The row's plain text (its tooltip, its copy): `Sources: Title (site), ...`."""
-    return "Sources: " + ", ".join(f"{s.title} ({s.site})" for s in block.sources)
+    text = "Sources: " + ", ".join(f"{s.title} ({s.site})" for s in block.sources)
+    if block.suggestions:
+        text += "; Google Search: " + ", ".join(q for q, _ in block.suggestions)
+    return text

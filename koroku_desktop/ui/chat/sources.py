@@ -28,11 +28,13 @@ class SourcesPainter(RowPainter):
         return small
 
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
-        """One paragraph per source: the number, the title as a link, the site muted."""
+        """One paragraph per source: the number, the title as a link, the site muted; then
+        the Google Search suggestions, each a link to its results."""
         muted, link = th.color("muted").name(), th.color("accent").name()
         rows = [f'<p style="color:{muted}; margin:0 0 2px 0;"><b>Sources</b>']
         queries = item.args.get("queries") or []
-        if queries:
+        suggestions = item.args.get("suggestions") or []
+        if queries and not suggestions:  # else the suggestions below name them, as links
             searched = "; ".join(html.escape(q) for q in queries)
             rows[0] += f" · searched: {searched}"
         rows[0] += "</p>"
@@ -43,6 +45,12 @@ class SourcesPainter(RowPainter):
                 f'<p style="margin:0;"><span style="color:{muted};">[{number}]</span> '
                 f'<a href="{html.escape(uri, quote=True)}" style="color:{link};">'
                 f"{html.escape(title)}</a>{tail}</p>"
+            )
+        for query, uri in suggestions:  # Google Search suggestions: one link a line
+            rows.append(
+                f'<p style="margin:0;"><span style="color:{muted};">Google ›</span> '
+                f'<a href="{html.escape(uri, quote=True)}" style="color:{link};">'
+                f"{html.escape(query)}</a></p>"
             )
         doc.setHtml("".join(rows))
 
