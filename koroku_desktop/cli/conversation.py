@@ -84,7 +84,7 @@ def _waiting_notice(runtime: Runtime) -> None:
 
     def on_wait(holder: LockHolder) -> None:
         print(
-            f"waiting for the turn running in {holder.describe()} (pid {holder.pid})...",
+            f"waiting for the turn running in {holder.where()}...",
             file=sys.stderr,
             flush=True,
         )
