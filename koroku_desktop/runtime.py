@@ -64,7 +64,7 @@ from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
-from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
+from koroku_desktop.sync_wiring import SyncRuntime, SyncSwitch
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
@@ -192,7 +192,9 @@ class Runtime:
             self.search.embedder.connect()
 
     sync: SyncRuntime | None = None
-    """Sync with the hub (None: no hub configured); the app starts `sync.service`."""
+    """Sync with the hub (None: no hub configured); the app starts it through `sync_switch`."""
+    sync_switch: SyncSwitch | None = None
+    """Follows the settings' hub URL while the app runs (None for a read-only runtime)."""
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -221,6 +223,8 @@ class Runtime:
             self.mcp.reload_if_changed()
         if self.background_embedder is not None:
             self.background_embedder.embedder.model = settings.embedding_model
+        if self.sync_switch is not None and self.sync_switch.apply(settings):
+            self.sync = self.sync_switch.current  # a new hub URL, or sync turned on or off
 
     async def find(
         self, query: str, limit: int
@@ -290,8 +294,8 @@ class Runtime:
         """Give back the turn lease (if held), stop background embedding, close the database."""
         if self.background_embedder is not None:
             self.background_embedder.cancel()
-        if self.sync is not None:
-            self.sync.close()
+        if self.sync_switch is not None:
+            self.sync_switch.close()
         if self.turn_lock is not None:
             self.turn_lock.close()
         self.log.close()
@@ -340,12 +344,13 @@ def build_runtime(
     settings = settings_store.effective
     event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
-    sync = None if turn_lock is None else wire_sync(event_log, paths, settings, turn_lock)
+    switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)
+    sync = switch.current if switch is not None else None
     tools = ToolRegistry(paths.tools)
     mcp = mcp_manager(paths)
     tools.add_source(mcp)
     # With a hub, the blob store fetches an attachment made on another device on first need.
-    attachments = AttachmentStore(sync.setup.blobs if sync else BlobStore(paths.blobs))
+    attachments = AttachmentStore(switch.blobs if switch else BlobStore(paths.blobs))
     model = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
     policy = ApprovalPolicy(always=settings.always_allow)
     policy.trust_read_only = settings.mcp_trust_read_only
@@ -368,7 +373,7 @@ def build_runtime(
         options,
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
-        turn_lock=sync.lock if sync is not None else turn_lock,
+        turn_lock=switch.lock if switch is not None else turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     model.on_retry.append(agent.hooks.on_retry)
@@ -387,6 +392,7 @@ def build_runtime(
         turn_lock=turn_lock,
         attachments=attachments,
         sync=sync,
+        sync_switch=switch,
     )
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant

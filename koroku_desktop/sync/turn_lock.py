@@ -4,7 +4,8 @@ Composed with the local lease (store/turn_lock.py): the local lease first (proce
 machine), then `pg_try_advisory_lock` on a connection held for this purpose, so two devices
 do not run turns in one conversation at the same moment. The hub frees the lock by itself if
 the holder's connection dies. Offline (the hub unreachable or sync off-line), it falls back
-to the local lease alone: working offline never waits on the hub.
+to the local lease alone: working offline never waits on the hub. With no hub (`address`
+None: sync off) it is the local lease; `retarget` switches hubs while the app runs.
 
 Who holds it: the holder writes a row in `koroku.turn_holders` (front end, host, pid, turn
 id) on the connection that holds the lock, and deletes it on release. A waiter believes the
@@ -88,7 +89,7 @@ class HubTurnLock:
     def __init__(
         self,
         local: LocalLease,
-        address: HubAddress,
+        address: HubAddress | None,
         online: Callable[[], bool] = lambda: True,
     ) -> None:
         self.local = local
@@ -98,7 +99,15 @@ class HubTurnLock:
         self._held: set[str] = set()
         self._lock = threading.Lock()
 
+    def retarget(self, address: HubAddress | None, online: Callable[[], bool]) -> None:
+        """Use another hub (None: none) from the next acquire on. A hub lock held now goes
+        with the old connection; its turn keeps the local lease until it is released."""
+        with self._lock:
+            self._drop()
+            self.address, self.online = address, online
+
     def _connection(self) -> Conn:
+        assert self.address is not None, "no hub to connect to"
         if self._conn is None or self._conn.closed:
             info = self.address.conninfo() + f" connect_timeout={CONNECT_TIMEOUT_S}"
             self._conn = psycopg.connect(info, autocommit=True)
@@ -113,6 +122,8 @@ class HubTurnLock:
             return busy
         key = lock_key(conversation_id)
         with self._lock:
+            if self.address is None:  # sync is off: the local lease is the lock
+                return None
             try:
                 conn = self._connection()
                 row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()

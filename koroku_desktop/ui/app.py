@@ -161,17 +161,17 @@ class Desktop(QObject):
         self._keep(self._compact_long_history())
 
     def _start_sync(self) -> None:
-        """Sync continuously with the hub (if one is configured), in its own thread."""
+        """Sync continuously with the hub (if one is configured, now or later in settings),
+        in its own thread; its state goes to the status bar."""
         self._merged = False
-        sync = self.runtime.sync
-        if sync is not None:
-            sync.service.on_status = lambda status: self.bridge.sync_status.emit(status.describe())
-            sync.service.on_synced = lambda report: (
-                self.bridge.sync_reordered.emit() if report.reordered else None
-            )
+        switch = self.runtime.sync_switch
+        if switch is not None:
             self.bridge.sync_reordered.connect(self._rebuild_after_merge)
             self.bridge.turn_finished.connect(lambda _r: self._rebuild_after_merge(later=True))
-            sync.service.start()
+            switch.start(
+                lambda status: self.bridge.sync_status.emit(status.describe()),
+                lambda report: self.bridge.sync_reordered.emit() if report.reordered else None,
+            )
 
     def _rebuild_after_merge(self, later: bool = False) -> None:
         """A sync merged turns from another device before this device's unpushed ones:
@@ -328,7 +328,7 @@ class Desktop(QObject):
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
-            sync_status = rt.sync.service.describe if rt.sync is not None else None
+            sync_status = rt.sync_switch.describe if rt.sync_switch is not None else None
             self.settings_dialog = SettingsDialog(
                 rt.settings_store, rt.policy, rt.model, rt.mcp, sync_status
             )

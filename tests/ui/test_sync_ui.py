@@ -52,10 +52,13 @@ def test_settings_refuse_a_remote_hub_without_tls_and_keep_the_password_out_of_f
     group.store_button.click()  # tests have no keyring: refused, and the field is cleared
     assert group.note.text().startswith("Not stored")
     assert group.password.text() == ""
-    group.url.setText("postgresql://me@localhost:5432/koroku")
+    group.url.setText(f"postgresql://me@localhost:{free_port()}/koroku")
     dialog.save_button.click()
     stored = json.loads(settings_file.read_text())
-    assert stored["sync_url"] == "postgresql://me@localhost:5432/koroku"
+    assert stored["sync_url"] == group.url.text()
     assert "hunter2" not in settings_file.read_text()
+    # Saved, the URL is in use at once (nothing listens there): the status bar says so.
+    label = desktop.window.sync_label  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: label.text().startswith("Sync: offline since"), timeout=20_000)
     dialog.show()
     save_screenshot(group, "settings-sync")
