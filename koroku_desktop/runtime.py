@@ -24,6 +24,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
 from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.config import (
     NO_KEY_HELP,
     ApiKey,
@@ -266,6 +267,30 @@ class Runtime:
         """Let read-only MCP tools run without asking (or not), now and in settings.json."""
         self.settings_store.update({"mcp_trust_read_only": trust})
 
+    async def sync_memory(self, *, wait: bool = True) -> bool:
+        """Take memory files changed while Koroku was closed into the log, then write every
+        file from the log (agent/memory_events.py), in a worker thread. False when skipped:
+        a read-only runtime, or another front end's turn runs and `wait` is False.
+
+        It holds the conversation's turn lease meanwhile, so two processes starting together
+        do not both record the same outside edit: the second sees the first's edit in the
+        log. Front ends call it before their first turn (the app once its window is up); a
+        disk problem is only logged.
+        """
+        if self.log.read_only:
+            return False
+        agent = self.agent
+        try:
+            async with agent.hold_turn(wait=wait):
+                await asyncio.to_thread(
+                    sync_memory_files, self.log, agent.conversation_id, self.paths.home
+                )
+        except TurnBusyError:
+            return False
+        except (OSError, sqlite3.Error) as exc:
+            log.info("could not bring the memory files up to date: %s", exc)
+        return True
+
     async def start_mcp(
         self, wait_s: float = 0.0, notice: Callable[[str], object] | None = None
     ) -> None:
@@ -397,18 +422,7 @@ def build_runtime(
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
-    if not event_log.read_only:
-        sync_memory_on_start(runtime)
     return runtime
-
-
-def sync_memory_on_start(runtime: Runtime) -> None:
-    """Memory files changed while Koroku was closed are taken into the log, then every file
-    is written from the log (agent/memory_events.py); a disk problem is only logged."""
-    try:
-        sync_memory_files(runtime.log, runtime.agent.conversation_id, runtime.paths.home)
-    except (OSError, sqlite3.Error) as exc:
-        log.info("could not bring the memory files up to date: %s", exc)
 
 
 def wire_recall(runtime: Runtime, settings: Settings) -> None:

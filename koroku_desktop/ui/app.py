@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 FIRST_PAGE = 400
 OLDER_PAGE = 400
 HIDE_HINT_KEY = "hints/hidden_to_tray_shown"
+MEMORY_SYNC_RETRY_S = 2.0
+"""How often the app tries again to bring the memory files up to date while another front
+end's turn runs."""
 
 
 def first_line(text: str, limit: int = 120) -> str:
@@ -154,6 +157,7 @@ class Desktop(QObject):
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
         self._start_sync()
+        self._keep(self._sync_memory())  # off the start-up path
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
@@ -172,6 +176,14 @@ class Desktop(QObject):
                 lambda status: self.bridge.sync_status.emit(status.describe()),
                 lambda report: self.bridge.sync_reordered.emit() if report.reordered else None,
             )
+
+    async def _sync_memory(self) -> None:
+        """Bring the memory files up to date with the log (files edited while Koroku was
+        closed are taken in) in a worker thread, once another front end's turn is over."""
+        while not await self.runtime.sync_memory(wait=False):
+            if self.runtime.log.read_only:
+                return
+            await asyncio.sleep(MEMORY_SYNC_RETRY_S)
 
     def _rebuild_after_merge(self, later: bool = False) -> None:
         """A sync merged turns from another device before this device's unpushed ones:
