@@ -275,16 +275,22 @@ class Runtime:
         It holds the conversation's turn lease meanwhile, so two processes starting together
         do not both record the same outside edit: the second sees the first's edit in the
         log. Front ends call it before their first turn (the app once its window is up); a
-        disk problem is only logged.
+        disk problem is only logged. Cancelled, it returns once a write under way has ended.
         """
         if self.log.read_only:
             return False
         agent = self.agent
         try:
             async with agent.hold_turn(wait=wait):
-                await asyncio.to_thread(
-                    sync_memory_files, self.log, agent.conversation_id, self.paths.home
+                home = self.paths.home
+                work = asyncio.ensure_future(
+                    asyncio.to_thread(sync_memory_files, self.log, agent.conversation_id, home)
                 )
+                try:
+                    await asyncio.shield(work)
+                except asyncio.CancelledError:  # (quit) the write ends before anything closes
+                    await asyncio.wait([work])
+                    raise
         except TurnBusyError:
             return False
         except (OSError, sqlite3.Error) as exc:

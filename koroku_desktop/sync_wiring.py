@@ -156,6 +156,7 @@ class SyncSwitch:
         self.url = ""
         self.on_status: Callable[[SyncStatus], None] | None = None
         self.on_synced: Callable[[SyncReport], None] = lambda _r: None
+        self._told: SyncStatus | None = None
         self._mutex = threading.Lock()
         self.apply(settings)
 
@@ -198,6 +199,8 @@ class SyncSwitch:
             self.on_status, self.on_synced = on_status, on_synced
             if self.current is not None:
                 self._start(self.current.service)
+            elif self._told is not None:  # e.g. the URL in settings was refused at start
+                on_status(self._told)
 
     def _start(self, service: SyncService) -> None:
         service.on_status = self._tell
@@ -205,6 +208,7 @@ class SyncSwitch:
         service.start()
 
     def _tell(self, status: SyncStatus) -> None:
+        self._told = status
         if self.on_status is not None:
             self.on_status(status)
 

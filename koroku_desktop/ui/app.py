@@ -88,6 +88,7 @@ class Desktop(QObject):
         self._quitting = False
         self._tasks = TaskSet()
         self.warm_up: asyncio.Future[None] | None = None
+        self.memory_sync: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.global_shortcut = GlobalShortcut()
@@ -157,7 +158,7 @@ class Desktop(QObject):
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
         self._start_sync()
-        self._keep(self._sync_memory())  # off the start-up path
+        self.memory_sync = asyncio.ensure_future(self._sync_memory())  # off the start-up path
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
@@ -247,6 +248,9 @@ class Desktop(QObject):
         await self.global_shortcut.close()
         await self.bridge.shutdown()
         await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
+        if self.memory_sync is not None:  # a write under way ends before the database closes
+            self.memory_sync.cancel()
+            await asyncio.wait([self.memory_sync])
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish
             # before Qt and the database go away.

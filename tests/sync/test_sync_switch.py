@@ -93,3 +93,17 @@ def test_a_refused_url_in_settings_shows_an_error_and_keeps_working(
         lock.release(CONVERSATION_ID)
     finally:
         runtime.close()
+
+
+def test_a_url_refused_at_start_is_shown_once_the_app_listens() -> None:
+    SettingsStore.open(default_paths()).update({"sync_url": "postgresql://me@far.example/k"})
+    runtime = build_runtime(NoApprover(), front_end="app")
+    switch = runtime.sync_switch
+    assert switch is not None and runtime.sync is None
+    statuses: list[SyncStatus] = []
+    try:
+        switch.start(statuses.append)
+        assert [s.state for s in statuses] == [SyncState.ERROR]
+        assert "without TLS" in statuses[0].detail
+    finally:
+        runtime.close()
