@@ -30,6 +30,21 @@ def test_an_unreachable_hub_shows_offline_since_in_the_status_bar(
         save_screenshot(desk.window, "chat-sync-offline")
 
 
+def test_a_refused_hub_url_shows_as_a_sync_error_in_the_status_bar(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KOROKU_SYNC_URL", "postgresql://me@hub.example.org/koroku")
+    with running_desktop(qtbot) as desk:
+        label = desk.window.sync_label
+        qtbot.waitUntil(lambda: label.text().startswith("Sync: error: refusing"), timeout=5_000)
+        assert label.text().endswith("…") and "without TLS" in label.toolTip()
+        save_screenshot(desk.window, "chat-sync-refused")
+
+
 def test_without_a_hub_there_is_no_sync_state(desktop: object) -> None:
     window = desktop.window  # type: ignore[attr-defined]
     assert not window.sync_label.isVisible()
