@@ -203,7 +203,12 @@ class SyncSwitch:
                 on_status(self._told)
 
     def _start(self, service: SyncService) -> None:
-        service.on_status = self._tell
+        def tell(status: SyncStatus) -> None:
+            current = self.current
+            if current is not None and current.service is service:  # not a retired one's
+                self._tell(status)
+
+        service.on_status = tell
         service.on_synced = self.on_synced
         service.start()
 
