@@ -24,6 +24,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
 from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.config import (
     NO_KEY_HELP,
     ApiKey,
@@ -64,7 +65,7 @@ from koroku_desktop.store.doctor import recover as recover_database
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
-from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
+from koroku_desktop.sync_wiring import SyncRuntime, SyncSwitch
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
@@ -192,7 +193,9 @@ class Runtime:
             self.search.embedder.connect()
 
     sync: SyncRuntime | None = None
-    """Sync with the hub (None: no hub configured); the app starts `sync.service`."""
+    """Sync with the hub (None: no hub configured); the app starts it through `sync_switch`."""
+    sync_switch: SyncSwitch | None = None
+    """Follows the settings' hub URL while the app runs (None for a read-only runtime)."""
 
     @property
     def api_key(self) -> ApiKey | None:
@@ -221,6 +224,8 @@ class Runtime:
             self.mcp.reload_if_changed()
         if self.background_embedder is not None:
             self.background_embedder.embedder.model = settings.embedding_model
+        if self.sync_switch is not None and self.sync_switch.apply(settings):
+            self.sync = self.sync_switch.current  # a new hub URL, or sync turned on or off
 
     async def find(
         self, query: str, limit: int
@@ -262,6 +267,36 @@ class Runtime:
         """Let read-only MCP tools run without asking (or not), now and in settings.json."""
         self.settings_store.update({"mcp_trust_read_only": trust})
 
+    async def sync_memory(self, *, wait: bool = True) -> bool:
+        """Take memory files changed while Koroku was closed into the log, then write every
+        file from the log (agent/memory_events.py), in a worker thread. False when skipped:
+        a read-only runtime, or another front end's turn runs and `wait` is False.
+
+        It holds the conversation's turn lease meanwhile, so two processes starting together
+        do not both record the same outside edit: the second sees the first's edit in the
+        log. Front ends call it before their first turn (the app once its window is up); a
+        disk problem is only logged. Cancelled, it returns once a write under way has ended.
+        """
+        if self.log.read_only:
+            return False
+        agent = self.agent
+        try:
+            async with agent.hold_turn(wait=wait):
+                home = self.paths.home
+                work = asyncio.ensure_future(
+                    asyncio.to_thread(sync_memory_files, self.log, agent.conversation_id, home)
+                )
+                try:
+                    await asyncio.shield(work)
+                except asyncio.CancelledError:  # (quit) the write ends before anything closes
+                    await asyncio.wait([work])
+                    raise
+        except TurnBusyError:
+            return False
+        except (OSError, sqlite3.Error) as exc:
+            log.info("could not bring the memory files up to date: %s", exc)
+        return True
+
     async def start_mcp(
         self, wait_s: float = 0.0, notice: Callable[[str], object] | None = None
     ) -> None:
@@ -290,8 +325,8 @@ class Runtime:
         """Give back the turn lease (if held), stop background embedding, close the database."""
         if self.background_embedder is not None:
             self.background_embedder.cancel()
-        if self.sync is not None:
-            self.sync.close()
+        if self.sync_switch is not None:
+            self.sync_switch.close()
         if self.turn_lock is not None:
             self.turn_lock.close()
         if self.attachments is not None:
@@ -342,12 +377,13 @@ def build_runtime(
     settings = settings_store.effective
     event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
-    sync = None if turn_lock is None else wire_sync(event_log, paths, settings, turn_lock)
+    switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)
+    sync = switch.current if switch is not None else None
     tools = ToolRegistry(paths.tools)
     mcp = mcp_manager(paths)
     tools.add_source(mcp)
     # With a hub, the blob store fetches an attachment made on another device on first need.
-    attachments = AttachmentStore(sync.setup.blobs if sync else BlobStore(paths.blobs))
+    attachments = AttachmentStore(switch.blobs if switch else BlobStore(paths.blobs))
     model = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
     policy = ApprovalPolicy(always=settings.always_allow)
     policy.trust_read_only = settings.mcp_trust_read_only
@@ -370,7 +406,7 @@ def build_runtime(
         options,
         conversation_id=CONVERSATION_ID,
         recall=recall_search(event_log),
-        turn_lock=sync.lock if sync is not None else turn_lock,
+        turn_lock=switch.lock if switch is not None else turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     model.on_retry.append(agent.hooks.on_retry)
@@ -389,22 +425,12 @@ def build_runtime(
         turn_lock=turn_lock,
         attachments=attachments,
         sync=sync,
+        sync_switch=switch,
     )
     wire_recall(runtime, settings)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
-    if not event_log.read_only:
-        sync_memory_on_start(runtime)
     return runtime
-
-
-def sync_memory_on_start(runtime: Runtime) -> None:
-    """Memory files changed while Koroku was closed are taken into the log, then every file
-    is written from the log (agent/memory_events.py); a disk problem is only logged."""
-    try:
-        sync_memory_files(runtime.log, runtime.agent.conversation_id, runtime.paths.home)
-    except (OSError, sqlite3.Error) as exc:
-        log.info("could not bring the memory files up to date: %s", exc)
 
 
 def wire_recall(runtime: Runtime, settings: Settings) -> None:

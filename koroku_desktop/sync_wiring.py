@@ -1,5 +1,6 @@
 """Wiring of sync (used by runtime and `koroku sync`): the hub address from settings and
-keyring, the local ledger, the engine, the hub as a blob source.
+keyring, the local ledger, the engine, the hub as a blob source, and `SyncSwitch`, which
+follows the settings while the app runs (a new hub URL, sync turned on or off).
 
 Nothing here connects anywhere unless a hub URL is configured (settings `sync_url` or
 `KOROKU_SYNC_URL`).
@@ -8,6 +9,8 @@ Nothing here connects anywhere unless a hub URL is configured (settings `sync_ur
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from koroku_desktop.config import Paths, Settings, resolve_sync_password
@@ -16,7 +19,7 @@ from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
-from koroku_desktop.sync.engine import SyncEngine, device_id
+from koroku_desktop.sync.engine import SyncEngine, SyncReport, device_id
 from koroku_desktop.sync.hub import HubError, PostgresHub
 from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
 from koroku_desktop.sync.turn_lock import HubTurnLock
@@ -30,6 +33,7 @@ __all__ = [
     "SyncSetup",
     "SyncState",
     "SyncStatus",
+    "SyncSwitch",
     "hub_address",
     "open_sync",
     "wire_sync",
@@ -78,15 +82,23 @@ class SyncSetup:
 
 
 def open_sync(
-    log_: SqliteEventLog, paths: Paths, settings: Settings, *, batch: int | None = None
+    log_: SqliteEventLog,
+    paths: Paths,
+    settings: Settings,
+    *,
+    batch: int | None = None,
+    blobs: BlobStore | None = None,
 ) -> SyncSetup | None:
-    """The sync engine of this data dir, or None when no hub is configured."""
+    """The sync engine of this data dir, or None when no hub is configured. `blobs` (the
+    runtime's blob store) gets the hub as its source; by default a new store is made."""
     address = hub_address(settings)
     if address is None:
         return None
     ledger = SqliteSyncLedger(log_)
     device = device_id(ledger)
-    blobs = BlobStore(paths.blobs, HubBlobSource(address, device))
+    if blobs is None:
+        blobs = BlobStore(paths.blobs)
+    blobs.source = HubBlobSource(address, device)
     engine = SyncEngine(ledger, PostgresHub(address, device), blobs)
     if batch is not None:
         engine.batch = batch
@@ -123,6 +135,113 @@ def wire_sync(
     service = SyncService(setup.engine, log_.data_version)
     lock = HubTurnLock(local_lock, setup.address, online=service.online_or_unknown)
     return SyncRuntime(setup, lock, service)
+
+
+class SyncSwitch:
+    """Sync as the settings say, switched while the app runs.
+
+    A changed hub URL (or sync turned on or off) retires the running service (stopped in the
+    background, so the UI thread never waits on a hub) and starts one against the new hub
+    with the same status listeners. The agent keeps one turn lock (`lock`), retargeted, and
+    the runtime one blob store (`blobs`), whose source follows the hub.
+    """
+
+    def __init__(
+        self, log_: SqliteEventLog, paths: Paths, settings: Settings, local_lock: SqliteTurnLock
+    ) -> None:
+        self.log, self.paths = log_, paths
+        self.blobs = BlobStore(paths.blobs)
+        self.lock = HubTurnLock(local_lock, None)
+        self.current: SyncRuntime | None = None
+        self.url = ""
+        self.on_status: Callable[[SyncStatus], None] | None = None
+        self.on_synced: Callable[[SyncReport], None] = lambda _r: None
+        self._told: SyncStatus | None = None
+        self._mutex = threading.Lock()
+        self.apply(settings)
+
+    def apply(self, settings: Settings) -> bool:
+        """Follow the settings' hub URL; True when it changed (the service was switched)."""
+        url = settings.sync_url.strip()
+        with self._mutex:
+            if url == self.url:
+                return False
+            self.url = url
+            old, self.current = self.current, None
+            if old is not None:
+                retire(old)
+            self.blobs.source = None
+            self.lock.retarget(None, lambda: True)
+            try:
+                setup = open_sync(self.log, self.paths, settings, blobs=self.blobs)
+            except SyncConfigError as exc:
+                log.warning("sync is off: %s", exc)
+                self._tell(SyncStatus(SyncState.ERROR, detail=str(exc)))
+                return True
+            if setup is None:
+                self._tell(SyncStatus(SyncState.OFF))
+                return True
+            service = SyncService(setup.engine, self.log.data_version)
+            self.lock.retarget(setup.address, service.online_or_unknown)
+            self.current = SyncRuntime(setup, self.lock, service)
+            if self.on_status is not None:
+                self._start(service)
+            return True
+
+    def start(
+        self,
+        on_status: Callable[[SyncStatus], None],
+        on_synced: Callable[[SyncReport], None] = lambda _r: None,
+    ) -> None:
+        """Sync continuously from now on (the app calls it once its window is up), telling
+        these listeners, also after a switch."""
+        with self._mutex:
+            self.on_status, self.on_synced = on_status, on_synced
+            if self.current is not None:
+                self._start(self.current.service)
+            elif self._told is not None:  # e.g. the URL in settings was refused at start
+                on_status(self._told)
+
+    def _start(self, service: SyncService) -> None:
+        def tell(status: SyncStatus) -> None:
+            current = self.current
+            if current is not None and current.service is service:  # not a retired one's
+                self._tell(status)
+
+        service.on_status = tell
+        service.on_synced = self.on_synced
+        service.start()
+
+    def _tell(self, status: SyncStatus) -> None:
+        self._told = status
+        if self.on_status is not None:
+            self.on_status(status)
+
+    def describe(self) -> str:
+        """The state in one line ('Sync: off' without a hub)."""
+        current = self.current
+        return current.service.describe() if current is not None else "Sync: off"
+
+    def close(self) -> None:
+        """Stop the service, free the hub lock, close the connections."""
+        with self._mutex:
+            if self.current is not None:
+                self.current.close()
+                self.current = None
+            self.lock.close()
+
+
+def retire(old: SyncRuntime) -> None:
+    """Stop a replaced service in a background thread, deaf to its last status changes (its
+    turn lock, shared with the new one, stays open)."""
+    old.service.on_status = lambda _s: None
+    old.service.on_synced = lambda _r: None
+
+    def stop() -> None:
+        old.service.stop()
+        old.setup.close()
+
+    threading.Thread(target=stop, name="koroku-sync-retire", daemon=True).start()
 
 
 def sync_url_problem(url: str) -> str | None:

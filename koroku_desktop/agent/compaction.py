@@ -234,7 +234,7 @@ class Compactor:
         key = compaction_key(agent.conversation_id)
         holder = await asyncio.to_thread(lease.try_acquire, key, new_id())
         if holder is not None:
-            self.last_problem = f"{holder.describe()} (pid {holder.pid}) is compacting it"
+            self.last_problem = f"{holder.where()} is compacting it"
             log.info("not compacting: %s", self.last_problem)
             yield False
             return

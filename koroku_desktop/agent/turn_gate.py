@@ -23,7 +23,7 @@ class TurnBusyError(RuntimeError):
     """Another front end holds the conversation's turn and we were told not to wait."""
 
     def __init__(self, holder: LockHolder) -> None:
-        super().__init__(f"a turn is running in {holder.describe()} (pid {holder.pid})")
+        super().__init__(f"a turn is running in {holder.where()}")
         self.holder = holder
 
 

@@ -84,7 +84,7 @@ def _waiting_notice(runtime: Runtime) -> None:
 
     def on_wait(holder: LockHolder) -> None:
         print(
-            f"waiting for the turn running in {holder.describe()} (pid {holder.pid})...",
+            f"waiting for the turn running in {holder.where()}...",
             file=sys.stderr,
             flush=True,
         )
@@ -200,6 +200,7 @@ async def _ask(
     try:
         await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
         parts = await keep_attachments(runtime, attached or [])
+        await runtime.sync_memory(wait=wait)  # files edited while Koroku was closed
         result = await runtime.agent.run_turn(text, wait=wait, attachments=parts)
     finally:
         await runtime.stop_mcp()
@@ -234,6 +235,7 @@ def _meter_text(meter: ContextMeter) -> str:
 
 async def _chat_loop(runtime: Runtime) -> None:
     agent = runtime.agent
+    await runtime.sync_memory()  # files edited while Koroku was closed, before any turn
     view = await agent.load()
     for event in view.contents():
         render_message(event, sys.stdout)

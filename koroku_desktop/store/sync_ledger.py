@@ -5,6 +5,11 @@ the hub's order (NULL: not pushed yet) and `sync_state` names the hub and the la
 The last pulled hub position is simply the highest `hub_seq` here: a device pushes only when
 it has pulled everything before, so that number is exact, and it is crash-safe by
 construction (merging and recording a position are one transaction).
+
+Rows without an event id (written by a Koroku from before ids, or a raw import) are read with
+an id derived from the row (`legacy_id`, store/rows.py) that no column holds, so their hub
+position is recorded by seq, and a pull that brings one back is matched by that derived id
+instead of being inserted again.
 """
 
 from __future__ import annotations
@@ -21,6 +26,11 @@ from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.rows import COLUMNS, parse_row
 from koroku_desktop.store.turn_lock import pid_alive
+
+_SET_HUB_SEQ_BY_SEQ = (
+    "UPDATE events SET hub_seq = ? WHERE seq = ? AND event_id IS NULL AND hub_seq IS NULL"
+)
+"""An id-less row's hub position (the bookkeeping column only, set once from NULL)."""
 
 
 @dataclass(frozen=True)
@@ -145,12 +155,36 @@ class SqliteSyncLedger:
 
     def record_pushed(self, positions: Sequence[tuple[str, int]]) -> None:
         """Note the hub positions the hub gave the events this device pushed."""
-        self.log.record_hub_order(positions)
+        rest = self._place_id_less(positions)
+        self.log.record_hub_order(rest)
+
+    def _id_less(self) -> dict[str, int]:
+        """The derived id -> seq of every row without a stored event id (usually none)."""
+        rows = self._read(f"SELECT {COLUMNS} FROM events WHERE event_id IS NULL")
+        return {e.event_id: e.seq for row in rows if isinstance(e := parse_row(row), StoredEvent)}
+
+    def _place_id_less(self, positions: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+        """Record the positions of id-less rows by seq (one transaction); return the others."""
+        id_less = self._id_less()
+        if not id_less:
+            return list(positions)
+        by_seq = [(hub, id_less[event_id]) for event_id, hub in positions if event_id in id_less]
+        with self._lock, self._conn:
+            self._conn.executemany(_SET_HUB_SEQ_BY_SEQ, by_seq)
+        return [(event_id, hub) for event_id, hub in positions if event_id not in id_less]
 
     # -- pull ------------------------------------------------------------------------------
 
     def merge_pulled(self, events: Sequence[StoredEvent], hub_seqs: Sequence[int]) -> int:
-        """Insert pulled events with their hub positions (idempotent); return how many were new."""
+        """Insert pulled events with their hub positions (idempotent); return how many were new.
+
+        An event that is an id-less row of this log (pushed from here) only gets its position.
+        """
+        rest = self._place_id_less([(e.event_id, h) for e, h in zip(events, hub_seqs, strict=True)])
+        if len(rest) < len(events):
+            keep = {event_id for event_id, _ in rest}
+            pairs = [(e, h) for e, h in zip(events, hub_seqs, strict=True) if e.event_id in keep]
+            events, hub_seqs = [e for e, _ in pairs], [h for _, h in pairs]
         return len(self.log.merge(events, hub_seqs))
 
     def pending_counts(self) -> tuple[int, int]:

@@ -2,7 +2,8 @@
 
 Everything lives in the schema `koroku` of the user's database. `events` holds every pushed
 event keyed by its global id, with `hub_seq` (an identity column) as the one order all
-devices project; `blobs` holds attachments by SHA-256; `devices` says who synced when.
+devices project; `blobs` holds attachments by SHA-256; `devices` says who synced when;
+`turn_holders` says who holds a conversation's cross-device turn lock (sync/turn_lock.py).
 Append-only list, like the local store's: never edit a step that has shipped.
 """
 
@@ -45,7 +46,26 @@ _M001 = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (("h001_events_blobs_devices", _M001),)
+_M002 = (
+    # One row per advisory lock key, written by the holder on the connection that holds the
+    # lock; believed only while that backend (`backend_pid`) still holds it (pg_locks).
+    """CREATE TABLE IF NOT EXISTS koroku.turn_holders (
+        lock_key bigint PRIMARY KEY,
+        conversation_id text NOT NULL,
+        owner text NOT NULL,
+        front_end text NOT NULL,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        turn_id text NOT NULL,
+        backend_pid integer NOT NULL,
+        since timestamptz NOT NULL DEFAULT now()
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("h001_events_blobs_devices", _M001),
+    ("h002_turn_holders", _M002),
+)
 
 
 def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[str]:

@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 FIRST_PAGE = 400
 OLDER_PAGE = 400
 HIDE_HINT_KEY = "hints/hidden_to_tray_shown"
+MEMORY_SYNC_RETRY_S = 2.0
+"""How often the app tries again to bring the memory files up to date while another front
+end's turn runs."""
 
 
 def first_line(text: str, limit: int = 120) -> str:
@@ -85,6 +88,7 @@ class Desktop(QObject):
         self._quitting = False
         self._tasks = TaskSet()
         self.warm_up: asyncio.Future[None] | None = None
+        self.memory_sync: asyncio.Future[None] | None = None
         self.history: HistoryDialog | None = None
         self.settings_dialog: SettingsDialog | None = None
         self.global_shortcut = GlobalShortcut()
@@ -154,6 +158,7 @@ class Desktop(QObject):
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
         self._start_sync()
+        self.memory_sync = asyncio.ensure_future(self._sync_memory())  # off the start-up path
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
@@ -161,17 +166,25 @@ class Desktop(QObject):
         self._keep(self._compact_long_history())
 
     def _start_sync(self) -> None:
-        """Sync continuously with the hub (if one is configured), in its own thread."""
+        """Sync continuously with the hub (if one is configured, now or later in settings),
+        in its own thread; its state goes to the status bar."""
         self._merged = False
-        sync = self.runtime.sync
-        if sync is not None:
-            sync.service.on_status = lambda status: self.bridge.sync_status.emit(status.describe())
-            sync.service.on_synced = lambda report: (
-                self.bridge.sync_reordered.emit() if report.reordered else None
-            )
+        switch = self.runtime.sync_switch
+        if switch is not None:
             self.bridge.sync_reordered.connect(self._rebuild_after_merge)
             self.bridge.turn_finished.connect(lambda _r: self._rebuild_after_merge(later=True))
-            sync.service.start()
+            switch.start(
+                lambda status: self.bridge.sync_status.emit(status.describe()),
+                lambda report: self.bridge.sync_reordered.emit() if report.reordered else None,
+            )
+
+    async def _sync_memory(self) -> None:
+        """Bring the memory files up to date with the log (files edited while Koroku was
+        closed are taken in) in a worker thread, once another front end's turn is over."""
+        while not await self.runtime.sync_memory(wait=False):
+            if self.runtime.log.read_only:
+                return
+            await asyncio.sleep(MEMORY_SYNC_RETRY_S)
 
     def _rebuild_after_merge(self, later: bool = False) -> None:
         """A sync merged turns from another device before this device's unpushed ones:
@@ -235,6 +248,9 @@ class Desktop(QObject):
         await self.global_shortcut.close()
         await self.bridge.shutdown()
         await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
+        if self.memory_sync is not None:  # a write under way ends before the database closes
+            self.memory_sync.cancel()
+            await asyncio.wait([self.memory_sync])
         if self.warm_up is not None:
             # The import runs in a worker thread that cannot be cancelled; let it finish
             # before Qt and the database go away.
@@ -328,7 +344,7 @@ class Desktop(QObject):
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
-            sync_status = rt.sync.service.describe if rt.sync is not None else None
+            sync_status = rt.sync_switch.describe if rt.sync_switch is not None else None
             self.settings_dialog = SettingsDialog(
                 rt.settings_store, rt.policy, rt.model, rt.mcp, sync_status
             )

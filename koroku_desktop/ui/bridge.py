@@ -196,7 +196,7 @@ class AgentBridge(QObject):
         if head is not None and head not in self._queued:
             self._queued.insert(0, head)
             self._emit_queue()
-        self._set_waiting(f"waiting for the turn running in {holder.describe()}")
+        self._set_waiting(f"waiting for the turn running in {holder.location()}")
 
     def _set_waiting(self, text: str) -> None:
         if text != self.waiting_text:

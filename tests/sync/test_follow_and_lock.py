@@ -3,19 +3,24 @@ across devices (a PostgreSQL advisory lock composed with the local lease)."""
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
+
 from koroku_desktop.config import Paths, Settings
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.service import SyncState
+from koroku_desktop.sync.turn_lock import lock_key
 from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
 from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import Device
-from tests.sync.pg_server import PgServer
+from tests.sync.pg_server import PASSWORD, PgServer
 from tests.sync.test_sync_crash import write_turns
 
 
@@ -101,7 +106,11 @@ def test_the_turn_lock_holds_across_devices_while_online(
     with running_sync(a) as (sync_a, _la), running_sync(b) as (sync_b, _lb):
         assert sync_a.lock.try_acquire("default", "turn-a") is None
         busy = sync_b.lock.try_acquire("default", "turn-b")
-        assert busy is not None and busy.describe() == "another device"
+        # B reads who holds it from the hub: A's front end, host, pid and turn.
+        assert busy is not None and busy.remote
+        assert (busy.front_end, busy.host, busy.pid) == ("app", socket.gethostname(), os.getpid())
+        assert busy.turn_id == "turn-a" and busy.owner == sync_a.lock.local.owner
+        assert busy.where() == f"the chat window on {socket.gethostname()} (pid {os.getpid()})"
         # B's local lease was given back: another process on B is not blocked by B's try.
         assert sync_b.lock.local.try_acquire("default", "probe") is None
         sync_b.lock.local.release("default")
@@ -113,6 +122,39 @@ def test_the_turn_lock_holds_across_devices_while_online(
         # Offline: the local lease alone, no waiting on the hub.
         assert sync_b.lock.try_acquire("default", "turn-offline") is None
         sync_b.lock.release("default")
+
+
+def test_a_holder_row_left_by_a_dead_session_is_not_believed(
+    devices: tuple[Device, Device],
+) -> None:
+    a, b = devices
+    for device in devices:
+        device.home.mkdir(parents=True)
+    with running_sync(a) as (sync_a, _la), running_sync(b) as (sync_b, _lb):
+        assert sync_a.lock.try_acquire("default", "turn-a") is None
+        with psycopg.connect(a.hub_url, password=PASSWORD, autocommit=True) as admin:
+            (backend,) = admin.execute(
+                "SELECT backend_pid FROM koroku.turn_holders WHERE conversation_id = 'default'"
+            ).fetchone() or (0,)
+            # A's session dies: its lock goes with it, its row stays behind.
+            admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+            wait_until(lambda: _free(admin, backend), "A's session gone")
+            # Someone that writes no row (an older Koroku) takes the lock meanwhile.
+            admin.execute("SELECT pg_advisory_lock(%s)", (lock_key("default"),))
+            busy = sync_b.lock.try_acquire("default", "turn-b")
+            assert busy is not None
+            assert busy.where() == "another device"  # not A's stale row, and no "(pid 0)"
+            assert admin.execute("SELECT COUNT(*) FROM koroku.turn_holders").fetchone() == (1,)
+            admin.execute("SELECT pg_advisory_unlock(%s)", (lock_key("default"),))
+            assert sync_b.lock.try_acquire("default", "turn-b") is None
+            sync_b.lock.release("default")
+            # The release cleared B's row; A's stale one was replaced when B took the lock.
+            assert admin.execute("SELECT COUNT(*) FROM koroku.turn_holders").fetchone() == (0,)
+
+
+def _free(admin: psycopg.Connection[tuple[object, ...]], backend: object) -> bool:
+    found = admin.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = %s", (backend,))
+    return found.fetchone() == (0,)
 
 
 def test_koroku_sync_refuses_a_remote_hub_without_tls(devices: tuple[Device, Device]) -> None:
@@ -150,7 +192,8 @@ def test_koroku_ask_on_b_waits_while_a_holds_the_turn(
         try:
             assert asking.stderr is not None
             line = asking.stderr.readline()
-            assert "waiting for the turn running in another device" in line
+            holder = f"the chat window on {socket.gethostname()} (pid {os.getpid()})"
+            assert f"waiting for the turn running in {holder}..." in line
             assert fake_gemini.generate_requests() == []
         finally:
             sync_a.lock.release("default")

@@ -30,6 +30,21 @@ def test_an_unreachable_hub_shows_offline_since_in_the_status_bar(
         save_screenshot(desk.window, "chat-sync-offline")
 
 
+def test_a_refused_hub_url_shows_as_a_sync_error_in_the_status_bar(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KOROKU_SYNC_URL", "postgresql://me@hub.example.org/koroku")
+    with running_desktop(qtbot) as desk:
+        label = desk.window.sync_label
+        qtbot.waitUntil(lambda: label.text().startswith("Sync: error: refusing"), timeout=5_000)
+        assert label.text().endswith("…") and "without TLS" in label.toolTip()
+        save_screenshot(desk.window, "chat-sync-refused")
+
+
 def test_without_a_hub_there_is_no_sync_state(desktop: object) -> None:
     window = desktop.window  # type: ignore[attr-defined]
     assert not window.sync_label.isVisible()
@@ -52,10 +67,13 @@ def test_settings_refuse_a_remote_hub_without_tls_and_keep_the_password_out_of_f
     group.store_button.click()  # tests have no keyring: refused, and the field is cleared
     assert group.note.text().startswith("Not stored")
     assert group.password.text() == ""
-    group.url.setText("postgresql://me@localhost:5432/koroku")
+    group.url.setText(f"postgresql://me@localhost:{free_port()}/koroku")
     dialog.save_button.click()
     stored = json.loads(settings_file.read_text())
-    assert stored["sync_url"] == "postgresql://me@localhost:5432/koroku"
+    assert stored["sync_url"] == group.url.text()
     assert "hunter2" not in settings_file.read_text()
+    # Saved, the URL is in use at once (nothing listens there): the status bar says so.
+    label = desktop.window.sync_label  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: label.text().startswith("Sync: offline since"), timeout=20_000)
     dialog.show()
     save_screenshot(group, "settings-sync")

@@ -257,8 +257,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         bridge.sync_status.connect(self.show_sync_status)
 
     def show_sync_status(self, text: str) -> None:
-        """The sync state in the status bar ('Sync: up to date', 'Sync: offline since …')."""
-        self.sync_label.setText(text)
+        """The sync state in the status bar ('Sync: up to date', 'Sync: offline since …');
+        a long one (an error) is cut with '…', whole in the tooltip."""
+        metrics = self.sync_label.fontMetrics()
+        self.sync_label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, 300))
         self.sync_label.setToolTip(text)
         self.sync_label.show()
 

@@ -56,6 +56,7 @@ class SyncGroup(QGroupBox):
         self.note.setObjectName("Muted")
         self.note.setWordWrap(True)
         form.addRow("", self.note)
+        self._status = status
         self.state = QLabel(status() if status is not None else "Sync: off")
         form.addRow("State", self.state)
         about = QLabel(WHAT_SYNCS)
@@ -64,8 +65,11 @@ class SyncGroup(QGroupBox):
         form.addRow("", about)
 
     def load(self, s: Settings) -> None:
-        """Show the settings' values (the URL read-only when the environment sets it)."""
+        """Show the settings' values (the URL read-only when the environment sets it) and the
+        state now (a saved URL switches sync at once)."""
         self.url.setText(s.sync_url)
+        if self._status is not None:
+            self.state.setText(self._status())
         self.overridden = overriding_variable("sync_url")
         self.url.setEnabled(self.overridden is None)
         if self.overridden is not None:
