@@ -8,6 +8,7 @@ import os
 import sqlite3
 import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.memory_events import sync_memory_files
@@ -17,9 +18,12 @@ from koroku_desktop.config import (
     default_paths,
     store_sync_password,
 )
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.runtime import CONVERSATION_ID
 from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
+from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync_wiring import HubError, SyncConfigError, open_sync
 
 BATCH_ENV = "KOROKU_SYNC_BATCH"
@@ -40,6 +44,24 @@ def _when(value: str | None) -> str:
     if not value:
         return "never"
     return datetime.fromtimestamp(float(value)).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _write_memory_files(event_log: SqliteEventLog, db: Path, home: Path) -> None:
+    """Bring the memory files up to the log, under the conversation's turn lease (as every
+    front end does, so a file edited by hand is taken in once); when a turn runs elsewhere,
+    that front end writes them after it."""
+    lock = SqliteTurnLock(db, "sync")
+    try:
+        if lock.try_acquire(CONVERSATION_ID, new_id()) is not None:
+            return
+        try:
+            sync_memory_files(event_log, CONVERSATION_ID, home)
+        finally:
+            lock.release(CONVERSATION_ID)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"koroku sync: memory files not brought up to date: {exc}", file=sys.stderr)
+    finally:
+        lock.close()
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -81,10 +103,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         report = setup.engine.sync_once()
         print(f"synced with {setup.address.display()}: {report.summary()}")
         if report.pulled:  # memory edits may have come: the files follow the log
-            try:
-                sync_memory_files(event_log, CONVERSATION_ID, paths.home)
-            except (OSError, sqlite3.Error) as exc:
-                print(f"koroku sync: memory files not brought up to date: {exc}", file=sys.stderr)
+            _write_memory_files(event_log, paths.db, paths.home)
         return 0
     except HubError as exc:
         print(f"koroku sync: the hub failed: {exc}".strip(), file=sys.stderr)
