@@ -24,7 +24,8 @@ from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.render.text import when
-from koroku_desktop.runtime import Runtime, write_log_export
+from koroku_desktop.runtime import Runtime
+from koroku_desktop.runtime.exports import write_log_export
 from koroku_desktop.store.blobs import BlobStore
 from koroku_desktop.store.portable import (
     ExportFormatError,

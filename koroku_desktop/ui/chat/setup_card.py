@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.config import keyring_backend_name
-from koroku_desktop.runtime import LazyGeminiModel
+from koroku_desktop.runtime.lazy_model import LazyGeminiModel
 from koroku_desktop.ui.settings.key import (
     KEY_URL,
     NO_KEYRING_HELP,

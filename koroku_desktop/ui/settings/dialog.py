@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop import xdg
 from koroku_desktop.config import Settings
-from koroku_desktop.runtime import LazyGeminiModel, McpManager
+from koroku_desktop.runtime import McpManager
+from koroku_desktop.runtime.lazy_model import LazyGeminiModel
 from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.env_lock import env_lock

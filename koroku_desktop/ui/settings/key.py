@@ -28,7 +28,7 @@ from koroku_desktop.config import (
     store_api_key,
 )
 from koroku_desktop.domain.model_io import ModelError
-from koroku_desktop.runtime import LazyGeminiModel
+from koroku_desktop.runtime.lazy_model import LazyGeminiModel
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)

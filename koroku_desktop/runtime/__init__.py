@@ -8,37 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sqlite3
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
-from koroku_desktop.agent.ports import Approver, TextDeltaCallback, WarmableChatModel
+from koroku_desktop.agent.ports import Approver
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.config import (
-    NO_KEY_HELP,
     ApiKey,
     Paths,
     Settings,
     default_paths,
     resolve_api_key,
 )
-from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.ids import writer_name
-from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
-from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
 from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.recall_wiring import (
@@ -47,7 +41,8 @@ from koroku_desktop.recall_wiring import (
     progress_text,
     recall_tool_search,
 )
-from koroku_desktop.render.markdown import write_markdown
+from koroku_desktop.runtime.exports import export_file
+from koroku_desktop.runtime.lazy_model import LazyGeminiModel
 from koroku_desktop.settings_store import SettingsStore, add_grant
 from koroku_desktop.store.attachments import AttachmentRefused as AttachmentRefused
 from koroku_desktop.store.attachments import AttachmentStore as AttachmentStore
@@ -81,85 +76,6 @@ __all__ = [
 ]  # re-exported for the front ends
 
 CONVERSATION_ID = "default"
-
-
-class LazyGeminiModel:
-    """A `WarmableChatModel` that imports google.genai and builds the client on first use.
-
-    With no API key it fails every request with an `auth` error that says how to set one.
-    """
-
-    def __init__(
-        self,
-        api_key: ApiKey | None,
-        read_blob: Callable[[str], bytes] | None = None,
-        uploads: Path | None = None,
-    ) -> None:
-        """`read_blob` reads attachments; `uploads` is the Files API upload cache's file."""
-        self._api_key = api_key
-        self._read_blob, self._uploads = read_blob, uploads
-        self._model: WarmableChatModel | None = None
-        self.on_retry: list[Callable[[int, int, str], object]] = []
-        """Told `(attempt, attempts, reason)` before a rate-limited request is retried."""
-
-    @property
-    def has_key(self) -> bool:
-        """True when a key is configured."""
-        return self._api_key is not None
-
-    @property
-    def api_key(self) -> ApiKey | None:
-        """The key in use and where it came from (None: no key configured)."""
-        return self._api_key
-
-    def set_api_key(self, api_key: ApiKey | None) -> None:
-        """Use another key from the next request on."""
-        self._api_key = api_key
-        self._model = None
-
-    def _real(self) -> WarmableChatModel:
-        if self._api_key is None:
-            raise ModelError("auth", NO_KEY_HELP)
-        if self._model is None:
-            from koroku_desktop.llm.gemini import GeminiChatModel
-            from koroku_desktop.llm.upload_cache import UploadCache
-
-            uploads = None if self._uploads is None else UploadCache(self._uploads)
-            real = GeminiChatModel(self._api_key.value, read_blob=self._read_blob, uploads=uploads)
-            real.on_retry = self.on_retry  # one list: listeners added later are told too
-            self._model = real
-        return self._model
-
-    def prepare(self) -> None:
-        """Import the SDK and build its validators now. Blocking: run it in a worker thread.
-
-        Without it the first request pays for the import (a second or more) on the loop.
-        """
-        if self._api_key is not None:
-            self._real().prepare()
-
-    def connect(self) -> None:
-        """Build the SDK client now (~0.2 s). Call it on the loop's thread, after `prepare`.
-
-        Built in a worker thread instead, the client's construction raced the Qt thread's
-        garbage collector and crashed the interpreter now and then (seen in the UI tests).
-        """
-        if self._api_key is not None:
-            self._real().connect()
-
-    async def generate(
-        self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
-    ) -> MessageEvent:
-        """See `ChatModel.generate`."""
-        return await self._real().generate(request, on_text_delta)
-
-    async def count_tokens(self, request: ModelRequest) -> int:
-        """See `ChatModel.count_tokens`."""
-        return await self._real().count_tokens(request)
-
-    async def check_connection(self, model: str) -> str:
-        """One cheap request to `model`; a sentence saying it worked (raises ModelError)."""
-        return await self._real().check_connection(model)
 
 
 @dataclass
@@ -449,51 +365,3 @@ def wire_recall(runtime: Runtime, settings: Settings) -> None:
 def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:
     """Import a tutorial SessionManager database into this conversation."""
     return import_tutorial_db(path, runtime.log, runtime.agent.conversation_id)
-
-
-def write_log_export(
-    event_log: SqliteEventLog,
-    conversation_id: str,
-    fmt: str,
-    live: bool,
-    out: TextIO,
-    attachments: AttachmentStore | None = None,
-    path: Path | None = None,
-) -> int:
-    """The `koroku export` formats: the whole log (or the live context) as Markdown or JSON.
-
-    JSON carries the attached files (base64, restored by an import). Markdown written to
-    `path` links copies in a `<name>.files/` folder beside it (the document travels with its
-    files); on stdout it links the blobs themselves.
-    """
-    from koroku_desktop.store.portable import exported_entries, write_export
-
-    entries = exported_entries(event_log, conversation_id if live else None, live=live)
-    scope: Any = "live" if live else "all"
-    if fmt == "json":
-        reader = None if attachments is None else attachments.read
-        return write_export(out, entries, scope=scope, exported_at=time.time(), blobs=reader)
-    link = None
-    if attachments is not None:
-        link = (
-            attachments.blob_links()
-            if path is None
-            else attachments.copied_links(path.parent / f"{path.name}.files", path.parent)
-        )
-    return write_markdown(out, entries, live=live, link=link)
-
-
-def export_file(
-    event_log: SqliteEventLog,
-    conversation_id: str,
-    fmt: str,
-    live: bool,
-    path: Path,
-    attachments: AttachmentStore | None = None,
-) -> int:
-    """Write an export to `path` atomically (temp file, then rename); return how many events."""
-    if not path.parent.is_dir():  # folders Koroku creates for an export are private
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o700)
-    with atomic_writer(path) as out:
-        return write_log_export(event_log, conversation_id, fmt, live, out, attachments, path)

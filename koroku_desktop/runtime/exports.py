@@ -1,0 +1,62 @@
+"""The `koroku export` formats, written to a stream or atomically to a file: the whole log
+(or the live context) as Markdown or JSON, with the attached files."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from koroku_desktop.fsutil import atomic_writer
+from koroku_desktop.render.markdown import write_markdown
+from koroku_desktop.store.attachments import AttachmentStore
+from koroku_desktop.store.event_log import SqliteEventLog
+
+
+def write_log_export(
+    event_log: SqliteEventLog,
+    conversation_id: str,
+    fmt: str,
+    live: bool,
+    out: TextIO,
+    attachments: AttachmentStore | None = None,
+    path: Path | None = None,
+) -> int:
+    """The `koroku export` formats: the whole log (or the live context) as Markdown or JSON.
+
+    JSON carries the attached files (base64, restored by an import). Markdown written to
+    `path` links copies in a `<name>.files/` folder beside it (the document travels with its
+    files); on stdout it links the blobs themselves.
+    """
+    from koroku_desktop.store.portable import exported_entries, write_export
+
+    entries = exported_entries(event_log, conversation_id if live else None, live=live)
+    scope: Any = "live" if live else "all"
+    if fmt == "json":
+        reader = None if attachments is None else attachments.read
+        return write_export(out, entries, scope=scope, exported_at=time.time(), blobs=reader)
+    link = None
+    if attachments is not None:
+        link = (
+            attachments.blob_links()
+            if path is None
+            else attachments.copied_links(path.parent / f"{path.name}.files", path.parent)
+        )
+    return write_markdown(out, entries, live=live, link=link)
+
+
+def export_file(
+    event_log: SqliteEventLog,
+    conversation_id: str,
+    fmt: str,
+    live: bool,
+    path: Path,
+    attachments: AttachmentStore | None = None,
+) -> int:
+    """Write an export to `path` atomically (temp file, then rename); return how many events."""
+    if not path.parent.is_dir():  # folders Koroku creates for an export are private
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    with atomic_writer(path) as out:
+        return write_log_export(event_log, conversation_id, fmt, live, out, attachments, path)
