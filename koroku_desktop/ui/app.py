@@ -32,6 +32,7 @@ from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.screen_capture import capture_for_asking
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
+from koroku_desktop.ui.sync_follow import SyncFollower
 from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.widgets import theme
@@ -157,26 +158,13 @@ class Desktop(QObject):
         await self.bridge.load_live()
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
-        self._start_sync()
+        SyncFollower(self.runtime, self.bridge, self._reload, self._keep).start()
         self.memory_sync = asyncio.ensure_future(self._sync_memory())  # off the start-up path
         self.warm_up = asyncio.ensure_future(self._warm_up())
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
         self._keep(self._compact_long_history())
-
-    def _start_sync(self) -> None:
-        """Sync continuously with the hub (if one is configured, now or later in settings),
-        in its own thread; its state goes to the status bar."""
-        self._merged = False
-        switch = self.runtime.sync_switch
-        if switch is not None:
-            self.bridge.sync_reordered.connect(self._rebuild_after_merge)
-            self.bridge.turn_finished.connect(lambda _r: self._rebuild_after_merge(later=True))
-            switch.start(
-                lambda status: self.bridge.sync_status.emit(status.describe()),
-                lambda report: self.bridge.sync_reordered.emit() if report.reordered else None,
-            )
 
     async def _sync_memory(self) -> None:
         """Bring the memory files up to date with the log (files edited while Koroku was
@@ -186,15 +174,8 @@ class Desktop(QObject):
                 return
             await asyncio.sleep(MEMORY_SYNC_RETRY_S)
 
-    def _rebuild_after_merge(self, later: bool = False) -> None:
-        """A sync merged turns from another device before this device's unpushed ones:
-        rebuild the live context and the chat from the log (the one order), between turns."""
-        self._merged = self._merged or not later
-        if self._merged and not self.runtime.agent.busy:
-            self._merged = False
-            self._keep(self._reload())
-
     async def _reload(self) -> None:
+        """Build the live context and the chat again from the log (after a reordering sync)."""
         self.runtime.agent.forget_view()
         await self.bridge.load_live()
         self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))

@@ -1,0 +1,48 @@
+"""SyncFollower: the desktop app's side of syncing with a hub — the state in the status bar,
+and the chat and live context rebuilt when a sync placed another device's turns before this
+device's unpushed ones (the one order, domain/coverage.py), always between turns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from koroku_desktop.runtime import Runtime
+from koroku_desktop.ui.bridge import AgentBridge
+
+
+class SyncFollower:
+    """Starts the runtime's sync switch and rebuilds the views after a reordering merge."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        bridge: AgentBridge,
+        reload: Callable[[], Coroutine[Any, Any, None]],
+        keep: Callable[[Coroutine[Any, Any, None]], None],
+    ) -> None:
+        self._runtime, self._bridge = runtime, bridge
+        self._reload, self._keep = reload, keep
+        self._merged = False
+
+    def start(self) -> None:
+        """Sync continuously with the hub (if one is configured, now or later in settings),
+        in its own thread; its state goes to the status bar."""
+        switch = self._runtime.sync_switch
+        if switch is None:
+            return
+        self._bridge.sync_reordered.connect(self.rebuild_after_merge)
+        self._bridge.turn_finished.connect(lambda _r: self.rebuild_after_merge(later=True))
+        switch.start(
+            lambda status: self._bridge.sync_status.emit(status.describe()),
+            lambda report: self._bridge.sync_reordered.emit() if report.reordered else None,
+        )
+
+    def rebuild_after_merge(self, later: bool = False) -> None:
+        """A sync merged turns from another device before this device's unpushed ones:
+        rebuild the live context and the chat from the log, now or after the running turn
+        (`later`: a turn just ended, rebuild if a merge came meanwhile)."""
+        self._merged = self._merged or not later
+        if self._merged and not self._runtime.agent.busy:
+            self._merged = False
+            self._keep(self._reload())
