@@ -19,7 +19,7 @@ from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
-from koroku_desktop.sync.engine import SyncEngine, SyncReport, device_id
+from koroku_desktop.sync.engine import SyncEngine, device_id
 from koroku_desktop.sync.hub import HubError, PostgresHub
 from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
 from koroku_desktop.sync.turn_lock import HubTurnLock
@@ -155,7 +155,6 @@ class SyncSwitch:
         self.current: SyncRuntime | None = None
         self.url = ""
         self.on_status: Callable[[SyncStatus], None] | None = None
-        self.on_synced: Callable[[SyncReport], None] = lambda _r: None
         self._told: SyncStatus | None = None
         self._mutex = threading.Lock()
         self.apply(settings)
@@ -188,15 +187,11 @@ class SyncSwitch:
                 self._start(service)
             return True
 
-    def start(
-        self,
-        on_status: Callable[[SyncStatus], None],
-        on_synced: Callable[[SyncReport], None] = lambda _r: None,
-    ) -> None:
+    def start(self, on_status: Callable[[SyncStatus], None]) -> None:
         """Sync continuously from now on (the app calls it once its window is up), telling
-        these listeners, also after a switch."""
+        `on_status`, also after a switch."""
         with self._mutex:
-            self.on_status, self.on_synced = on_status, on_synced
+            self.on_status = on_status
             if self.current is not None:
                 self._start(self.current.service)
             elif self._told is not None:  # e.g. the URL in settings was refused at start
@@ -209,7 +204,6 @@ class SyncSwitch:
                 self._tell(status)
 
         service.on_status = tell
-        service.on_synced = self.on_synced
         service.start()
 
     def _tell(self, status: SyncStatus) -> None:
@@ -235,7 +229,6 @@ def retire(old: SyncRuntime) -> None:
     """Stop a replaced service in a background thread, deaf to its last status changes (its
     turn lock, shared with the new one, stays open)."""
     old.service.on_status = lambda _s: None
-    old.service.on_synced = lambda _r: None
 
     def stop() -> None:
         old.service.stop()

@@ -122,6 +122,9 @@ class AgentHooks:
     on_turn_finished: Hook[[TurnResult]] = field(default_factory=lambda: Hook("on_turn_finished"))
     on_context_meter: Hook[[ContextMeter]] = field(default_factory=lambda: Hook("on_context_meter"))
     on_turn_waiting: Hook[[LockHolder]] = field(default_factory=lambda: Hook("on_turn_waiting"))
+    on_reordered: Hook[[]] = field(default_factory=lambda: Hook("on_reordered"))
+    """Called when catching up met events placed before ones already folded (a sync,
+    here or in another process, pulled turns the hub placed before unpushed ones)."""
     on_retry: Hook[[int, int, str]] = field(default_factory=lambda: Hook("on_retry"))
     """Called with `(attempt, attempts, reason)` when a model request is tried again."""
     """Called when a turn must wait for another front end's (once per holder)."""

@@ -142,8 +142,10 @@ class Agent:
         for stored in folded:
             view.apply(stored)
             self.hooks.on_event_appended(stored)
-        if view.stale:  # merged from elsewhere, out of turn order: build it from the log
+        if view.stale:  # pulled before what is folded, or another summary: from the log
             self._view, _seen = await asyncio.to_thread(self._read_live)
+            if view.reordered:
+                self.hooks.on_reordered()
         if any(isinstance(s.event, MemoryEditEvent) for s in folded):
             await write_memory(self.log, self.conversation_id, self.options.data_dir)
         if folded:

@@ -56,6 +56,9 @@ class ContextView:
     stale: bool = False
     """An event came that cannot be folded in place (merged from elsewhere, or a compaction
     of another summary): build the view again from the log."""
+    reordered: bool = False
+    """Of those, one placed before events already folded (a sync pulled it, in this process
+    or another): whatever shows the conversation in order must be built again too."""
     _last_key: int = field(default=0, repr=False)
     """The highest order key folded (`StoredEvent.order_key`): an event with a higher one
     comes last. Keys only ever go down (a push gives a local event a hub position), so a
@@ -134,7 +137,7 @@ class ContextView:
         if isinstance(
             event, MessageEvent | ClearedEvent | CompactionEvent
         ) and not self._comes_last(stored):
-            self.stale = True
+            self.stale = self.reordered = True
             return
         if isinstance(event, ClearedEvent):
             self.unloaded = None

@@ -45,9 +45,6 @@ class SyncReport:
     pushed_turns: int = 0
     held_turns: int = 0
     blobs_pushed: int = 0
-    reordered: bool = False
-    """Pulled events were placed before events written here and not pushed yet (a merge
-    after working offline): views built from the log before must be rebuilt."""
     migrated: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -111,7 +108,6 @@ class SyncEngine:
         self.hub = hub
         self.blobs = blobs
         self.batch = batch
-        self.reordered = False
         self._on_hub: set[str] = set()
 
     def check_hub(self) -> None:
@@ -130,7 +126,6 @@ class SyncEngine:
     def sync_once(self) -> SyncReport:
         """Pull, push, push blobs; record the success. Raises on hub errors (retry later)."""
         report = SyncReport()
-        self.reordered = False
         self.check_hub()
         report.migrated = list(self.hub.migrated)
         report.pulled += self.pull()
@@ -143,7 +138,6 @@ class SyncEngine:
                 report.pulled += self.pull()
         else:
             raise HubMovedError("the hub kept moving; try again")
-        report.reordered = self.reordered
         report.blobs_pushed = self.push_blobs()
         self.hub.seen_device(socket.gethostname())
         # A sync that changed nothing writes nothing either (at most once a minute), so the
@@ -161,10 +155,7 @@ class SyncEngine:
             if not rows:
                 return new
             pairs = [(e, r.hub_seq) for r in rows if (e := from_hub(r)) is not None]
-            unsynced = self.ledger.pending_counts()[0]
-            merged = self.ledger.merge_pulled([e for e, _ in pairs], [h for _, h in pairs])
-            self.reordered = self.reordered or bool(merged and unsynced)
-            new += merged
+            new += self.ledger.merge_pulled([e for e, _ in pairs], [h for _, h in pairs])
             _pause("pull")
             if len(rows) < self.batch:
                 return new

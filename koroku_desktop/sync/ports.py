@@ -53,10 +53,6 @@ class LocalLedger(Protocol):
         """Insert pulled events at their hub positions (idempotent); how many were new."""
         ...
 
-    def pending_counts(self) -> tuple[int, int]:
-        """(events, turns) not pushed yet."""
-        ...
-
 
 class LocalBlobs(Protocol):
     """The content-addressed blob folder (store/blobs.py's BlobStore)."""

@@ -18,7 +18,7 @@ from datetime import datetime
 
 import psycopg
 
-from koroku_desktop.sync.engine import SyncEngine, SyncReport
+from koroku_desktop.sync.engine import SyncEngine
 from koroku_desktop.sync.hub import HubError
 from koroku_desktop.sync.hub_schema import CHANNEL
 
@@ -67,12 +67,10 @@ class SyncService:
         engine: SyncEngine,
         local_version: Callable[[], int],
         on_status: Callable[[SyncStatus], None] = lambda _s: None,
-        on_synced: Callable[[SyncReport], None] = lambda _r: None,
     ) -> None:
         self.engine = engine
         self.local_version = local_version
         self.on_status = on_status
-        self.on_synced = on_synced
         self.status = SyncStatus(SyncState.OFF)
         self._stop = threading.Event()
         self._poke = threading.Event()
@@ -124,10 +122,9 @@ class SyncService:
         version = self.local_version()
         last = self.status.last_success
         self._set(SyncStatus(SyncState.SYNCING, last_success=last))
-        report = self.engine.sync_once()
+        self.engine.sync_once()
         now = time.time()
         self._set(SyncStatus(SyncState.UP_TO_DATE, last_success=now))
-        self.on_synced(report)
         return version
 
     def _listen(self) -> psycopg.Connection[tuple[object, ...]]:

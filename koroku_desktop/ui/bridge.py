@@ -82,7 +82,7 @@ class AgentBridge(QObject):
     retrying = Signal(int, int, str)  # attempt, attempts, reason: a request is tried again
     supersede_failed = Signal(str)  # why a regenerate or an edit could not replace its turn
     sync_status = Signal(str)  # "Sync: up to date", "Sync: offline since 14:02" (any thread)
-    sync_reordered = Signal()  # a sync merged turns before unpushed ones (from the sync thread)
+    history_reordered = Signal()  # events were placed before shown ones (a sync, anywhere)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -127,6 +127,7 @@ class AgentBridge(QObject):
         hooks.on_context_meter.append(self._on_meter)
         hooks.on_turn_waiting.append(self._on_waiting)
         hooks.on_retry.append(self.retrying.emit)
+        hooks.on_reordered.append(self.history_reordered.emit)
 
     @property
     def agent(self) -> Agent:

@@ -1,6 +1,7 @@
 """SyncFollower: the desktop app's side of syncing with a hub — the state in the status bar,
-and the chat and live context rebuilt when a sync placed another device's turns before this
-device's unpushed ones (the one order, domain/coverage.py), always between turns."""
+and the chat and live context rebuilt when events were placed before ones already shown (a
+sync pulled turns the hub placed before this device's unpushed ones, in this process or in
+another, e.g. `koroku sync`; see domain/coverage.py), always between turns."""
 
 from __future__ import annotations
 
@@ -26,22 +27,19 @@ class SyncFollower:
         self._merged = False
 
     def start(self) -> None:
-        """Sync continuously with the hub (if one is configured, now or later in settings),
-        in its own thread; its state goes to the status bar."""
-        switch = self._runtime.sync_switch
-        if switch is None:
-            return
-        self._bridge.sync_reordered.connect(self.rebuild_after_merge)
+        """Rebuild on a reordering (the agent notices it when it catches up with the log,
+        whoever merged), and sync continuously with the hub if one is configured, now or
+        later in settings, in its own thread; its state goes to the status bar."""
+        self._bridge.history_reordered.connect(self.rebuild_after_merge)
         self._bridge.turn_finished.connect(lambda _r: self.rebuild_after_merge(later=True))
-        switch.start(
-            lambda status: self._bridge.sync_status.emit(status.describe()),
-            lambda report: self._bridge.sync_reordered.emit() if report.reordered else None,
-        )
+        switch = self._runtime.sync_switch
+        if switch is not None:
+            switch.start(lambda status: self._bridge.sync_status.emit(status.describe()))
 
     def rebuild_after_merge(self, later: bool = False) -> None:
-        """A sync merged turns from another device before this device's unpushed ones:
-        rebuild the live context and the chat from the log, now or after the running turn
-        (`later`: a turn just ended, rebuild if a merge came meanwhile)."""
+        """Events were placed before ones already shown: rebuild the live context and the
+        chat from the log, now or after the running turn (`later`: a turn just ended,
+        rebuild if a merge came meanwhile)."""
         self._merged = self._merged or not later
         if self._merged and not self._runtime.agent.busy:
             self._merged = False

@@ -13,6 +13,8 @@ from pathlib import Path
 import psycopg
 
 from koroku_desktop.config import Paths, Settings
+from koroku_desktop.domain.context import ContextView
+from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.service import SyncState
@@ -165,7 +167,7 @@ def test_koroku_sync_refuses_a_remote_hub_without_tls(devices: tuple[Device, Dev
     assert not (a.home / "koroku.db").exists() or a.sql("SELECT COUNT(*) FROM sync_state") == [(0,)]
 
 
-def test_a_merge_before_unpushed_turns_is_reported_so_views_are_rebuilt(
+def test_a_merge_before_unpushed_turns_is_seen_so_views_are_rebuilt(
     devices: tuple[Device, Device],
 ) -> None:
     a, b = devices
@@ -174,10 +176,17 @@ def test_a_merge_before_unpushed_turns_is_reported_so_views_are_rebuilt(
     mine = write_turns(b, 1, "B")  # B worked offline: its turn is not pushed yet
     with running_sync(b) as (sync, log):
         engine = sync.setup.engine
-        assert engine.pull() == 2 and engine.reordered
+        before = log.load_live("default")
+        view = ContextView.from_tail(before.boundary, before.events)
+        seen = log.last_seq()
+        assert engine.pull() == 2
+        for entry in log.entries("default", after_seq=seen):  # what a follower reads next
+            assert isinstance(entry, StoredEvent)
+            view.apply(entry)
+        assert view.reordered and view.stale  # placed before B's own: views are rebuilt
         assert [e.event_id for e in log.load_live("default").events] == written + mine
         report = engine.sync_once()  # pushes B's turn; nothing new to place before it
-        assert report.pushed == 2 and not report.reordered
+        assert report.pushed == 2 and report.pulled == 0
 
 
 def test_koroku_ask_on_b_waits_while_a_holds_the_turn(
