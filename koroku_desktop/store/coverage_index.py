@@ -111,7 +111,7 @@ class Chain:
         self._members.add(base)
         found = self._rows("SELECT by_id FROM compaction_links WHERE event_id = ?", [base])
         if not found or not found[0][0]:  # an old compaction (or a row not readable)
-            kept = old_kept_from(self._rows)(base)
+            kept = old_kept_from(self._rows, base)
             self.kept_from_seq = kept or 0
             self._ended = True
         return True
@@ -143,19 +143,15 @@ class Chain:
                 return self.kept_from_seq, False
 
 
-def old_kept_from(rows: Rows) -> Callable[[str], int | None]:
-    """How a chain learns an old compaction's `kept_from_seq`: from its row, by id."""
-
-    def kept_from(event_id: str) -> int | None:
-        found = rows(
-            "SELECT json_extract(payload, '$.kept_from_seq') FROM events"
-            " WHERE event_id = ? AND kind = 'compaction' AND json_valid(payload)"
-            " AND json_type(payload, '$.covered_ids') IS NOT 'array'",
-            [event_id],
-        )
-        return int(found[0][0]) if found and isinstance(found[0][0], int) else None
-
-    return kept_from
+def old_kept_from(rows: Rows, event_id: str) -> int | None:
+    """An old compaction's `kept_from_seq`, read from its row by id (None: not one)."""
+    found = rows(
+        "SELECT json_extract(payload, '$.kept_from_seq') FROM events"
+        " WHERE event_id = ? AND kind = 'compaction' AND json_valid(payload)"
+        " AND json_type(payload, '$.covered_ids') IS NOT 'array'",
+        [event_id],
+    )
+    return int(found[0][0]) if found and isinstance(found[0][0], int) else None
 
 
 def covering(event_id_column: str) -> str:
