@@ -6,7 +6,8 @@ strict fake Gemini accepts the next request on both."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -272,15 +273,27 @@ async def test_a_log_written_before_ids_projects_as_before_and_a_new_compaction_
     assert "turn 2" not in said(await a.contents())
 
 
-def test_memory_edits_on_two_devices_merge_and_rebuild_identical_files(tmp_path: Path) -> None:
+DAY = "03-02-2025"
+TwoLogs = tuple[ListHub, Path, Path, SqliteEventLog, SqliteEventLog]
+
+
+@contextmanager
+def two_logs(tmp_path: Path, first: str) -> Iterator[TwoLogs]:
+    """Two devices' homes and logs, both holding A's first memory edit (`first`, appended
+    to one day), synced through the hub they go on syncing with."""
     a_home, b_home = tmp_path / "A", tmp_path / "B"
     a_home.mkdir()
     b_home.mkdir()
-    day = "03-02-2025"
     hub = ListHub()
     with SqliteEventLog(a_home / "koroku.db") as a, SqliteEventLog(b_home / "koroku.db") as b:
-        a.append("default", [MemoryEditEvent(day=day, op="append", text="[09:00]: first\n\n")])
+        a.append("default", [MemoryEditEvent(day=DAY, op="append", text=first)])
         hub.both_ways(a, b)
+        yield hub, a_home, b_home, a, b
+
+
+def test_memory_edits_on_two_devices_merge_and_rebuild_identical_files(tmp_path: Path) -> None:
+    day = DAY
+    with two_logs(tmp_path, "[09:00]: first\n\n") as (hub, a_home, b_home, a, b):
         sync_memory_files(a, "default", a_home)
         sync_memory_files(b, "default", b_home)
         # Apart: A appends a summary, B appends one too, and the person edits the day on B.
@@ -299,14 +312,8 @@ def test_memory_edits_on_two_devices_merge_and_rebuild_identical_files(tmp_path:
 
 
 def test_two_edits_made_apart_keep_both_versions_visibly(tmp_path: Path) -> None:
-    a_home, b_home = tmp_path / "A", tmp_path / "B"
-    a_home.mkdir()
-    b_home.mkdir()
-    day = "04-02-2025"
-    hub = ListHub()
-    with SqliteEventLog(a_home / "koroku.db") as a, SqliteEventLog(b_home / "koroku.db") as b:
-        a.append("default", [MemoryEditEvent(day=day, op="append", text="base\n")])
-        hub.both_ways(a, b)
+    day = DAY
+    with two_logs(tmp_path, "base\n") as (hub, a_home, b_home, a, b):
         record_edit(a, "default", a_home, day, "edited on A\n", "base\n")
         record_edit(b, "default", b_home, day, "edited on B\n", "base\n")
         hub.both_ways(a, b)

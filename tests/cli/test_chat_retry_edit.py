@@ -9,7 +9,7 @@ import pytest
 
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.store.event_log import SqliteEventLog
-from tests.cli.test_recall_commands import Koroku
+from tests.cli.test_recall_commands import Koroku, with_notes
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
@@ -49,11 +49,7 @@ def live_texts(home: Path) -> list[str]:
 
 @pytest.fixture
 def koroku(koroku_home: Path, tmp_path: Path, fake_gemini: FakeGemini) -> Koroku:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    (workspace / "notes.txt").write_text("notes: buy milk\n", encoding="utf-8")
-    fake_gemini.set_fallback(brain)
-    return Koroku(koroku_home, workspace)
+    return with_notes(koroku_home, tmp_path, fake_gemini, brain)
 
 
 def test_retry_and_edit_in_chat_then_export_and_import(

@@ -27,7 +27,13 @@ from koroku_desktop.store.portable import (
     write_export,
 )
 from tests.fakes.fixtures import fake_gemini
-from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply
+from tests.fakes.gemini_replies import (
+    CallsReply,
+    ReceivedRequest,
+    Reply,
+    ReplyFn,
+    TextReply,
+)
 from tests.fakes.gemini_server import FakeGemini
 
 __all__ = ["fake_gemini"]
@@ -96,13 +102,18 @@ class Koroku:
         return [row[2] for row in self.rows()]
 
 
-@pytest.fixture
-def koroku(koroku_home: Path, tmp_path: Path, fake_gemini: FakeGemini) -> Koroku:
+def with_notes(home: Path, tmp_path: Path, fake: FakeGemini, answer: ReplyFn) -> Koroku:
+    """A `koroku` on `home` whose workspace holds notes.txt, the fake answering by `answer`."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("notes: buy milk\n", encoding="utf-8")
-    fake_gemini.set_fallback(brain)
-    return Koroku(koroku_home, workspace)
+    fake.set_fallback(answer)
+    return Koroku(home, workspace)
+
+
+@pytest.fixture
+def koroku(koroku_home: Path, tmp_path: Path, fake_gemini: FakeGemini) -> Koroku:
+    return with_notes(koroku_home, tmp_path, fake_gemini, brain)
 
 
 def test_threshold_compaction_history_search_and_meter(

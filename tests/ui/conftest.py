@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.config import default_paths
+from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_server import FakeGemini
@@ -56,6 +58,17 @@ def run(qtbot: QtBot, coro: Any, timeout: int = 15000) -> Any:
     task = asyncio.ensure_future(coro)
     qtbot.waitUntil(task.done, timeout=timeout)
     return task.result()
+
+
+def said_and_embedded(desktop: Desktop, qtbot: QtBot, text: str) -> int:
+    """The person said `text` in another conversation, and it is embedded (so a question
+    by meaning brings it back as a remembered passage); its seq."""
+    event = MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])
+    (stored,) = desktop.runtime.log.append("other", [event])
+    worker = desktop.runtime.background_embedder
+    assert worker is not None
+    run(qtbot, worker.catch_up())
+    return stored.seq
 
 
 @pytest.fixture

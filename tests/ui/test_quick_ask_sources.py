@@ -7,13 +7,11 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_grounding import grounded_reply
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import run
+from tests.ui.conftest import said_and_embedded
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -54,14 +52,10 @@ def test_a_grounded_answer_in_the_popup_cites_and_links_its_sources(
 def test_the_popup_names_what_koroku_remembered_for_the_question(
     desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
-    event = MessageEvent(role="user", origin="person", parts=[TextPart(text="my car is crimson")])
-    (car,) = desktop.runtime.log.append("other", [event])
-    worker = desktop.runtime.background_embedder
-    assert worker is not None
-    run(qtbot, worker.catch_up())
+    car = said_and_embedded(desktop, qtbot, "my car is crimson")
     fake_gemini.reply_text("It is crimson.")
     ask_in_popup(desktop, qtbot, "what colour is my automobile?")
     text = desktop.popup.answer_text()
-    assert text.startswith(f"Remembered: #{car.seq} (")
+    assert text.startswith(f"Remembered: #{car} (")
     assert "my car is crimson" in text and "It is crimson." in text
     save_screenshot(desktop.popup, "quick-ask-remembered")

@@ -13,7 +13,7 @@ from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import run
+from tests.ui.conftest import run, said_and_embedded
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -41,10 +41,7 @@ def test_the_viewer_searches_by_meaning(desktop: Desktop, qtbot: QtBot) -> None:
 def test_remembered_passages_show_under_the_message_in_the_chat(
     desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
-    car = _say(desktop, "my car is painted crimson")
-    worker = desktop.runtime.background_embedder
-    assert worker is not None
-    run(qtbot, worker.catch_up())
+    car = said_and_embedded(desktop, qtbot, "my car is painted crimson")
     type_and_send(qtbot, desktop.window.input, "what colour is my automobile?")
     qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=15000)
     items = desktop.window.model.items()

@@ -10,33 +10,28 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.dismissal import dismiss_remembered
 from koroku_desktop.agent.memories import dismissed_passages
-from koroku_desktop.domain.events import MessageEvent, RememberedDismissedEvent, StoredEvent
-from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.domain.events import RememberedDismissedEvent, StoredEvent
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.remembered_card import RememberedCard
 from koroku_desktop.ui.chat.remembered_painter import parse_chip_action
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import run
+from tests.ui.conftest import run, said_and_embedded
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import SHOTS, save_screenshot
 
 
 def _surface(desktop: Desktop, qtbot: QtBot) -> tuple[int, int, int]:
     """Say something, then ask about it so it is remembered; (row, passage seq, message seq)."""
-    event = MessageEvent(role="user", origin="person", parts=[TextPart(text="my car is crimson")])
-    (car,) = desktop.runtime.log.append("other", [event])
-    worker = desktop.runtime.background_embedder
-    assert worker is not None
-    run(qtbot, worker.catch_up())
+    car = said_and_embedded(desktop, qtbot, "my car is crimson")
     type_and_send(qtbot, desktop.window.input, "what colour is my automobile?")
     qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=15000)
     items = desktop.window.model.items()
     row = next(n for n, i in enumerate(items) if i.kind == "remembered")
     surfaced = items[row].seq
     assert surfaced is not None
-    return row, car.seq, surfaced
+    return row, car, surfaced
 
 
 def _click_chip(desktop: Desktop, qtbot: QtBot, row: int, passage: int) -> RememberedCard:
