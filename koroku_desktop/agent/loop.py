@@ -126,12 +126,6 @@ class Agent:
         view = ContextView.from_tail(live.boundary, live.events, live.unloaded)
         return view, max([view.last_seq, *(d.seq for d in live.damaged)])
 
-    def forget_view(self) -> None:
-        """Drop the live context held here; the next `load` rebuilds it from the log. For a
-        sync that placed pulled events before ones already folded (call between turns)."""
-        self._view = None
-        self._loading = None
-
     async def catch_up(self) -> list[StoredEvent]:
         """Fold (off the loop) what others appended since the last seq seen here; return it.
 

@@ -175,8 +175,8 @@ class Desktop(QObject):
             await asyncio.sleep(MEMORY_SYNC_RETRY_S)
 
     async def _reload(self) -> None:
-        """Build the live context and the chat again from the log (after a reordering sync)."""
-        self.runtime.agent.forget_view()
+        """Show the chat again from the log after a reordering sync (the agent rebuilt its
+        live context when it noticed; it is never dropped, so a turn can always read it)."""
         await self.bridge.load_live()
         self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
 
