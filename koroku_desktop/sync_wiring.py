@@ -20,7 +20,7 @@ from koroku_desktop.store.sync_ledger import SqliteSyncLedger
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
 from koroku_desktop.sync.engine import SyncEngine, device_id
-from koroku_desktop.sync.hub import HubError, PostgresHub
+from koroku_desktop.sync.hub import HubError, PostgresHub, login_refused
 from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
 from koroku_desktop.sync.turn_lock import HubTurnLock
 
@@ -35,16 +35,18 @@ __all__ = [
     "SyncStatus",
     "SyncSwitch",
     "hub_address",
+    "login_refused",
     "open_sync",
     "wire_sync",
 ]
 
 
 def hub_address(settings: Settings) -> HubAddress | None:
-    """The checked hub address (None: sync is off). Raises `SyncConfigError` for a bad URL."""
+    """The checked hub address (None: sync is off). Raises `SyncConfigError` for a bad URL.
+    The password is looked up (keyring, then PGPASSWORD) at each connect."""
     if not settings.sync_url.strip():
         return None
-    return check_url(settings.sync_url, resolve_sync_password())
+    return check_url(settings.sync_url, resolve_sync_password)
 
 
 class HubBlobSource:
@@ -210,6 +212,12 @@ class SyncSwitch:
         self._told = status
         if self.on_status is not None:
             self.on_status(status)
+
+    def retry_now(self) -> None:
+        """Try the hub again at once (a new password was stored: it is read at each connect)."""
+        current = self.current
+        if current is not None:
+            current.service.poke()
 
     def describe(self) -> str:
         """The state in one line ('Sync: off' without a hub)."""

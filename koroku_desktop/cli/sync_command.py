@@ -24,7 +24,7 @@ from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
-from koroku_desktop.sync_wiring import HubError, SyncConfigError, open_sync
+from koroku_desktop.sync_wiring import HubError, SyncConfigError, login_refused, open_sync
 
 BATCH_ENV = "KOROKU_SYNC_BATCH"
 """Events per push transaction / pull page (tests set it small to exercise resuming)."""
@@ -106,7 +106,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
             _write_memory_files(event_log, paths.db, paths.home)
         return 0
     except HubError as exc:
-        print(f"koroku sync: the hub failed: {exc}".strip(), file=sys.stderr)
+        why = login_refused(exc) or f"the hub failed: {exc}".strip()
+        print(f"koroku sync: {why}", file=sys.stderr)
         return 1
     except RuntimeError as exc:  # HubMismatchError, HubMovedError
         print(f"koroku sync: {exc}", file=sys.stderr)

@@ -9,7 +9,8 @@ is configured.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -21,12 +22,22 @@ class SyncConfigError(ValueError):
     """A hub URL Koroku refuses to use, with a message fit for a person."""
 
 
+PasswordSource = Callable[[], str | None]
+"""Where the hub password comes from, asked at every connect (a password stored while Koroku
+runs is used at the next connect, no restart needed)."""
+
+
+def no_password() -> str | None:
+    """No password (peer or trust authentication, or a `.pgpass` file libpq reads itself)."""
+    return None
+
+
 @dataclass(frozen=True)
 class HubAddress:
-    """A checked hub URL and the password to use with it (never shown, never stored)."""
+    """A checked hub URL and where its password comes from (never shown, never stored)."""
 
     url: str
-    password: str | None = None
+    password: PasswordSource = field(default=no_password, compare=False)
 
     def __repr__(self) -> str:
         return f"HubAddress({self.display()!r})"
@@ -41,7 +52,8 @@ class HubAddress:
 
     def conninfo(self) -> str:
         """The libpq connection string, the password added in memory only."""
-        extra = {"password": self.password} if self.password else {}
+        secret = self.password()
+        extra = {"password": secret} if secret else {}
         return make_conninfo(self.url, connect_timeout=5, application_name="koroku", **extra)
 
 
@@ -49,8 +61,9 @@ def _is_local(host: str) -> bool:
     return all(h.strip() in LOCAL_HOSTS or h.strip().startswith("/") for h in host.split(","))
 
 
-def check_url(url: str, password: str | None = None) -> HubAddress:
-    """The hub address for `url`, or `SyncConfigError` saying what is wrong with it."""
+def check_url(url: str, password: str | PasswordSource | None = None) -> HubAddress:
+    """The hub address for `url`, or `SyncConfigError` saying what is wrong with it.
+    `password`: the password itself, or where to ask for it at each connect."""
     url = url.strip()
     if not url.startswith(("postgresql://", "postgres://")):
         raise SyncConfigError("the hub URL must look like postgresql://user@host:port/db")
@@ -72,4 +85,9 @@ def check_url(url: str, password: str | None = None) -> HubAddress:
             f"refusing to sync with {host} without TLS: add ?sslmode=require (or verify-full)"
             " to the hub URL; only localhost may go without"
         )
+    if password is None:
+        return HubAddress(url)
+    if isinstance(password, str):
+        fixed = password
+        return HubAddress(url, lambda: fixed)
     return HubAddress(url, password)

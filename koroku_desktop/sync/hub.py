@@ -22,6 +22,22 @@ Conn = psycopg.Connection[tuple[object, ...]]
 HubError = psycopg.Error
 """What a hub call raises when the hub is unreachable or refuses (psycopg's base error)."""
 
+LOGIN_REFUSALS = ("authentication failed", "no password supplied", "pg_hba.conf")
+"""What libpq says when the server answered but refused this login (it gives no SQLSTATE)."""
+
+
+def login_refused(exc: BaseException) -> str | None:
+    """What to tell a person when the hub refused the login (a wrong or missing password, a
+    user the hub does not let in); None when the error is anything else (e.g. unreachable)."""
+    text = str(exc)
+    if not any(sign in text for sign in LOGIN_REFUSALS):
+        return None
+    reason = text.rsplit("failed: ", 1)[-1].strip().removeprefix("FATAL:").strip()
+    return (
+        f"the hub refused the login ({reason}): store the hub password in Settings or with"
+        " `koroku sync --set-password`"
+    )
+
 
 class HubMovedError(RuntimeError):
     """The hub got events this device has not pulled yet: pull, then push again."""

@@ -19,7 +19,7 @@ from datetime import datetime
 import psycopg
 
 from koroku_desktop.sync.engine import SyncEngine
-from koroku_desktop.sync.hub import HubError
+from koroku_desktop.sync.hub import HubError, login_refused
 from koroku_desktop.sync.hub_schema import CHANNEL
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,8 @@ class SyncService:
         self.engine.hub.close()
 
     def poke(self) -> None:
-        """Sync soon (e.g. a turn ended)."""
+        """Sync soon (e.g. a turn ended, or a new hub password was stored): also cuts short
+        the wait before the next try when the hub could not be reached."""
         self._poke.set()
 
     def _set(self, status: SyncStatus) -> None:
@@ -148,28 +149,41 @@ class SyncService:
                 self._poke.clear()
                 seen = self._sync()
 
+    def _unreachable(self, exc: BaseException) -> None:
+        """The hub could not be used: offline (since the first failure), or an error when
+        it answered but refused the login (a wrong password is not being offline)."""
+        refused = login_refused(exc)
+        if refused is not None:
+            log.warning("sync: %s", refused)
+            self._set(SyncStatus(SyncState.ERROR, time.time(), refused, self.status.last_success))
+            return
+        since = self.status.since if self.status.state is SyncState.OFFLINE else None
+        log.info("sync hub unreachable: %s", exc)
+        self._set(
+            SyncStatus(
+                SyncState.OFFLINE, since or time.time(), str(exc).strip(), self.status.last_success
+            )
+        )
+
     def _run(self) -> None:
         backoff = 1.0
         while not self._stop.is_set():
+            synced_before = self.status.last_success
             try:
                 self._follow()
             except (HubError, OSError) as exc:
-                since = self.status.since if self.status.state is SyncState.OFFLINE else None
-                log.info("sync hub unreachable: %s", exc)
-                self._set(
-                    SyncStatus(
-                        SyncState.OFFLINE,
-                        since or time.time(),
-                        str(exc).strip(),
-                        self.status.last_success,
-                    )
-                )
+                self._unreachable(exc)
             except Exception as exc:  # a refused hub (mismatch), a bug: shown, retried
                 log.warning("sync failed", exc_info=True)
                 self._set(SyncStatus(SyncState.ERROR, time.time(), str(exc)))
             finally:
                 self._close_listener()
                 self.engine.hub.close()
-            if self._stop.wait(backoff):
+            self._poke.wait(backoff)  # `stop` and `poke` end the wait early
+            self._poke.clear()
+            if self._stop.is_set():
                 break
-            backoff = min(backoff * 2, MAX_BACKOFF_S)
+            if self.status.last_success != synced_before:  # it worked a while: retry soon
+                backoff = 1.0
+            else:
+                backoff = min(backoff * 2, MAX_BACKOFF_S)

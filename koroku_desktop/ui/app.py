@@ -325,9 +325,8 @@ class Desktop(QObject):
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
-            sync_status = rt.sync_switch.describe if rt.sync_switch is not None else None
             self.settings_dialog = SettingsDialog(
-                rt.settings_store, rt.policy, rt.model, rt.mcp, sync_status
+                rt.settings_store, rt.policy, rt.model, rt.mcp, rt.sync_switch
             )
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)

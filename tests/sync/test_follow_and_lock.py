@@ -216,3 +216,17 @@ def test_koroku_sync_without_a_hub_says_how_to_set_one(devices: tuple[Device, De
     done = a.run("sync", KOROKU_SYNC_URL="")
     assert done.returncode == 2
     assert "no hub configured" in done.stdout and "KOROKU_SYNC_URL" in done.stdout
+
+
+def test_koroku_sync_with_a_wrong_password_says_so_and_loses_nothing(
+    devices: tuple[Device, Device],
+) -> None:
+    a, _b = devices
+    a.home.mkdir(parents=True)
+    written = write_turns(a, 1, "A")
+    done = a.run("sync", PGPASSWORD="not-the-password")
+    assert done.returncode == 1
+    assert "the hub refused the login (password authentication failed" in done.stderr
+    assert "koroku sync --set-password" in done.stderr and "not-the-password" not in done.stderr
+    assert "pushed 2 events" in a.sync()  # the right password: nothing was lost
+    assert set(written) <= _ids_at(a.home / "koroku.db")

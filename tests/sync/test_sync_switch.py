@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from koroku_desktop.config import default_paths
+from koroku_desktop.config import default_paths, store_sync_password
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.runtime import CONVERSATION_ID, build_runtime
@@ -15,6 +15,7 @@ from koroku_desktop.sync.service import SyncState, SyncStatus
 from tests.sync.pg_server import PASSWORD, PgServer, free_port
 from tests.sync.test_follow_and_lock import wait_until
 from tests.sync.test_sync_crash import hub_ids
+from tests.test_config import MemoryKeyring, memory_keyring  # noqa: F401 (a fixture)
 from tests.test_settings_store import NoApprover
 
 
@@ -105,5 +106,36 @@ def test_a_url_refused_at_start_is_shown_once_the_app_listens() -> None:
         switch.start(statuses.append)
         assert [s.state for s in statuses] == [SyncState.ERROR]
         assert "without TLS" in statuses[0].detail
+    finally:
+        runtime.close()
+
+
+def test_a_hub_password_stored_while_the_app_runs_is_used_without_a_restart(
+    hub: PgServer,
+    monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,  # noqa: F811 (a fixture)
+) -> None:
+    """The password is read at each connect: a wrong one shows an error, the right one
+    stored in the keyring (what Settings' "Store password" does) brings sync back."""
+    monkeypatch.setenv("PGPASSWORD", "not-the-password")
+    url = hub.new_database()
+    SettingsStore.open(default_paths()).update({"sync_url": url})
+    runtime = build_runtime(NoApprover(), front_end="app")
+    switch = runtime.sync_switch
+    assert switch is not None
+    statuses: list[SyncStatus] = []
+    try:
+        switch.start(statuses.append)
+        refused = "the wrong password refused"
+        wait_until(lambda: bool(statuses) and statuses[-1].state is SyncState.ERROR, refused)
+        assert "the hub refused the login" in statuses[-1].detail
+        assert "password authentication failed" in statuses[-1].detail
+        assert "not-the-password" not in statuses[-1].detail
+
+        store_sync_password(PASSWORD)
+        switch.retry_now()
+        wait_until(lambda: statuses[-1].state is SyncState.UP_TO_DATE, "synced")
+        assert switch.describe() == "Sync: up to date"
+        assert len(hub_rows(url, "SELECT id FROM koroku.hub")) == 1
     finally:
         runtime.close()

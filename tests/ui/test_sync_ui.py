@@ -10,7 +10,9 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from tests.fakes.gemini_server import FakeGemini
-from tests.sync.pg_server import free_port
+from tests.sync.conftest import hub, hub_url, pg_server  # noqa: F401 (fixtures)
+from tests.sync.pg_server import PASSWORD, free_port
+from tests.test_config import MemoryKeyring, memory_keyring  # noqa: F401 (a fixture)
 from tests.ui.conftest import running_desktop
 from tests.ui.screenshots import save_screenshot
 
@@ -77,3 +79,28 @@ def test_settings_refuse_a_remote_hub_without_tls_and_keep_the_password_out_of_f
     qtbot.waitUntil(lambda: label.text().startswith("Sync: offline since"), timeout=20_000)
     dialog.show()
     save_screenshot(group, "settings-sync")
+
+
+@pytest.mark.timeout(300)
+def test_a_refused_hub_password_is_shown_and_storing_the_right_one_brings_sync_back(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    hub_url: str,  # noqa: F811 (a fixture)
+    memory_keyring: MemoryKeyring,  # noqa: F811 (a fixture)
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KOROKU_SYNC_URL", hub_url)
+    monkeypatch.setenv("PGPASSWORD", "not-the-password")
+    with running_desktop(qtbot) as desk:
+        label = desk.window.sync_label
+        qtbot.waitUntil(lambda: "the hub refused the login" in label.text(), timeout=30_000)
+        assert "not-the-password" not in label.text()
+        save_screenshot(desk.window, "chat-sync-password-refused")
+        dialog = desk.show_settings()
+        dialog.sync.password.setText(PASSWORD)
+        dialog.sync.store_button.click()  # to the keyring; sync tries again at once
+        assert dialog.sync.note.text() == "Password stored in your OS keyring."
+        qtbot.waitUntil(lambda: label.text() == "Sync: up to date", timeout=30_000)
+        dialog.close()

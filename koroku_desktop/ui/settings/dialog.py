@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -48,7 +47,7 @@ from koroku_desktop.ui.settings.env_lock import env_lock
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
-from koroku_desktop.ui.settings.sync_group import SyncGroup
+from koroku_desktop.ui.settings.sync_group import SyncControl, SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
@@ -103,7 +102,7 @@ class SettingsDialog(QDialog):
         policy: ApprovalPolicy,
         model: LazyGeminiModel,
         mcp: McpManager | None = None,
-        sync_status: Callable[[], str] | None = None,
+        sync: SyncControl | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -130,7 +129,7 @@ class SettingsDialog(QDialog):
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
         col.addWidget(McpSection(mcp, settings))
-        self.sync = SyncGroup(sync_status)
+        self.sync = SyncGroup(sync)
         col.addWidget(self.sync)
         col.addStretch(1)
         scroll.setWidget(body)

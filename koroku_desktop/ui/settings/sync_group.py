@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -25,16 +24,27 @@ WHAT_SYNCS = (
     "edits and attachments. Tool grants and these settings stay on each device. "
     "The hub holds the same data as the log on this computer, so use only a database you "
     "trust. Nothing leaves this machine unless a hub is set here. A hub other than this "
-    "computer must use TLS (add ?sslmode=require). Changes apply at the next start."
+    "computer must use TLS (add ?sslmode=require). A new hub URL applies once saved, a "
+    "stored password at once."
 )
+
+
+class SyncControl(Protocol):
+    """The running sync as this group sees it (the runtime's `SyncSwitch`)."""
+
+    def describe(self) -> str:
+        """The state in one line."""
+        ...
+
+    def retry_now(self) -> None:
+        """Try the hub again at once (a password was just stored)."""
+        ...
 
 
 class SyncGroup(QGroupBox):
     """Hub URL and password (the password goes to the OS keyring only), what syncs, state."""
 
-    def __init__(
-        self, status: Callable[[], str] | None = None, parent: QWidget | None = None
-    ) -> None:
+    def __init__(self, sync: SyncControl | None = None, parent: QWidget | None = None) -> None:
         super().__init__("Sync between devices", parent)
         form = QFormLayout(self)
         self.url = QLineEdit()
@@ -56,8 +66,8 @@ class SyncGroup(QGroupBox):
         self.note.setObjectName("Muted")
         self.note.setWordWrap(True)
         form.addRow("", self.note)
-        self._status = status
-        self.state = QLabel(status() if status is not None else "Sync: off")
+        self._sync = sync
+        self.state = QLabel(sync.describe() if sync is not None else "Sync: off")
         form.addRow("State", self.state)
         about = QLabel(WHAT_SYNCS)
         about.setObjectName("Muted")
@@ -68,8 +78,8 @@ class SyncGroup(QGroupBox):
         """Show the settings' values (the URL read-only when the environment sets it) and the
         state now (a saved URL switches sync at once)."""
         self.url.setText(s.sync_url)
-        if self._status is not None:
-            self.state.setText(self._status())
+        if self._sync is not None:
+            self.state.setText(self._sync.describe())
         self.overridden = overriding_variable("sync_url")
         self.url.setEnabled(self.overridden is None)
         if self.overridden is not None:
@@ -97,3 +107,5 @@ class SyncGroup(QGroupBox):
         finally:
             self.password.clear()
         self.note.setText("Password stored in your OS keyring.")
+        if self._sync is not None:
+            self._sync.retry_now()
