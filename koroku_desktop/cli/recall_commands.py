@@ -69,7 +69,9 @@ def register(sub: Any) -> None:
 
 
 async def _compact_held(runtime: Runtime) -> CompactionEvent | None:
-    """Compact under the turn lease (waits for a running turn), after catching up."""
+    """Compact under the turn lease (waits for a running turn), after catching up, with
+    the memory files brought up to date first (even when there is nothing to compact)."""
+    await runtime.sync_memory()
     async with runtime.agent.hold_turn():
         return await runtime.compactor.compact_now(runtime.agent)
 
@@ -211,6 +213,7 @@ def embedding_status(runtime: Runtime, *, backfill: bool) -> int:
 async def _backfill(runtime: Runtime) -> int:
     worker = runtime.background_embedder
     assert worker is not None
+    await runtime.sync_memory()  # a writing front end takes in hand-edited files first
     total = 0
     while True:
         done = await worker.catch_up(max_batches=16)
@@ -291,6 +294,7 @@ def compact_long_history() -> None:
         agent = runtime.agent
 
         async def run() -> None:
+            await runtime.sync_memory()  # the imported summaries and memory edits: in files
             await agent.load()
             long = agent.view.unloaded is not None
             if not long and agent.estimate_context_tokens() < agent.options.compact_at_tokens:

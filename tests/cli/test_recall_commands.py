@@ -198,6 +198,19 @@ def test_compact_now_prints_tokens_before_and_after(koroku: Koroku) -> None:
     assert again.returncode == 0 and "nothing to compact" in again.stderr
 
 
+def test_compact_with_nothing_to_compact_still_takes_in_a_hand_written_memory_file(
+    koroku: Koroku,
+) -> None:
+    koroku.ok("ask", "please read the notes")
+    (koroku.home / "memory").mkdir(mode=0o700, exist_ok=True)
+    (koroku.home / "memory" / "01-11-2026.md").write_text("written by me\n", "utf-8")
+    again = koroku.run("compact")
+    assert again.returncode == 0 and "nothing to compact" in again.stderr
+    assert koroku.kinds()[-1] == "memory_edit"  # in the log: searchable, synced, kept
+    history = koroku.ok("history", "--all").stdout
+    assert "Memory file 01-11-2026.md: taken into the log" in history
+
+
 def test_export_json_then_import_into_a_fresh_home_event_for_event(
     koroku: Koroku, tmp_path: Path, fake_gemini: FakeGemini
 ) -> None:
@@ -217,6 +230,11 @@ def test_export_json_then_import_into_a_fresh_home_event_for_event(
     assert fresh.ids() == koroku.ids()  # and the same event ids, turn ids and writers
     assert fresh.ok("search", "swordfish").stdout == koroku.ok("search", "swordfish").stdout
     assert fresh.ok("history").stdout == koroku.ok("history").stdout
+    # The summary's memory file is written on import, as it was where it was exported.
+    memory = {f.name: f.read_text("utf-8") for f in (koroku.home / "memory").glob("*.md")}
+    assert memory and memory == {
+        f.name: f.read_text("utf-8") for f in (fresh.home / "memory").glob("*.md")
+    }
 
     # The conversation carries on from the imported data: summary + kept tail, accepted.
     fake_gemini.requests.clear()
