@@ -36,6 +36,7 @@ from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import (
+    ClearedEvent,
     CompactionEvent,
     MemoryEditEvent,
     MessageEvent,
@@ -84,7 +85,10 @@ class _Plan:
 def read_messages(
     agent: Agent, first: int, before: int, also_rejected: frozenset[int] = frozenset()
 ) -> list[StoredEvent]:
-    """The live message events with seq in [first, before), read from the log page by page.
+    """The live message events that come before the message with seq `before` in entries
+    order (the hub's order, then unpushed ones: not seq order once a sync placed pulled
+    turns before local ones), back to the latest clear, read page by page, oldest first.
+    Only seqs from `first` on (an old compaction covered the seqs below it).
 
     Messages a later `rejected` event set aside (or in `also_rejected`), and turns a
     `superseded` event replaced, are left out, as in the live context. Blocking: call it in
@@ -93,22 +97,27 @@ def read_messages(
     found: list[StoredEvent] = []
     rejected: set[int] = set()
     superseded: set[str] = set()
-    after = first - 1
+    cursor = before
     while True:
         page = agent.log.entries(
-            agent.conversation_id, after_seq=after, before_seq=before, limit=PAGE
+            agent.conversation_id, before_seq=cursor, limit=PAGE, newest_first=True
         )
         for entry in page:
             if isinstance(entry, StoredEvent):
-                if isinstance(entry.event, MessageEvent):
+                event = entry.event
+                if isinstance(event, ClearedEvent):  # nothing before a clear is live
+                    page = []
+                    break
+                if isinstance(event, MessageEvent) and entry.seq >= first:
                     found.append(entry)
-                elif isinstance(entry.event, RejectedEvent):
-                    rejected.add(entry.event.rejected_seq)
-                elif isinstance(entry.event, SupersededEvent):
-                    superseded.add(entry.event.superseded_turn_id)
+                elif isinstance(event, RejectedEvent):
+                    rejected.add(event.rejected_seq)
+                elif isinstance(event, SupersededEvent):
+                    superseded.add(event.superseded_turn_id)
         if len(page) < PAGE:
             break
-        after = page[-1].seq
+        cursor = page[-1].seq
+    found.reverse()
     rejected |= also_rejected
     superseded.discard("")  # events without a turn id are never left out
     return [m for m in found if m.seq not in rejected and m.turn_id not in superseded]

@@ -33,8 +33,10 @@ class LiveLoad:
     events: list[StoredEvent]
     damaged: list[DamagedEvent]
     unloaded: tuple[int, int] | None = None
-    """A live range too long to load at once: (first live seq, first loaded seq). The events
-    in between are in the log but not in `events` (a compaction reads them from the log)."""
+    """A live part too long to load at once: (first live seq, seq of the first message
+    loaded). The live messages before that one in entries order (not seq order: a sync can
+    place pulled turns before unpushed ones) are in the log but not in `events`; a
+    compaction reads them from the log (agent/compaction.py `read_messages`)."""
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,8 @@ def load_live(rows: Rows, parse: Parse, conversation_id: str, tail_limit: int | 
         limit = max(1, tail_limit)
         messages = whole_turns(messages[-(limit + 1) :], limit)
         first_live = rows(f"SELECT MIN(seq) FROM events WHERE {where}", params)[0][0]
-        loaded = min((m.seq for m in messages), default=None)
-        if first_live is not None and loaded is not None and int(first_live) < loaded:
-            unloaded = (int(first_live), loaded)
+        if first_live is not None and messages:  # what comes before messages[0] in order
+            unloaded = (int(first_live), messages[0].seq)
     damaged.extend(_unknown_kinds(rows, parse, conversation_id))
     damaged.sort(key=lambda d: d.seq)
     return LiveLoad(

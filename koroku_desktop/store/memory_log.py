@@ -114,8 +114,7 @@ class InMemoryEventLog(PagedLog):
             keep = {id(m) for m in whole_turns(newest, limit)}
             first = min(m.seq for m in messages)
             messages = [m for m in messages if id(m) in keep]
-            loaded = min((m.seq for m in messages), default=first)
-            unloaded = (first, loaded) if first < loaded else None
+            unloaded = (first, messages[0].seq) if messages else None
         events = [*live.rejected, *messages]
         return LiveLoad(boundary=live.boundary, events=events, damaged=[], unloaded=unloaded)
 

@@ -10,6 +10,7 @@ import pytest
 
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.domain.events import MessageEvent, RejectedEvent, StoredEvent
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import FunctionCallPart, TextPart
 from koroku_desktop.store.event_log import SqliteEventLog
@@ -147,3 +148,39 @@ async def test_a_long_history_loads_its_tail_and_compaction_reads_the_rest(
     assert agent.view.summary is not None and agent.view.unloaded is None
     await agent.run_turn("again")
     assert "SUMMARY of everything" in _texts(model.requests[-1])
+
+
+async def test_a_long_history_a_sync_placed_first_is_read_whole_by_the_compaction(
+    build: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turns pulled from a hub are written after this device's unpushed ones but placed
+    before them: the part left unloaded is what comes first in that order, not low seqs."""
+    from koroku_desktop.agent import loop
+    from koroku_desktop.agent.compaction import Compactor
+    from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
+
+    monkeypatch.setattr(loop, "LIVE_TAIL_LIMIT", 10)
+
+    def said(n: int, who: str) -> MessageEvent:
+        return MessageEvent(role="user" if n % 2 == 0 else "model", parts=[TextPart(text=who)])
+
+    model = FakeChatModel(
+        lambda r: "SUMMARY" if r.system_instruction == SUMMARIZER_INSTRUCTION else "answer"
+    )
+    agent = build(model)
+    agent.log.append("default", [said(n, f"mine{n}") for n in range(30)])
+    pulled = [
+        StoredEvent(0, "default", 1.0, said(n, f"theirs{n}"), new_id(), f"t{n // 2}", "app@B")
+        for n in range(30)
+    ]
+    assert isinstance(agent.log, SqliteEventLog)
+    agent.log.merge(pulled, list(range(1, 31)))  # seqs 31-60, placed first
+    compactor = Compactor()
+    compactor.attach(agent)
+    assert (await agent.run_turn("now")).ok
+    await compactor.wait()
+    (summarizer,) = [r for r in model.requests if r.system_instruction == SUMMARIZER_INSTRUCTION]
+    words = _texts(summarizer).split()
+    assert {f"theirs{n}" for n in range(30)} <= set(words)  # all of the pulled part
+    assert "mine0" in words and "now" not in words
+    assert words.index("theirs29") < words.index("mine0")  # in the one order
