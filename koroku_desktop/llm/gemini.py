@@ -20,9 +20,9 @@ import pydantic
 from google import genai
 from google.genai import types
 
-from koroku_desktop.domain.events import MessageEvent, Usage
+from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
-from koroku_desktop.domain.parts import Part, TextPart
+from koroku_desktop.domain.parts import Part
 from koroku_desktop.domain.projection import is_usable_reply
 from koroku_desktop.llm.attachments import (
     INLINE_BUDGET_BYTES,
@@ -33,7 +33,8 @@ from koroku_desktop.llm.attachments import (
 from koroku_desktop.llm.certs import use_certifi_if_store_empty
 from koroku_desktop.llm.errors import retry_delay_s, to_model_error
 from koroku_desktop.llm.grounding import combination_refused, grounding_from_sdk, web_tools_to_sdk
-from koroku_desktop.llm.mapping import part_from_sdk, tools_to_sdk
+from koroku_desktop.llm.mapping import tools_to_sdk
+from koroku_desktop.llm.stream import StreamSummary, append_part, visible_text
 from koroku_desktop.llm.upload_cache import UploadCache, key_fingerprint
 
 log = logging.getLogger(__name__)
@@ -42,23 +43,6 @@ DEFAULT_CHECK_MODEL = "gemini-3-flash-preview"
 RETRY_STATUS_CODES = (408, 500, 502, 503, 504)
 """Retried by the SDK. A 429 is retried here instead, honouring the service's RetryInfo."""
 QUOTA_RETRY_ATTEMPTS = 4
-
-
-def append_part(parts: list[Part], part: Part) -> None:
-    """Add a streamed part, joining consecutive unsigned text pieces of the same kind.
-
-    A signed part is never merged into another, nor is anything merged into it.
-    """
-    if isinstance(part, TextPart) and part.thought_signature is None and parts:
-        last = parts[-1]
-        if (
-            isinstance(last, TextPart)
-            and last.thought_signature is None
-            and last.thought == part.thought
-        ):
-            parts[-1] = last.model_copy(update={"text": last.text + part.text})
-            return
-    parts.append(part)
 
 
 _FIRST_REQUEST_IMPORTS = (
@@ -127,7 +111,7 @@ class GeminiChatModel:
         started = time.monotonic()
         stream, first = await self._open_stream(request, started)
         parts: list[Part] = []
-        summary = _StreamSummary()
+        summary = StreamSummary()
         try:
             while True:
                 if first is not None:
@@ -140,7 +124,7 @@ class GeminiChatModel:
                     except Exception as exc:
                         raise self._error(exc) from None
                 for part in summary.observe(chunk):
-                    text = _visible_text(part)
+                    text = visible_text(part)
                     if text and on_text_delta is not None:
                         on_text_delta(text)
                     append_part(parts, part)
@@ -320,77 +304,12 @@ class GeminiChatModel:
         return to_model_error(exc, api_key=self._api_key, timeout_s=self._timeout_s)
 
 
-class _StreamSummary:
-    """What a stream said besides its parts: usage, model version, why it stopped."""
-
-    def __init__(self) -> None:
-        self.usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
-        self.model_version: str | None = None
-        self.finish_reason: str | None = None
-        self.block_reason: str | None = None
-        self.block_message: str | None = None
-        self.finish_message: str | None = None
-        self.grounding: types.GroundingMetadata | None = None
-        self.url_context: types.UrlContextMetadata | None = None
-
-    def observe(self, chunk: types.GenerateContentResponse) -> list[Part]:
-        """Record the chunk's metadata; return its parts as domain parts, in order."""
-        if chunk.usage_metadata is not None:
-            self.usage_metadata = chunk.usage_metadata
-        self.model_version = chunk.model_version or self.model_version
-        feedback = chunk.prompt_feedback
-        if feedback is not None and feedback.block_reason is not None:
-            self.block_reason = str(feedback.block_reason.value)
-            self.block_message = feedback.block_reason_message or self.block_message
-        if not chunk.candidates:
-            return []
-        candidate = chunk.candidates[0]
-        if candidate.finish_reason is not None:
-            self.finish_reason = str(candidate.finish_reason.value)
-            self.finish_message = candidate.finish_message or self.finish_message
-        self.grounding = candidate.grounding_metadata or self.grounding
-        self.url_context = candidate.url_context_metadata or self.url_context
-        if candidate.content is None or not candidate.content.parts:
-            return []
-        return [part_from_sdk(p) for p in candidate.content.parts]
-
-    def usage(self, model: str, latency_ms: float) -> Usage:
-        """The reply's usage, from the last usage metadata of the stream."""
-        meta = self.usage_metadata
-        return Usage(
-            prompt_tokens=meta.prompt_token_count if meta else None,
-            output_tokens=meta.candidates_token_count if meta else None,
-            thoughts_tokens=meta.thoughts_token_count if meta else None,
-            cached_tokens=meta.cached_content_token_count if meta else None,
-            model=self.model_version or model,
-            latency_ms=round(latency_ms, 1),
-        )
-
-    def empty_reply_error(self) -> ModelError:
-        """The error for a stream that ended without any part."""
-        if self.block_reason:
-            why = f" {self.block_message}" if self.block_message else ""
-            return ModelError(
-                "bad_request", f"Gemini blocked the request ({self.block_reason}).{why}"
-            )
-        reason = self.finish_reason or "none given"
-        detail = f" {self.finish_message}" if self.finish_message else ""
-        return ModelError(
-            "unknown", f"Gemini returned an empty reply (finish reason: {reason}).{detail}"
-        )
-
-
 def _thinking_level(level: str) -> types.ThinkingLevel | None:
     """The SDK's thinking level for a setting ("" or an unknown name: the model's default)."""
     try:
         return types.ThinkingLevel(level.upper()) if level else None
     except ValueError:
         return None
-
-
-def _visible_text(part: Part) -> str:
-    """The visible text a streamed part adds ('' for thoughts and non-text parts)."""
-    return part.text if isinstance(part, TextPart) and not part.thought else ""
 
 
 def _preamble(request: ModelRequest) -> str:

@@ -13,7 +13,8 @@ from koroku_desktop.domain.parts import (
     TextPart,
     encode_signature,
 )
-from koroku_desktop.llm.gemini import GeminiChatModel, append_part
+from koroku_desktop.llm.gemini import GeminiChatModel
+from koroku_desktop.llm.stream import append_part
 from tests.fakes import FakeGemini
 from tests.llm.conftest import make_model
 
