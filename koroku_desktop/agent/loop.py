@@ -12,7 +12,7 @@ from datetime import datetime
 from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.cut import sendable
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
-from koroku_desktop.agent.memories import MemorySurfacer, dismissed_passages
+from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import write_memory
 from koroku_desktop.agent.options import AgentOptions as AgentOptions  # importable from here
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
@@ -349,14 +349,7 @@ class Agent:
         """Past passages related to `text` that the model does not already see."""
         if self.memories is None or not self.options.surface_memories:
             return []
-        dismissed = await asyncio.to_thread(
-            dismissed_passages,
-            self.log,
-            self.conversation_id,
-            self.memories.search.store.seqs_of_events,
-        )
-        # nothing of the new turn is stored yet: no below_seq
-        return await self.memories.for_turn(text, self.view, None, dismissed)
+        return await self.memories.for_new_turn(self.log, self.conversation_id, text, self.view)
 
     async def _loop(self, state: TurnState) -> TurnResult:
         calls_without_tools = 0

@@ -96,6 +96,16 @@ class MemorySurfacer:
         `dismissed` (passage seqs), is left out."""
         return await self.recall_for(text, below_seq, live_seqs(view) | set(dismissed))
 
+    async def for_new_turn(
+        self, log_: LogReader, conversation_id: str, text: str, view: ContextView
+    ) -> list[Remembered]:
+        """Passages for a turn about to start in `view` (nothing of it is stored yet): the
+        dismissed ones are read from the log off the loop and left out."""
+        dismissed = await asyncio.to_thread(
+            dismissed_passages, log_, conversation_id, self.search.store.seqs_of_events
+        )
+        return await self.for_turn(text, view, None, dismissed)
+
     async def recall_for(
         self, text: str, below_seq: int | None, live_seqs: set[int]
     ) -> list[Remembered]:
