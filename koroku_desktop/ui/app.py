@@ -99,7 +99,6 @@ class Desktop(QObject):
         return page
 
     def _wire(self) -> None:
-        b = self.bridge
         self.window.older_requested.connect(self._load_older)
         self.window.closed.connect(self.request_quit)
         self.popup.open_in_chat.connect(self.open_chat_at)
@@ -114,7 +113,6 @@ class Desktop(QObject):
         self.popup.screen_requested.connect(self._screen_from_popup)
         self.screen_captured.connect(lambda png: self.popup.attach_bytes(png, "screen.png"))
         self.notices.wire()
-        b.waiting_changed.connect(self._show_waiting)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -285,14 +283,6 @@ class Desktop(QObject):
             self.setup_card.deleteLater()
             self.setup_card = None
         self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
-
-    def _show_waiting(self, text: str) -> None:
-        """While another front end's turn runs, say so in the chat window's status bar."""
-        bar = self.window.statusBar()
-        if text:
-            bar.showMessage(f"◌ {text}…")
-        else:
-            bar.clearMessage()
 
 
 def run_app(self_check: bool = False, quick_ask: bool = False, screen: bool = False) -> int:
