@@ -10,7 +10,8 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from koroku_desktop.agent.hooks import TurnResult
-from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
+from koroku_desktop.ui.approvals import PendingApproval
+from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
