@@ -112,6 +112,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         outer.addLayout(centred)
         self.status_bar = ChatStatusBar(model_name)
         self.setStatusBar(self.status_bar)
+        # Its labels and meter stay reachable here too, as before the bar was split out.
         self.model_label, self.sync_label = self.status_bar.model_label, self.status_bar.sync_label
         self.meter, self.meter_label = self.status_bar.meter, self.status_bar.meter_label
         self._show_empty()
