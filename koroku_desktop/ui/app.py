@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import sys
 from collections.abc import Coroutine
 from functools import partial
@@ -17,45 +16,31 @@ from typing import Any
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
-from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.memory_events import record_edit
 from koroku_desktop.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.runtime import DatabaseUnavailable, Runtime, build_runtime
-from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
+from koroku_desktop.ui.background_work import compact_long_history, sync_memory, warm_up
+from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
-from koroku_desktop.ui.heap import freeze_startup_heap, thaw_heap
+from koroku_desktop.ui.heap import thaw_heap
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.screen_capture import capture_for_asking
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
 from koroku_desktop.ui.sync_follow import SyncFollower
-from koroku_desktop.ui.tray import SHORTCUT_HELP, TrayIcon
+from koroku_desktop.ui.tray import TrayIcon
+from koroku_desktop.ui.tray_notices import TrayNotices
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.widgets import theme
-from koroku_desktop.ui.widgets.icons import TrayState, app_icon
+from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
-
-log = logging.getLogger(__name__)
 
 FIRST_PAGE = 400
 OLDER_PAGE = 400
-HIDE_HINT_KEY = "hints/hidden_to_tray_shown"
-MEMORY_SYNC_RETRY_S = 2.0
-"""How often the app tries again to bring the memory files up to date while another front
-end's turn runs."""
-
-
-def first_line(text: str, limit: int = 120) -> str:
-    """The first non-empty line of an answer, shortened for a notification."""
-    for line in text.splitlines():
-        line = line.strip().lstrip("#>*- ").strip()
-        if line:
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return "Koroku answered."
 
 
 class Desktop(QObject):
@@ -97,6 +82,10 @@ class Desktop(QObject):
             self.window, self.runtime.settings_store, paths
         )
         self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime.model)
+        self.notices = TrayNotices(
+            self.bridge, self.window, self.popup, self.tray, self.ui_settings
+        )
+        """The tray icon's state and notifications."""
         self._wire()
 
     def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
@@ -110,10 +99,8 @@ class Desktop(QObject):
         return page
 
     def _wire(self) -> None:
-        b = self.bridge
         self.window.older_requested.connect(self._load_older)
         self.window.closed.connect(self.request_quit)
-        self.window.hidden_to_tray.connect(self._hidden_hint)
         self.popup.open_in_chat.connect(self.open_chat_at)
         self.window.history_requested.connect(self.show_history)
         self.window.history_seq_requested.connect(self.show_in_history)
@@ -125,23 +112,12 @@ class Desktop(QObject):
         self.server.quick_ask_screen_requested.connect(self._quick_ask_with_screen)
         self.popup.screen_requested.connect(self._screen_from_popup)
         self.screen_captured.connect(lambda png: self.popup.attach_bytes(png, "screen.png"))
-        for signal in (
-            b.busy_changed,
-            b.approval_requested,
-            b.approval_closed,
-            b.error,
-            b.turn_started,
-        ):
-            signal.connect(self._update_tray)
-        b.turn_finished.connect(self._turn_finished)
-        b.approval_requested.connect(self._approval_waiting)
-        b.waiting_changed.connect(self._show_waiting)
+        self.notices.wire()
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
             self.tray.quick_ask.connect(self.show_quick_ask)
             self.tray.quit_requested.connect(self.request_quit)
-            self.tray.shortcut_help.connect(self._shortcut_help)
             self.tray.history_requested.connect(self.show_history)
             self.tray.settings_requested.connect(self.show_settings)
             self.tray.show()
@@ -159,53 +135,18 @@ class Desktop(QObject):
         # Turns and compactions made in a terminal (or another app) appear here live.
         self.bridge.follow(self.runtime.log.data_version)
         SyncFollower(self.runtime, self.bridge, self._reload, self._keep).start()
-        self.memory_sync = asyncio.ensure_future(self._sync_memory())  # off the start-up path
-        self.warm_up = asyncio.ensure_future(self._warm_up())
+        self.memory_sync = asyncio.ensure_future(sync_memory(self.runtime))  # off the start-up path
+        self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
-        self._keep(self._compact_long_history())
-
-    async def _sync_memory(self) -> None:
-        """Bring the memory files up to date with the log (files edited while Koroku was
-        closed are taken in) in a worker thread, once another front end's turn is over."""
-        while not await self.runtime.sync_memory(wait=False):
-            if self.runtime.log.read_only:
-                return
-            await asyncio.sleep(MEMORY_SYNC_RETRY_S)
+        self._keep(compact_long_history(self.runtime))
 
     async def _reload(self) -> None:
         """Show the chat again from the log after a reordering sync (the agent rebuilt its
         live context when it noticed; it is never dropped, so a turn can always read it)."""
         await self.bridge.load_live()
         self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
-
-    async def _compact_long_history(self) -> None:
-        """A long or over-threshold history opened: compact it in the background now.
-
-        Turns go on meanwhile (it holds the turn lease only to append); `quit` cancels it
-        with nothing half-written, and the next start begins it again.
-        """
-        if self.runtime.model.has_key:
-            await self.runtime.compactor.maybe_compact(self.runtime.agent)
-
-    async def _warm_up(self) -> None:
-        """Import the Gemini SDK in a worker thread once the window is up.
-
-        The runtime imports it lazily on the first request; done there, on the event loop,
-        the import would freeze the UI for a second or two.
-        """
-        if self.runtime.model.has_key:
-            try:
-                await asyncio.to_thread(self.runtime.model.prepare)
-                self.runtime.connect_clients()
-            except Exception:
-                log.warning("warming up the Gemini client failed", exc_info=True)
-            if self.runtime.background_embedder is not None:
-                self.runtime.background_embedder.kick()  # backfill what is not embedded yet
-            if self.runtime.search is not None:
-                await self.runtime.search.warm()
-        freeze_startup_heap()  # what start-up made stays: full collections skip it
 
     def _load_older(self, before_seq: int) -> None:
         async def load() -> None:
@@ -267,7 +208,7 @@ class Desktop(QObject):
         the popup, and hand the PNG on through `screen_captured` (failures are told)."""
 
         async def capture() -> None:
-            png = await capture_for_asking(self._capture_failed)
+            png = await capture_for_asking(self.notices.capture_failed)
             self.show_quick_ask()
             if png is not None:
                 self.screen_captured.emit(png)
@@ -279,11 +220,6 @@ class Desktop(QObject):
         capture (the compositor needs a moment to take it off the screen)."""
         self.popup.hide()
         QTimer.singleShot(250, self._quick_ask_with_screen)
-
-    def _capture_failed(self, why: str) -> None:
-        self.window.show_notice(why)
-        if self.tray is not None:
-            self.tray.notify("Koroku could not capture the screen", why)
 
     def open_chat_at(self, seq: int) -> None:
         """Show the chat window scrolled to the exchange that starts at `seq`."""
@@ -345,68 +281,7 @@ class Desktop(QObject):
             self.setup_card.hide()
             self.setup_card.deleteLater()
             self.setup_card = None
-        self.warm_up = asyncio.ensure_future(self._warm_up())
-
-    def _hidden_hint(self) -> None:
-        if self.tray is not None and not self.ui_settings.value(HIDE_HINT_KEY, False, bool):
-            self.ui_settings.setValue(HIDE_HINT_KEY, True)
-            self.tray.notify(
-                "Koroku is still running",
-                "It lives in the tray. Use the tray menu to open it again or to quit.",
-            )
-
-    def _shortcut_help(self) -> None:
-        box = QMessageBox(
-            QMessageBox.Icon.Information,
-            "Keyboard shortcut",
-            SHORTCUT_HELP,
-            QMessageBox.StandardButton.Ok,
-            self.window,
-        )
-        box.open()
-
-    # -- tray state and notifications --------------------------------------------------
-
-    def _nobody_looking(self) -> bool:
-        return not self.window.isVisible() and not self.popup.isVisible()
-
-    def tray_state(self) -> TrayState:
-        """What the tray icon shows now."""
-        if self.bridge.pending_approvals:
-            return "approval"
-        if self.bridge.busy:
-            return "working"
-        if self.bridge.last_error:
-            return "error"
-        return "idle"
-
-    def _update_tray(self, *_args: object) -> None:
-        if self.tray is not None:
-            self.tray.set_state(self.tray_state())
-
-    def _turn_finished(self, result: TurnResult) -> None:
-        QTimer.singleShot(0, self._update_tray)
-        if self.tray is None or not self._nobody_looking() or result.cancelled:
-            return
-        if result.error is not None:
-            self.tray.notify("Koroku: the request failed", first_line(result.error.message))
-        else:
-            self.tray.notify("Koroku answered", first_line(result.text))
-
-    def _show_waiting(self, text: str) -> None:
-        """While another front end's turn runs, say so in the chat window's status bar."""
-        bar = self.window.statusBar()
-        if text:
-            bar.showMessage(f"◌ {text}…")
-        else:
-            bar.clearMessage()
-
-    def _approval_waiting(self, pending: PendingApproval) -> None:
-        if self.tray is not None and self._nobody_looking():
-            self.tray.notify(
-                "Koroku is waiting for your approval",
-                f"{pending.request.tool} wants to run. Open the chat to allow or deny it.",
-            )
+        self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
 
 
 def run_app(self_check: bool = False, quick_ask: bool = False, screen: bool = False) -> int:

@@ -2,9 +2,9 @@
 
 Agent hooks become Qt signals; widgets' intents arrive as async slots. The bridge is also the
 agent's `Approver`: it emits `approval_requested` and awaits the future an approval card
-resolves, so approvals are inline and never modal. It follows the log while the app is open
-(`follow`): what another process appends shows up through `event_appended` like our own.
-Turns are told apart by turn id, never by their text.
+resolves, so approvals are inline and never modal (approvals.py). It follows the log while the
+app is open (`follow`, log_follower.py): what another process appends shows up through
+`event_appended` like our own. Turns are told apart by turn id, never by their text.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from qasync import asyncSlot
 
 from koroku_desktop.agent.dismissal import dismiss_remembered
@@ -28,14 +28,16 @@ from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
-from koroku_desktop.domain.parts import AttachmentPart, FunctionCallPart, FunctionResponsePart
+from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.runtime import AttachmentStore
+from koroku_desktop.ui.approvals import ApprovalDesk, PendingApproval
+from koroku_desktop.ui.delta_batch import DeltaBatch
+from koroku_desktop.ui.log_follower import LogFollower
 
 log = logging.getLogger(__name__)
 
 PageReader = Callable[[int | None, int], list[LogEntry]]
 """Reads up to `limit` log entries before a seq (None: the newest), in seq order."""
-FOLLOW_INTERVAL_MS = 250
 
 
 @dataclass(frozen=True)
@@ -44,19 +46,6 @@ class QueuedTurn:
 
     turn_id: str
     text: str
-
-
-@dataclass(eq=False)
-class PendingApproval:
-    """A tool call waiting for the user; the approval card resolves `future`."""
-
-    request: ApprovalRequest
-    future: asyncio.Future[ApprovalDecision] = field(repr=False)
-
-    @property
-    def done(self) -> bool:
-        """Answered or abandoned."""
-        return self.future.done()
 
 
 class AgentBridge(QObject):
@@ -91,21 +80,11 @@ class AgentBridge(QObject):
         self._queued: list[QueuedTurn] = []
         self._tasks: list[asyncio.Task[Any]] = []
         self._active = 0
-        self._pending: list[PendingApproval] = []
+        self._approvals = ApprovalDesk(self.approval_requested.emit, self.approval_closed.emit)
         self.last_error: str | None = None
-        self._deltas: list[str] = []
-        self._delta_timer = QTimer(self)
-        self._delta_timer.setSingleShot(True)
-        self._delta_timer.setInterval(16)
-        self._delta_timer.timeout.connect(self.flush_deltas)
+        self._deltas = DeltaBatch(self.text_delta.emit, self)
         self.waiting_text = ""
-        self._follow_timer = QTimer(self)
-        self._follow_timer.setInterval(FOLLOW_INTERVAL_MS)
-        self._follow_timer.timeout.connect(self._follow_tick)
-        self._data_version: Callable[[], int] | None = None
-        self._last_version: int | None = None
-        self._checking = False
-        self._follow_task: asyncio.Future[int] | None = None
+        self._follower = LogFollower(self)
         self._head: QueuedTurn | None = None
         """The message whose turn is next (running or waiting for the lease)."""
         self.attachments: AttachmentStore | None = None
@@ -119,9 +98,9 @@ class AgentBridge(QObject):
         self._read_page = read_page
         hooks = agent.hooks
         hooks.on_event_appended.append(self._on_event)
-        hooks.on_text_delta.append(self._on_delta)
+        hooks.on_text_delta.append(self._deltas.add)
         hooks.on_tool_call.append(self.tool_started.emit)
-        hooks.on_tool_result.append(self._on_tool_result)
+        hooks.on_tool_result.append(self.tool_finished.emit)
         hooks.on_turn_started.append(self._on_turn_started)
         hooks.on_turn_finished.append(self._on_turn_finished)
         hooks.on_context_meter.append(self._on_meter)
@@ -158,30 +137,13 @@ class AgentBridge(QObject):
     @property
     def pending_approvals(self) -> list[PendingApproval]:
         """Approvals not answered yet."""
-        return [p for p in self._pending if not p.done]
-
-    def _on_delta(self, piece: str) -> None:
-        """Coalesce streamed pieces to about one update a frame (cheap per chunk)."""
-        self._deltas.append(piece)
-        if not self._delta_timer.isActive():
-            self._delta_timer.start()
-
-    def flush_deltas(self) -> None:
-        """Emit the buffered streamed text now."""
-        self._delta_timer.stop()
-        if self._deltas:
-            text = "".join(self._deltas)
-            self._deltas.clear()
-            self.text_delta.emit(text)
+        return self._approvals.pending
 
     def _on_event(self, stored: StoredEvent) -> None:
-        self.flush_deltas()
+        self._deltas.flush()
         self.event_appended.emit(stored)
         if isinstance(stored.event, CompactionEvent):
             self.compaction_done.emit(stored.event)
-
-    def _on_tool_result(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
-        self.tool_finished.emit(call, part)
 
     def _on_turn_started(self, text: str | None) -> None:
         turn_id = self.agent.current_turn_id
@@ -205,7 +167,7 @@ class AgentBridge(QObject):
             self.waiting_changed.emit(text)
 
     def _on_turn_finished(self, result: TurnResult) -> None:
-        self.flush_deltas()
+        self._deltas.flush()
         if result.error is not None:
             self.last_error = result.error.message
             self.error.emit(result.error.message)
@@ -346,8 +308,7 @@ class AgentBridge(QObject):
     @asyncSlot()  # type: ignore[untyped-decorator]
     async def cancel(self) -> None:
         """Cancel the running turn; queued messages still follow."""
-        for pending in self.pending_approvals:
-            pending.future.cancel()
+        self._approvals.abandon_all()
         self.agent.cancel()
 
     @asyncSlot()  # type: ignore[untyped-decorator]
@@ -367,47 +328,18 @@ class AgentBridge(QObject):
     # -- following the log -------------------------------------------------------------
 
     def follow(self, data_version: Callable[[], int]) -> None:
-        """Show what other processes append, within a second, while the app is open.
-
-        Every `FOLLOW_INTERVAL_MS` a worker thread asks `data_version` (one PRAGMA); only when
-        it changed does the agent read the events after the last seq it saw.
-        """
-        self._data_version = data_version
-        self._follow_timer.start()
+        """Show what other processes append while the app is open (see log_follower.py)."""
+        self._follower.start(self.agent, data_version)
 
     def stop_following(self) -> None:
         """Stop the follow timer (on quit)."""
-        self._follow_timer.stop()
-
-    def _follow_tick(self) -> None:
-        if self._checking or self._data_version is None or self._agent is None:
-            return
-        self._checking = True
-        self._follow_task = asyncio.ensure_future(self.check_log())
-
-    async def check_log(self) -> int:
-        """One follow step: fold what others appended if the log changed; how many events."""
-        try:
-            if self._data_version is None:
-                return 0
-            version = await asyncio.to_thread(self._data_version)
-            if version == self._last_version:
-                return 0
-            self._last_version = version
-            return len(await self.agent.catch_up())
-        except Exception:  # following must never take the app down
-            log.warning("could not follow the log", exc_info=True)
-            return 0
-        finally:
-            self._checking = False
+        self._follower.stop()
 
     async def shutdown(self) -> None:
         """Cancel the running turn and queued ones, and wait until the log is consistent."""
         self.stop_following()
-        if self._follow_task is not None and not self._follow_task.done():
-            await asyncio.wait([self._follow_task], timeout=5)
-        for pending in self.pending_approvals:
-            pending.future.cancel()
+        await self._follower.settle()
+        self._approvals.abandon_all()
         tasks = [t for t in self._tasks if not t.done()]
         for task in tasks[1:]:  # the first holds the turn lock; the rest are queued
             task.cancel()
@@ -421,17 +353,7 @@ class AgentBridge(QObject):
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         """The `Approver` protocol: ask through an inline card and wait for the answer."""
-        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        pending = PendingApproval(request, future)
-        self._pending.append(pending)
-        future.add_done_callback(lambda _f: self._closed(pending))
-        self.approval_requested.emit(pending)
-        return await future
-
-    def _closed(self, pending: PendingApproval) -> None:
-        if pending in self._pending:
-            self._pending.remove(pending)
-        self.approval_closed.emit(pending)
+        return await self._approvals.ask(request)
 
     def answer_approval(self, pending: PendingApproval, decision: ApprovalDecision) -> None:
         """Resolve an approval (from a card); a second answer is ignored."""

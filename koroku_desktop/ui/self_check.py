@@ -58,7 +58,7 @@ def _self_check_in(paths: Paths) -> None:
                     raise RuntimeError(f"{type(widget).__name__} could not be drawn")
             if desktop.tray is not None:
                 desktop.tray.menu.grab()
-            # Through the model port's warm-up, as `_warm_up` does: `ui` never imports `llm`.
+            # Through the model port's warm-up, as `warm_up` does: `ui` never imports `llm`.
             model = LazyGeminiModel(ApiKey("self-check", "self-check"))
             model.prepare()
             model.connect()

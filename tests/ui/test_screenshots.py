@@ -15,7 +15,7 @@ from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.ui.app import Desktop
-from koroku_desktop.ui.bridge import PendingApproval
+from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import rows, type_and_send

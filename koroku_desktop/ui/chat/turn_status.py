@@ -8,7 +8,8 @@ from PySide6.QtCore import QObject
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.parts import FunctionCallPart
-from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
+from koroku_desktop.ui.approvals import PendingApproval
+from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.turn_rows import retry_text, status_text
 

@@ -4,50 +4,33 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import (
-    QCloseEvent,
-    QCursor,
-    QDesktopServices,
-    QKeySequence,
-    QResizeEvent,
-    QShortcut,
-)
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QMainWindow,
-    QProgressBar,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
-from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS, open_copy
+from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS
 from koroku_desktop.ui.chat.clear_dialog import clear_question
+from koroku_desktop.ui.chat.composer import Composer
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
-from koroku_desktop.ui.chat.remembered_card import RememberedCard, remembered_card
-from koroku_desktop.ui.chat.remembered_painter import parse_chip_action
+from koroku_desktop.ui.chat.queued_strip import QueuedStrip
+from koroku_desktop.ui.chat.row_actions import RowActions
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
+from koroku_desktop.ui.chat.status_bar import ChatStatusBar
 from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
-from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray, attach_button
-from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon
 
 NARROW = 600
-PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
 """Below this width the status bar drops the context meter's words (kept in its tooltip)."""
 
 
@@ -93,7 +76,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
-        self.view.action_requested.connect(self._row_action)
+        self.row_actions = RowActions(self)
+        self.view.action_requested.connect(self.row_actions.run)
         self.turn_status = TurnStatus(bridge, self.model, self)
         bridge.retrying.connect(self.turn_status.on_retry)
         outer.addWidget(self.view, 1)
@@ -108,11 +92,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         col.setSpacing(8)
         self.approvals = ApprovalStack(bridge, workspace)
         col.addWidget(self.approvals)
-        self.queued_strip = QFrame()
-        self.queued_strip.setObjectName("QueuedStrip")
-        self._queued_layout = QHBoxLayout(self.queued_strip)
-        self._queued_layout.setContentsMargins(0, 0, 0, 0)
-        self.queued_strip.setVisible(False)
+        self.queued_strip = QueuedStrip()
         col.addWidget(self.queued_strip)
         self.notice = QLabel()
         self.notice.setObjectName("InlineNotice")
@@ -130,7 +110,11 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         centred.addWidget(bottom, 100)
         centred.addStretch(1)
         outer.addLayout(centred)
-        self._status_bar(model_name)
+        self.status_bar = ChatStatusBar(model_name)
+        self.setStatusBar(self.status_bar)
+        # Its labels and meter stay reachable here too, as before the bar was split out.
+        self.model_label, self.sync_label = self.status_bar.model_label, self.status_bar.sync_label
+        self.meter, self.meter_label = self.status_bar.meter, self.status_bar.meter_label
         self._show_empty()
         self._connect(bridge)
         self.wire_attachments(self)
@@ -192,56 +176,16 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
         self.refocus_input()
 
-    def _composer(self) -> QFrame:
-        box = self.composer = QFrame()
-        box.setObjectName("Composer")
-        col = QVBoxLayout(box)
-        col.setContentsMargins(8, 8, 8, 8)
-        col.setSpacing(6)
-        self.tray = AttachmentTray()
-        col.addWidget(self.tray)
-        row = QHBoxLayout()
-        row.setSpacing(8)
-        col.addLayout(row)
-        self.attach_button = attach_button()
+    def _composer(self) -> Composer:
+        box = self.composer = Composer()
+        self.tray, self.input = box.tray, box.input
+        self.attach_button, self.send_button = box.attach_button, box.send_button
+        self.stop_button = box.stop_button
         self.attach_button.clicked.connect(self.choose_files)
-        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
-        self.input = ChatInput(PLACEHOLDER)
         self.input.submitted.connect(self.submit)
-        row.addWidget(self.input, 1)
-        self.send_button = QPushButton("Send")
-        self.send_button.setObjectName("Send")
-        self.send_button.clicked.connect(self.input.submit)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("Stop")
-        self.stop_button.setVisible(False)
         self.stop_button.clicked.connect(self.bridge.cancel)
         self.stop_button.clicked.connect(self.refocus_input)
-        for b in (self.stop_button, self.send_button):
-            b.setCursor(Qt.CursorShape.PointingHandCursor)
-            row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
         return box
-
-    def _status_bar(self, model_name: str) -> None:
-        bar = self.statusBar()
-        bar.setSizeGripEnabled(False)
-        self.model_label = QLabel(model_name)
-        bar.addWidget(self.model_label)
-        self._meter_tip = ""
-        self._cache_note = ""
-        self.meter = QProgressBar()
-        self.meter.setObjectName("Meter")
-        self.meter.setTextVisible(False)
-        self.meter.setRange(0, 1000)
-        self.meter.setFixedWidth(110)
-        self.sync_label = QLabel("")
-        self.sync_label.setObjectName("SyncStatus")
-        self.sync_label.hide()  # shown once sync reports (a hub is configured)
-        bar.addPermanentWidget(self.sync_label)
-        self.meter_label = QLabel("context —")
-        bar.addPermanentWidget(self.meter_label)
-        bar.addPermanentWidget(self.meter)
-        bar.setContentsMargins(8, 2, 14, 2)
 
     def _connect(self, bridge: AgentBridge) -> None:
         bridge.event_appended.connect(self.on_event)
@@ -251,18 +195,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         bridge.turn_finished.connect(self.on_turn_finished)
         bridge.queue_changed.connect(self.show_queue)
         bridge.busy_changed.connect(self.on_busy)
-        bridge.context_meter.connect(self.show_meter)
-        bridge.context_cache_note.connect(self.show_cache_note)
-        bridge.status.connect(lambda text: self.statusBar().showMessage(text, 10_000))
-        bridge.sync_status.connect(self.show_sync_status)
-
-    def show_sync_status(self, text: str) -> None:
-        """The sync state in the status bar ('Sync: up to date', 'Sync: offline since …');
-        a long one (an error) is cut with '…', whole in the tooltip."""
-        metrics = self.sync_label.fontMetrics()
-        self.sync_label.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, 300))
-        self.sync_label.setToolTip(text)
-        self.sync_label.show()
+        self.status_bar.follow(bridge)
 
     # -- content -----------------------------------------------------------------------
 
@@ -290,57 +223,12 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def show_queue(self, texts: list[str]) -> None:
         """Show messages waiting for their turn as chips."""
-        while self._queued_layout.count():
-            child = self._queued_layout.takeAt(0)
-            widget = child.widget() if child is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        for text in texts:
-            short = text if len(text) < 60 else text[:57] + "…"
-            chip = QLabel(f"Queued · {short}")
-            chip.setObjectName("QueuedChip")
-            chip.setToolTip(text)
-            self._queued_layout.addWidget(chip)
-        self._queued_layout.addStretch(1)
-        self.queued_strip.setVisible(bool(texts))
+        self.queued_strip.show_texts(texts)
 
     def failure(self) -> str | None:
         """The full text of the failure shown under the conversation, if any."""
         notices = [i for i in self.model.items() if i.kind == "turn_notice" and i.tool == "error"]
         return notices[-1].text if notices else None
-
-    def _row_action(self, action: str) -> None:
-        if action == "retry":
-            self.retry()
-        elif action == "regenerate":
-            self.last_turn.regenerate()
-        elif action == "edit":
-            self.last_turn.start_edit()
-        elif action.startswith("file:"):
-            self.open_attachment(action.removeprefix("file:"))
-        elif (chip := parse_chip_action(action)) is not None:
-            self.open_remembered(*chip)
-
-    def open_attachment(self, sha256: str) -> None:
-        """Open a temporary copy of an attached file in the desktop's application for it."""
-        rows = [i for i in self.model.items() if i.kind == "attachment"]
-        row = next((i for i in rows if i.args.get("sha256") == sha256), None)
-        try:
-            path = open_copy(self.bridge.attachments, row.args if row else {"sha256": sha256})
-        except (LookupError, OSError, ValueError) as exc:
-            self.show_hint(f"That file cannot be opened: {exc}")
-            return
-        self.open_url(QUrl.fromLocalFile(str(path)))
-
-    def open_remembered(self, surfaced_seq: int, passage_seq: int) -> RememberedCard | None:
-        """Open a remembered passage's card at the mouse (Show in history, Dismiss)."""
-        card = remembered_card(self.model.items(), surfaced_seq, passage_seq, self)
-        if card is not None:
-            card.show_in_history.connect(self.history_seq_requested)
-            card.dismiss_requested.connect(self.bridge.dismiss_remembered)
-            card.move(QCursor.pos())
-            card.show()
-        return card
 
     def retry(self) -> None:
         """Run the failed turn again (its message is already in the log)."""
@@ -381,7 +269,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def show_notice(self, line: str) -> None:
         """A one-line notice (e.g. an MCP server that failed) in the status bar for a while."""
-        self.statusBar().showMessage(f"⚠ {line}", 15_000)
+        self.status_bar.show_notice(line)
 
     def show_hint(self, text: str) -> None:
         """A sentence above the message box about what just did not happen and why; several
@@ -398,29 +286,14 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def show_meter(self, used: int, threshold: int) -> None:
         """Context use against the compaction threshold."""
-        fraction = used / threshold if threshold else 0.0
-        self.meter.setValue(min(1000, int(fraction * 1000)))
-        self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
-        self._meter_tip = (
-            f"{self.meter_label.text()}: {fraction:.0%} of the context before Koroku compacts it"
-        )
-        self._show_meter_tip()
-
-    def show_cache_note(self, note: str) -> None:
-        """How much of the last request Gemini served from its prompt cache (in the tooltip)."""
-        self._cache_note = note
-        self._show_meter_tip()
-
-    def _show_meter_tip(self) -> None:
-        tip, note = self._meter_tip, self._cache_note
-        self.meter.setToolTip(f"{tip}\n{note}" if note else tip)
+        self.status_bar.show_meter(used, threshold)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Narrow windows keep the model and the meter bar; the meter's words go to its tooltip."""
         super().resizeEvent(event)
         wide = event.size().width() >= NARROW
         self.meter_label.setVisible(wide)
-        self.input.setPlaceholderText(PLACEHOLDER if wide else "Message Koroku")
+        self.composer.set_wide(wide)
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""

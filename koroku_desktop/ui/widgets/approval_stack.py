@@ -12,7 +12,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from koroku_desktop.ui.bridge import AgentBridge, PendingApproval
+from koroku_desktop.ui.approvals import PendingApproval
+from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 
 

@@ -1,0 +1,48 @@
+"""Composer: the framed box at the bottom of the chat window — the attachment chips, the
+paper clip, the message box and the Send and Stop buttons. It only builds and lays them
+out; the chat window connects them to what they do (send, attach, cancel)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
+
+from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray, attach_button
+from koroku_desktop.ui.widgets.chat_input import ChatInput
+
+PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
+SHORT_PLACEHOLDER = "Message Koroku"
+"""The placeholder of a narrow window."""
+
+
+class Composer(QFrame):
+    """The message box with its attachment tray and buttons (styled as `#Composer`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("Composer")
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 8, 8, 8)
+        col.setSpacing(6)
+        self.tray = AttachmentTray()
+        col.addWidget(self.tray)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        col.addLayout(row)
+        self.attach_button = attach_button()
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
+        self.input = ChatInput(PLACEHOLDER)
+        row.addWidget(self.input, 1)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("Send")
+        self.send_button.clicked.connect(self.input.submit)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("Stop")
+        self.stop_button.setVisible(False)
+        for b in (self.stop_button, self.send_button):
+            b.setCursor(Qt.CursorShape.PointingHandCursor)
+            row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
+
+    def set_wide(self, wide: bool) -> None:
+        """A narrow window gets the short placeholder."""
+        self.input.setPlaceholderText(PLACEHOLDER if wide else SHORT_PLACEHOLDER)
