@@ -99,8 +99,12 @@ def test_a_refused_hub_password_is_shown_and_storing_the_right_one_brings_sync_b
         assert "not-the-password" not in label.text()
         save_screenshot(desk.window, "chat-sync-password-refused")
         dialog = desk.show_settings()
+        assert "the hub refused the login" in dialog.sync.state.text()
+        save_screenshot(dialog.sync, "settings-sync-password-refused")
         dialog.sync.password.setText(PASSWORD)
         dialog.sync.store_button.click()  # to the keyring; sync tries again at once
         assert dialog.sync.note.text() == "Password stored in your OS keyring."
         qtbot.waitUntil(lambda: label.text() == "Sync: up to date", timeout=30_000)
+        # The open dialog follows the state too.
+        qtbot.waitUntil(lambda: dialog.sync.state.text() == "Sync: up to date", timeout=5_000)
         dialog.close()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -27,6 +29,10 @@ WHAT_SYNCS = (
     "computer must use TLS (add ?sslmode=require). A new hub URL applies once saved, a "
     "stored password at once."
 )
+
+
+STATE_REFRESH_MS = 1000
+"""How often an open Settings dialog shows the sync state again."""
 
 
 class SyncControl(Protocol):
@@ -68,18 +74,38 @@ class SyncGroup(QGroupBox):
         form.addRow("", self.note)
         self._sync = sync
         self.state = QLabel(sync.describe() if sync is not None else "Sync: off")
+        self.state.setWordWrap(True)  # an error says what to do: it may take two lines
         form.addRow("State", self.state)
+        self._refresh = QTimer(self)  # sync runs in its own thread: follow it while shown
+        self._refresh.setInterval(STATE_REFRESH_MS)
+        self._refresh.timeout.connect(self.show_state)
         about = QLabel(WHAT_SYNCS)
         about.setObjectName("Muted")
         about.setWordWrap(True)
         form.addRow("", about)
 
+    def show_state(self) -> None:
+        """Show the sync state now (e.g. up to date once a stored password was accepted)."""
+        if self._sync is not None:
+            self.state.setText(self._sync.describe())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Follow the sync state while the dialog is open."""
+        super().showEvent(event)
+        self.show_state()
+        if self._sync is not None:
+            self._refresh.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        """Stop following the state once the dialog is closed."""
+        self._refresh.stop()
+        super().hideEvent(event)
+
     def load(self, s: Settings) -> None:
         """Show the settings' values (the URL read-only when the environment sets it) and the
         state now (a saved URL switches sync at once)."""
         self.url.setText(s.sync_url)
-        if self._sync is not None:
-            self.state.setText(self._sync.describe())
+        self.show_state()
         self.overridden = overriding_variable("sync_url")
         self.url.setEnabled(self.overridden is None)
         if self.overridden is not None:
