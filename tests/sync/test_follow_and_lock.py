@@ -37,7 +37,8 @@ def wait_until(check: Callable[[], bool], what: str, timeout: float = 60) -> Non
 
 @contextmanager
 def running_sync(device: Device) -> Iterator[tuple[SyncRuntime, SqliteEventLog]]:
-    """The app's sync for `device`, in this process: its log, lock and started service."""
+    """The app's sync for `device`, in this process: its log, lock and service (not started)."""
+    device.home.mkdir(parents=True, exist_ok=True)
     log = SqliteEventLog(device.home / "koroku.db", writer=f"app@{device.home.name}")
     local = SqliteTurnLock(log.path, "app")
     sync = wire_sync(log, Paths(device.home), Settings(sync_url=device.hub_url), local)
@@ -57,7 +58,6 @@ def test_notify_wakes_a_follower_and_a_local_turn_is_pushed(
     devices: tuple[Device, Device],
 ) -> None:
     a, b = devices
-    b.home.mkdir(parents=True)
     with running_sync(b) as (sync, log):
         statuses: list[SyncState] = []
         sync.service.on_status = lambda s: statuses.append(s.state)
@@ -79,7 +79,6 @@ def _ids_at(path: Path) -> set[str]:
 
 def test_offline_since_then_back_up_to_date(devices: tuple[Device, Device], hub: PgServer) -> None:
     _a, b = devices
-    b.home.mkdir(parents=True)
     with running_sync(b) as (sync, _log):
         sync.service.start()
         wait_until(lambda: sync.service.status.state is SyncState.UP_TO_DATE, "first sync")
@@ -103,8 +102,6 @@ def test_the_turn_lock_holds_across_devices_while_online(
     devices: tuple[Device, Device], hub: PgServer
 ) -> None:
     a, b = devices
-    for device in devices:
-        device.home.mkdir(parents=True)
     with running_sync(a) as (sync_a, _la), running_sync(b) as (sync_b, _lb):
         assert sync_a.lock.try_acquire("default", "turn-a") is None
         busy = sync_b.lock.try_acquire("default", "turn-b")
@@ -130,8 +127,6 @@ def test_a_holder_row_left_by_a_dead_session_is_not_believed(
     devices: tuple[Device, Device],
 ) -> None:
     a, b = devices
-    for device in devices:
-        device.home.mkdir(parents=True)
     with running_sync(a) as (sync_a, _la), running_sync(b) as (sync_b, _lb):
         assert sync_a.lock.try_acquire("default", "turn-a") is None
         with psycopg.connect(a.hub_url, password=PASSWORD, autocommit=True) as admin:
@@ -193,7 +188,6 @@ def test_koroku_ask_on_b_waits_while_a_holds_the_turn(
     devices: tuple[Device, Device], fake_gemini: FakeGemini
 ) -> None:
     a, b = devices
-    a.home.mkdir(parents=True)
     with running_sync(a) as (sync_a, _log):
         assert sync_a.lock.try_acquire("default", "turn-on-a") is None
         fake_gemini.reply_text("after A's turn")

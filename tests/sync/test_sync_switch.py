@@ -3,15 +3,19 @@ service restarts against the new hub, the agent's turn lock follows, the status 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import psycopg
 import pytest
 
 from koroku_desktop.config import default_paths, store_sync_password
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID, build_runtime
+from koroku_desktop.runtime import CONVERSATION_ID, Runtime, build_runtime
 from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.sync.service import SyncState, SyncStatus
+from koroku_desktop.sync_wiring import SyncSwitch
 from tests.sync.pg_server import PASSWORD, PgServer, free_port
 from tests.sync.test_follow_and_lock import wait_until
 from tests.sync.test_sync_crash import hub_ids
@@ -32,19 +36,32 @@ def on_hub(url: str, event_id: str) -> bool:
         return False
 
 
+@contextmanager
+def app_sync(
+    sync_url: str | None = None,
+) -> Iterator[tuple[Runtime, SyncSwitch, list[SyncStatus]]]:
+    """The app's runtime (with `sync_url` saved in settings first, if given), its sync
+    switch started as the app starts it, and the statuses it reports."""
+    if sync_url is not None:
+        SettingsStore.open(default_paths()).update({"sync_url": sync_url})
+    runtime = build_runtime(NoApprover(), front_end="app")
+    switch = runtime.sync_switch
+    assert switch is not None
+    statuses: list[SyncStatus] = []
+    try:
+        switch.start(statuses.append)
+        yield runtime, switch, statuses
+    finally:
+        runtime.close()
+
+
 def test_a_new_hub_url_in_settings_switches_sync_without_a_restart(
     hub: PgServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PGPASSWORD", PASSWORD)
     first, second = hub.new_database(), hub.new_database()
     nowhere = f"postgresql://koroku@127.0.0.1:{free_port()}/hub"
-    SettingsStore.open(default_paths()).update({"sync_url": nowhere})
-    runtime = build_runtime(NoApprover(), front_end="app")
-    statuses: list[SyncStatus] = []
-    switch = runtime.sync_switch
-    assert switch is not None
-    try:
-        switch.start(statuses.append)
+    with app_sync(nowhere) as (runtime, switch, statuses):
         wait_until(lambda: switch.describe().startswith("Sync: offline since"), "offline")
         written = runtime.log.append(
             CONVERSATION_ID, [MessageEvent(role="user", parts=[TextPart(text="hello hub")])]
@@ -73,41 +90,27 @@ def test_a_new_hub_url_in_settings_switches_sync_without_a_restart(
         assert lock.try_acquire(CONVERSATION_ID, "turn-2") is None  # the local lease alone
         assert hub_rows(first, "SELECT COUNT(*) FROM koroku.turn_holders") == [(0,)]
         lock.release(CONVERSATION_ID)
-    finally:
-        runtime.close()
 
 
 def test_a_refused_url_in_settings_shows_an_error_and_keeps_working(
     hub: PgServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runtime = build_runtime(NoApprover(), front_end="app")
-    switch = runtime.sync_switch
-    assert switch is not None and runtime.sync is None
-    statuses: list[SyncStatus] = []
-    try:
-        switch.start(statuses.append)
+    with app_sync() as (runtime, switch, statuses):
+        assert runtime.sync is None
         runtime.settings_store.update({"sync_url": "postgresql://me@hub.example.org/koroku"})
         assert runtime.sync is None
         assert statuses[-1].state is SyncState.ERROR and "without TLS" in statuses[-1].detail
+        assert switch.describe().startswith("Sync: error: refusing")  # as Settings shows it
         lock = runtime.agent.turn_lock
         assert lock is not None and lock.try_acquire(CONVERSATION_ID, "turn") is None
         lock.release(CONVERSATION_ID)
-    finally:
-        runtime.close()
 
 
 def test_a_url_refused_at_start_is_shown_once_the_app_listens() -> None:
-    SettingsStore.open(default_paths()).update({"sync_url": "postgresql://me@far.example/k"})
-    runtime = build_runtime(NoApprover(), front_end="app")
-    switch = runtime.sync_switch
-    assert switch is not None and runtime.sync is None
-    statuses: list[SyncStatus] = []
-    try:
-        switch.start(statuses.append)
+    with app_sync("postgresql://me@far.example/k") as (runtime, _switch, statuses):
+        assert runtime.sync is None
         assert [s.state for s in statuses] == [SyncState.ERROR]
         assert "without TLS" in statuses[0].detail
-    finally:
-        runtime.close()
 
 
 def test_a_hub_password_stored_while_the_app_runs_is_used_without_a_restart(
@@ -119,13 +122,7 @@ def test_a_hub_password_stored_while_the_app_runs_is_used_without_a_restart(
     stored in the keyring (what Settings' "Store password" does) brings sync back."""
     monkeypatch.setenv("PGPASSWORD", "not-the-password")
     url = hub.new_database()
-    SettingsStore.open(default_paths()).update({"sync_url": url})
-    runtime = build_runtime(NoApprover(), front_end="app")
-    switch = runtime.sync_switch
-    assert switch is not None
-    statuses: list[SyncStatus] = []
-    try:
-        switch.start(statuses.append)
+    with app_sync(url) as (_runtime, switch, statuses):
         refused = "the wrong password refused"
         wait_until(lambda: bool(statuses) and statuses[-1].state is SyncState.ERROR, refused)
         assert "the hub refused the login" in statuses[-1].detail
@@ -137,5 +134,3 @@ def test_a_hub_password_stored_while_the_app_runs_is_used_without_a_restart(
         wait_until(lambda: statuses[-1].state is SyncState.UP_TO_DATE, "synced")
         assert switch.describe() == "Sync: up to date"
         assert len(hub_rows(url, "SELECT id FROM koroku.hub")) == 1
-    finally:
-        runtime.close()
