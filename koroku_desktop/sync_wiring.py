@@ -220,9 +220,12 @@ class SyncSwitch:
             current.service.poke()
 
     def describe(self) -> str:
-        """The state in one line ('Sync: off' without a hub)."""
+        """The state in one line: the service's, or why there is none ('Sync: off' without
+        a hub, the error for a refused URL)."""
         current = self.current
-        return current.service.describe() if current is not None else "Sync: off"
+        if current is not None:
+            return current.service.describe()
+        return self._told.describe() if self._told is not None else "Sync: off"
 
     def close(self) -> None:
         """Stop the service, free the hub lock, close the connections."""

@@ -97,26 +97,25 @@ def read_messages(
     found: list[StoredEvent] = []
     rejected: set[int] = set()
     superseded: set[str] = set()
-    cursor = before
-    while True:
+    cursor: int | None = before
+    while cursor is not None:
         page = agent.log.entries(
             agent.conversation_id, before_seq=cursor, limit=PAGE, newest_first=True
         )
+        cursor = page[-1].seq if len(page) == PAGE else None
         for entry in page:
-            if isinstance(entry, StoredEvent):
-                event = entry.event
-                if isinstance(event, ClearedEvent):  # nothing before a clear is live
-                    page = []
-                    break
-                if isinstance(event, MessageEvent) and entry.seq >= first:
-                    found.append(entry)
-                elif isinstance(event, RejectedEvent):
-                    rejected.add(event.rejected_seq)
-                elif isinstance(event, SupersededEvent):
-                    superseded.add(event.superseded_turn_id)
-        if len(page) < PAGE:
-            break
-        cursor = page[-1].seq
+            if not isinstance(entry, StoredEvent):
+                continue
+            event = entry.event
+            if isinstance(event, ClearedEvent):  # nothing before a clear is live
+                cursor = None
+                break
+            if isinstance(event, MessageEvent) and entry.seq >= first:
+                found.append(entry)
+            elif isinstance(event, RejectedEvent):
+                rejected.add(event.rejected_seq)
+            elif isinstance(event, SupersededEvent):
+                superseded.add(event.superseded_turn_id)
     found.reverse()
     rejected |= also_rejected
     superseded.discard("")  # events without a turn id are never left out

@@ -87,14 +87,14 @@ class Chain:
     compaction with a lower id than the one reached cannot be further up the chain's end.
     """
 
-    def __init__(self, rows: Rows, head_id: str, old_kept_from: int | None = None) -> None:
+    def __init__(self, rows: Rows, head_id: str) -> None:
         self._rows = rows
         self.ids = [head_id]
         self._members = {head_id}
-        self.kept_from_seq = old_kept_from or 0
+        self.kept_from_seq = 0
         """Set when the chain ends at an old compaction (no `covered_ids`): it covered every
         message with a seq below this."""
-        self._ended = old_kept_from is not None
+        self._ended = False
 
     def _step(self) -> bool:
         """Walk one compaction further (False at the end of the chain)."""

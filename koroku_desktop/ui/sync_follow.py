@@ -1,7 +1,8 @@
 """SyncFollower: the desktop app's side of syncing with a hub — the state in the status bar,
-and the chat and live context rebuilt when events were placed before ones already shown (a
-sync pulled turns the hub placed before this device's unpushed ones, in this process or in
-another, e.g. `koroku sync`; see domain/coverage.py), always between turns."""
+and the chat shown again when events were placed before ones already shown (a sync pulled
+turns the hub placed before this device's unpushed ones, in this process or in another, e.g.
+`koroku sync`; see domain/coverage.py), always between turns. The agent rebuilds its live
+context itself when it notices (`Agent.catch_up`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from koroku_desktop.ui.bridge import AgentBridge
 
 
 class SyncFollower:
-    """Starts the runtime's sync switch and rebuilds the views after a reordering merge."""
+    """Starts the runtime's sync switch and shows the chat again after a reordering merge."""
 
     def __init__(
         self,
@@ -37,9 +38,9 @@ class SyncFollower:
             switch.start(lambda status: self._bridge.sync_status.emit(status.describe()))
 
     def rebuild_after_merge(self, later: bool = False) -> None:
-        """Events were placed before ones already shown: rebuild the live context and the
-        chat from the log, now or after the running turn (`later`: a turn just ended,
-        rebuild if a merge came meanwhile)."""
+        """Events were placed before ones already shown: show the chat again from the log,
+        now or after the running turn (`later`: a turn just ended, rebuild if a merge came
+        meanwhile)."""
         self._merged = self._merged or not later
         if self._merged and not self._runtime.agent.busy:
             self._merged = False
