@@ -13,6 +13,7 @@ from PySide6.QtCore import (
 )
 
 from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent, SupersededEvent
+from koroku_desktop.domain.liveness import Liveness
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
@@ -41,8 +42,9 @@ class MessageModel(QAbstractListModel):
         """The seq of the oldest loaded event (for loading older pages)."""
         self._held: list[LogEntry] = []
         """Older entries of the loaded page that have no rows yet (see `set_entries`)."""
-        self._superseded: set[str] = set()
-        """Turns replaced by a regenerate or an edit: the chat leaves them out."""
+        self._rule = Liveness()
+        """What the loaded events say of liveness (domain/liveness.py): the chat leaves out
+        the turns a regenerate or an edit replaced."""
         self._marked: list[ChatItem] = []
 
     # -- Qt model API ------------------------------------------------------------------
@@ -123,7 +125,7 @@ class MessageModel(QAbstractListModel):
         """
         self._cards.clear()
         self._marked = []
-        self._superseded = superseded_turns(entries)
+        self._rule = Liveness.of(entries)
         kept = self._kept(entries)
         cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
         self._held = kept[:cut]
@@ -142,7 +144,9 @@ class MessageModel(QAbstractListModel):
         if not entries:
             return 0
         index = ToolCardIndex()
-        self._superseded |= superseded_turns(entries)
+        for entry in entries:
+            if isinstance(entry, StoredEvent):
+                self._rule.note(entry)
         index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
@@ -175,16 +179,18 @@ class MessageModel(QAbstractListModel):
         return added
 
     def _kept(self, entries: list[LogEntry]) -> list[LogEntry]:
-        gone = self._superseded
-        if not gone:
+        if not self._rule.replaced:
             return entries
-        return [e for e in entries if not (isinstance(e, StoredEvent) and e.turn_id in gone)]
+        return [e for e in entries if not self._rule.in_replaced_turn(e)]
 
-    def supersede(self, turn_id: str) -> None:
-        """Leave out the rows of a replaced turn, and how it ended (its turn notices)."""
+    def supersede(self, stored: StoredEvent) -> None:
+        """Leave out the rows of the turn a `superseded` event replaced, and how it ended
+        (its turn notices)."""
+        self._rule.note(stored)
+        assert isinstance(stored.event, SupersededEvent)
+        turn_id = stored.event.superseded_turn_id
         if not turn_id:
             return
-        self._superseded.add(turn_id)
         rows = [r for r, i in enumerate(self._items) if i.turn_id == turn_id]
         if not rows:
             return
@@ -251,9 +257,9 @@ class MessageModel(QAbstractListModel):
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
         if isinstance(event, SupersededEvent):
-            self.supersede(event.superseded_turn_id)
+            self.supersede(stored)
             return []
-        if stored.turn_id in self._superseded:
+        if self._rule.in_replaced_turn(stored):
             return []  # a late event of a replaced turn
         if (
             self._streaming is not None
@@ -343,15 +349,6 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = show
         self.layoutChanged.emit()
         self.show_thoughts_changed.emit(show)
-
-
-def superseded_turns(entries: list[LogEntry]) -> set[str]:
-    """The turn ids a `superseded` event among `entries` names."""
-    return {
-        e.event.superseded_turn_id
-        for e in entries
-        if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
-    } - {""}
 
 
 def turn_start_before(entries: list[LogEntry], at: int) -> int:
