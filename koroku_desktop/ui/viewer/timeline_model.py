@@ -24,12 +24,12 @@ from PySide6.QtGui import QColor
 
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
     DamagedEvent,
     LogEntry,
     MessageEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.kinds import LIVENESS_KINDS
 from koroku_desktop.domain.liveness import Liveness
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer import event_render
@@ -70,10 +70,6 @@ def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
         else:
             lo = page[0].seq + 1
     return lo
-
-
-LIVENESS_KINDS = (*BOUNDARY_KINDS, "superseded", "rejected")
-"""The kinds whose events say which entries are live (domain/liveness.py)."""
 
 
 def read_liveness(reader: LogReader, conversation_id: str) -> Liveness:
