@@ -14,7 +14,7 @@ from koroku_desktop.config import Paths, Settings
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.sync.engine import to_hub
 from koroku_desktop.sync_wiring import SyncSetup, open_sync
 from tests.sync.conftest import Device
