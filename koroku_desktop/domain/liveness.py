@@ -5,7 +5,7 @@ for it), `cleared` (a clear came after it), `superseded` (its turn was regenerat
 edited), `set_aside` (the model refused it, see `RejectedEvent`) or `damaged` (unreadable).
 The facts come from the log's own events, folded into a `Liveness` in any order; the rule
 is in `Liveness.standing`. The context projection (domain/context.py), the live load
-(store/live_load.py, through `not_set_aside`), the chat's and the viewer's models use it;
+(store/log/live_load.py, through `not_set_aside`), the chat's and the viewer's models use it;
 which compaction covers a message by id is domain/coverage.py's chain rule (the store keeps
 it as an index).
 """

@@ -11,7 +11,7 @@ from koroku_desktop.domain.events import MessageEvent, RememberedDismissedEvent,
 from koroku_desktop.domain.remembered import parse_remembered
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.markdown import blocks_markdown
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.agent.test_memories import mem
 from tests.agent.test_recall_by_meaning import Setup, setup
 from tests.fakes.gemini_server import FakeGemini
