@@ -15,10 +15,6 @@ from typing import Any
 import pytest
 
 from koroku_desktop.mcp import McpManager, McpTiming
-from tests.e2e.conftest import koroku
-from tests.fakes.fixtures import fake_gemini
-
-__all__ = ["fake_gemini", "koroku"]
 
 PNG_B64 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5"

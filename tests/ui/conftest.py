@@ -19,10 +19,7 @@ from koroku_desktop.config import default_paths
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
-from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_server import FakeGemini
-
-__all__ = ["fake_gemini"]
 
 _LOOP: qasync.QEventLoop | None = None
 
