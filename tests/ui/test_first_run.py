@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import rows, texts, type_and_send
 from tests.ui.screenshots import save_screenshot
@@ -82,7 +83,7 @@ def test_setup_card_without_a_key_goes_once_one_is_stored(
     theme.apply(keyless.app, "light")
     if keyless.welcome is not None:
         keyless.welcome.hide()
-    qtbot.wait(50)
+    settle()
     assert card.isVisible()
     save_screenshot(keyless.window, "setup-card")
     type_and_send(qtbot, keyless.window.input, SECRET)
@@ -170,7 +171,7 @@ def test_welcome_on_the_very_first_start_only(
     theme.apply(qapp, "light")
     if keyless.setup_card is not None:
         keyless.setup_card.hide()
-    qtbot.wait(50)
+    settle()
     assert welcome.isVisible()
     save_screenshot(keyless.window, "welcome-card")
     welcome.ok_button.click()

@@ -116,10 +116,15 @@ def test_no_actions_while_a_turn_runs(
     fake_gemini.reply_text("one")
     type_and_send(qtbot, window.input, "first")
     idle_with_actions(qtbot, desktop)
+    # Each time the last turn's actions are decided, note whether a turn was running then.
+    decided_while_busy: list[bool] = []
+    window.last_turn._refresh.timeout.connect(
+        lambda: decided_while_busy.append(desktop.bridge.busy)
+    )
     fake_gemini.delay(2).reply_text("two")
     type_and_send(qtbot, window.input, "second")
-    qtbot.waitUntil(lambda: desktop.bridge.busy, timeout=5000)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: any(decided_while_busy), timeout=5000)
+    assert desktop.bridge.busy
     assert all(i.actions == () for i in model.items())
     qtbot.keyClick(
         window.input,

@@ -18,6 +18,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.helpers import rows, type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -119,9 +120,9 @@ def test_screenshots(
     window.approvals.add(pending)
     card = window.approvals.cards()[0]
     qtbot.waitUntil(lambda: card.diff_view is not None and "+" in card.diff_view.toPlainText())
-    qtbot.wait(200)
+    settle()
     window.view.scroll_to_bottom()
-    qtbot.wait(200)
+    settle()
     assert card.isVisible() and window.approvals.isVisible()
     assert window.model.rowCount() >= len(sample_history())
     save_screenshot(window, f"chat-{mode}")
@@ -139,7 +140,7 @@ def test_screenshots(
     type_and_send(qtbot, desktop.popup.input, "What's the capital of France?")
     qtbot.waitUntil(lambda: "Paris" in desktop.popup.answer_text(), timeout=10000)
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
-    qtbot.wait(100)
+    settle()
     assert desktop.popup.isVisible() and "Paris" in desktop.popup.answer_text()
     save_screenshot(desktop.popup, f"quick-ask-{mode}")
 
@@ -150,7 +151,7 @@ def test_screenshots(
     fake_gemini.reply_text("Done.")
     desktop.bridge.send("clean up the ISO files")
     qtbot.waitUntil(lambda: bool(window.approvals.cards()), timeout=10000)
-    qtbot.wait(150)
+    settle()
     assert window.approvals.cards()[0].isVisible()
     save_screenshot(window, f"chat-approval-{mode}")
     window.approvals.cards()[0].deny.click()
