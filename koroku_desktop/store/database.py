@@ -11,11 +11,19 @@ from typing import Any
 
 from peewee import SqliteDatabase
 
-BUSY_TIMEOUT_S = 5.0
+BUSY_TIMEOUT_ENV = "KOROKU_BUSY_TIMEOUT_MS"
+
+
+def busy_timeout_s() -> float:
+    """How long a connection waits for another writer's lock before "database is locked":
+    5 s, or `KOROKU_BUSY_TIMEOUT_MS` (the tests lower it). The one place it is read."""
+    raw = os.environ.get(BUSY_TIMEOUT_ENV, "")
+    return int(raw) / 1000 if raw.isdigit() else 5.0
+
+
 PRAGMAS: tuple[tuple[str, Any], ...] = (
     ("journal_mode", "wal"),
     ("synchronous", "normal"),
-    ("busy_timeout", int(BUSY_TIMEOUT_S * 1000)),
 )
 
 
@@ -30,19 +38,21 @@ class KorokuDatabase(SqliteDatabase):
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
         self.read_only = read_only
+        timeout = busy_timeout_s()
+        busy = ("busy_timeout", int(timeout * 1000))
         if read_only:
             super().__init__(
                 read_only_uri(path),
-                pragmas=[("busy_timeout", int(BUSY_TIMEOUT_S * 1000))],
-                timeout=BUSY_TIMEOUT_S,
+                pragmas=[busy],
+                timeout=timeout,
                 check_same_thread=False,
                 uri=True,
             )
             return
         super().__init__(
             str(path),
-            pragmas=list(PRAGMAS),
-            timeout=BUSY_TIMEOUT_S,
+            pragmas=[*PRAGMAS, busy],
+            timeout=timeout,
             check_same_thread=False,
         )
 

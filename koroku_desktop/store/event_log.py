@@ -32,7 +32,7 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
 from koroku_desktop.store import coverage_index
-from koroku_desktop.store.database import KorokuDatabase, prepare_file
+from koroku_desktop.store.database import KorokuDatabase, busy_timeout_s, prepare_file
 from koroku_desktop.store.live_load import load_live
 from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.order import KEY_OF_SEQ, ORDER_KEY
@@ -244,7 +244,9 @@ class SqliteEventLog(PagedLog):
             if self._closed:
                 raise StoreClosedError(f"event log {self.path} is closed")
             if self._watch is None:
-                self._watch = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
+                self._watch = sqlite3.connect(
+                    self.path, check_same_thread=False, timeout=busy_timeout_s()
+                )
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     # -- reading ---------------------------------------------------------------------------

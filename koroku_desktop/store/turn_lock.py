@@ -26,6 +26,7 @@ from pathlib import Path
 
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
+from koroku_desktop.store.database import busy_timeout_s
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class SqliteTurnLock:
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             self._conn = sqlite3.connect(
-                self.path, timeout=5, isolation_level=None, check_same_thread=False
+                self.path, timeout=busy_timeout_s(), isolation_level=None, check_same_thread=False
             )
             # A lease need not survive a power cut (it would have expired): no fsync.
             self._conn.execute("PRAGMA synchronous = normal")
