@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.config import (
+from koroku_desktop.app.config import (
     KeyringUnavailable,
     Settings,
     SettingsError,
@@ -17,7 +17,7 @@ from koroku_desktop.config import (
     resolve_api_key,
     store_api_key,
 )
-from koroku_desktop.settings_store import SettingsStore
+from koroku_desktop.app.settings_store import SettingsStore
 from tests.support.keyring_memory import MemoryKeyring
 
 
