@@ -20,9 +20,10 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.ids import id_time
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.log.memory_log import InMemoryEventLog
+from tests.support.builders import model, user
 
 Log = SqliteEventLog | InMemoryEventLog
 
@@ -78,14 +79,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     for log in made.opened:
         if isinstance(log, SqliteEventLog):
             log.close()
-
-
-def user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])
-
-
-def model(text: str) -> MessageEvent:
-    return MessageEvent(role="model", origin="model", parts=[TextPart(text=text)])
 
 
 def test_append_gives_increasing_seqs_and_unique_time_ordered_ids(store: Store) -> None:
