@@ -11,14 +11,17 @@ from typing import Any
 
 from peewee import SqliteDatabase
 
-BUSY_TIMEOUT_ENV = "KOROKU_BUSY_TIMEOUT_MS"
+BUSY_TIMEOUT_ENV = "KOROKU_BUSY_TIMEOUT_S"
 
 
 def busy_timeout_s() -> float:
     """How long a connection waits for another writer's lock before "database is locked":
-    5 s, or `KOROKU_BUSY_TIMEOUT_MS` (the tests lower it). The one place it is read."""
-    raw = os.environ.get(BUSY_TIMEOUT_ENV, "")
-    return int(raw) / 1000 if raw.isdigit() else 5.0
+    `KOROKU_BUSY_TIMEOUT_S` (the tests lower it), else 5 s. The one place it is read."""
+    try:
+        value = float(os.environ.get(BUSY_TIMEOUT_ENV, "5"))
+    except ValueError:
+        return 5.0
+    return value if value >= 0 else 5.0
 
 
 PRAGMAS: tuple[tuple[str, Any], ...] = (

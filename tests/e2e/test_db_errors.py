@@ -79,7 +79,7 @@ def test_locked_database_says_so(koroku: Koroku, fake_gemini: FakeGemini) -> Non
     try:
         fake_gemini.reply_text("never stored")
         # The lock is never given back: a short busy timeout fails as the default 5 s would.
-        blocked = koroku.run("ask", "blocked", KOROKU_BUSY_TIMEOUT_MS="200")
+        blocked = koroku.run("ask", "blocked", KOROKU_BUSY_TIMEOUT_S="0.2")
         _one_clear_line(blocked, "locked", "Try again")
     finally:
         holder.execute("ROLLBACK")
