@@ -32,7 +32,7 @@ from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.runtime import AttachmentRefused, Runtime, read_attachment_file
 
 EXIT_WORDS = {"exit", "quit", ":q"}
-MCP_START_WAIT_S = 15.0
+MCP_START_WAIT_S = 3.0
 """How long a terminal command waits for MCP servers to start before its first turn."""
 
 

@@ -10,6 +10,10 @@ from typing import Any, TextIO
 
 from koroku_desktop.config import default_paths
 from koroku_desktop.runtime import McpManager, ServerStatus, mcp_manager
+from koroku_desktop.tools.registry import ToolRegistry
+
+LIST_WAIT_S = 3.0
+"""How long `mcp list` waits for slow servers by default (they are shown as slow, with why)."""
 
 
 def register(sub: Any) -> None:
@@ -21,9 +25,9 @@ def register(sub: Any) -> None:
     listing.add_argument(
         "--wait",
         type=float,
-        default=15.0,
+        default=LIST_WAIT_S,
         metavar="SECONDS",
-        help="how long to wait for the servers to start (default 15)",
+        help=f"how long to wait for the servers to start (default {LIST_WAIT_S:g})",
     )
     listing.set_defaults(handler=cmd_mcp_list)
 
@@ -46,7 +50,12 @@ def status_json(status: ServerStatus) -> dict[str, Any]:
         "status": status.state,
         "target": status.target,
         "tools": [
-            {"name": t.name, "description": t.description, "read_only": t.read_only}
+            {
+                "name": t.name,
+                "model_name": status.model_names.get(t.name),
+                "description": t.description,
+                "read_only": t.read_only,
+            }
             for t in status.tools
         ],
         "last_error": status.last_error,
@@ -67,10 +76,11 @@ def print_statuses(statuses: list[ServerStatus], out: TextIO) -> None:
         if status.target:
             out.write(f"    {status.target}\n")
         if status.tools:
-            names = ", ".join(
-                t.name + (" (read-only)" if t.read_only else "") for t in status.tools
-            )
-            out.write(f"    tools: {names}\n")
+            out.write("    tools (as the model sees them <- as the server names them):\n")
+            for t in status.tools:
+                seen = status.model_names.get(t.name, "(not offered)")
+                flag = " (read-only)" if t.read_only else ""
+                out.write(f"      {seen} <- {t.name}{flag}\n")
         if status.last_error:
             out.write(f"    last error: {status.last_error}\n")
 
@@ -79,6 +89,7 @@ def cmd_mcp_list(args: argparse.Namespace) -> int:
     """Print every server of mcp.json; exit 0 even when some fail (their errors are shown)."""
     paths = default_paths()
     manager = mcp_manager(paths)
+    manager.reserved_names = tuple(ToolRegistry(paths.tools).names())
     statuses = asyncio.run(_statuses(manager, args.wait))
     if args.json:
         data: dict[str, Any] = {

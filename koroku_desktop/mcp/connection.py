@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
+import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, Implementation, Tool
 
 from koroku_desktop import __version__
+from koroku_desktop.mcp import sdk_log
 from koroku_desktop.mcp.config import ServerConfig
 from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerState
 
@@ -95,6 +96,13 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._errlog: TextIO | None = None
         self._errlog_start = 0
+        self.stage = "starting"
+        """What the current attempt is doing (launching, initializing, listing tools...)."""
+        self.attempt_started = time.monotonic()
+        self.slow = False
+        """A front end stopped waiting for this attempt before it got ready."""
+        self._sdk_error = ""
+        sdk_log.install(log_dir)
         self.ready = asyncio.Event()
         """Set once the first attempt has ended, connected or not (for `wait_settled`)."""
 
@@ -136,19 +144,36 @@ class ServerConnection:
         if client is None or self.state != "ready":
             detail = f": {self.last_error}" if self.last_error else ""
             raise McpUnavailable(f"MCP server {self.name!r} is {self.state}{detail}")
+        token = sdk_log.current_sink.set(self)
         try:
             async with asyncio.timeout(limit_s):
                 return await client.call_tool(tool, args)
         except MCPError:
             self._wake.set()  # maybe the connection is gone: check now
             raise
+        finally:
+            sdk_log.current_sink.reset(token)
+
+    def write_log(self, text: str, level: int) -> None:
+        """Append one of Koroku's records (the SDK's, the server's notifications) to the log."""
+        if level >= logging.WARNING:
+            first = text.split("] ", 1)[-1].splitlines()[0].strip()
+            self._sdk_error = first or self._sdk_error
+        fh = self._open_log()
+        if fh is not None:
+            fh.write(text)
+            fh.flush()
 
     # -- supervision -------------------------------------------------------------------
 
     async def _supervise(self) -> None:
+        sdk_log.current_sink.set(self)  # this task's context: the SDK's tasks inherit it
         failures = 0
         while not self._stopping:
-            self._set("starting", None)
+            self.attempt_started, self.slow, self._sdk_error = time.monotonic(), False, ""
+            self.stage = "launching" if self.config.transport == "stdio" else "connecting"
+            if self.last_error is None:  # a retry stays "failed", with why, until it is ready
+                self._set("starting", None)
             error, was_ready = await self._run_once()
             self.ready.set()
             if self._stopping:
@@ -165,16 +190,21 @@ class ServerConnection:
                 await self._wake.wait()
             self._wake.clear()
 
-    def _stderr(self) -> TextIO | None:
+    def _open_log(self) -> TextIO | None:
         if self._log_dir is None:
             return None
         if self._errlog is None:
             self._log_dir.mkdir(parents=True, exist_ok=True)
-            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
-            self._errlog = open(self._log_dir / f"mcp-{safe}.log", "a", encoding="utf-8")  # noqa: SIM115
-        self._errlog.flush()
-        self._errlog_start = self._errlog.tell()
+            path = sdk_log.log_file(self._log_dir, self.name)
+            self._errlog = open(path, "a", encoding="utf-8")  # noqa: SIM115
         return self._errlog
+
+    def _stderr(self) -> TextIO | None:
+        errlog = self._open_log()
+        if errlog is not None:
+            errlog.flush()
+            self._errlog_start = errlog.tell()
+        return errlog
 
     def _stderr_tail(self) -> str:
         """The last line the server wrote to stderr during this attempt, if any."""
@@ -183,10 +213,25 @@ class ServerConnection:
         try:
             with open(self._errlog.name, encoding="utf-8", errors="replace") as fh:
                 fh.seek(self._errlog_start)
-                lines = [ln.strip() for ln in fh.read()[-4000:].splitlines() if ln.strip()]
+                lines = [
+                    ln.strip()
+                    for ln in fh.read()[-20000:].splitlines()
+                    if ln.strip() and not ln.startswith(sdk_log.PREFIX)
+                ]
         except OSError:
             return ""
         return lines[-1] if lines else ""
+
+    def why_not_ready(self) -> str:
+        """For a slow start: what this attempt is waiting for, and what went wrong so far."""
+        waited = time.monotonic() - self.attempt_started
+        parts = [f"not ready after {waited:.0f} s ({self.stage})"]
+        if self._sdk_error:
+            parts.append(f"last error: {self._sdk_error}")
+        tail = self._stderr_tail()
+        if tail:
+            parts.append(f"stderr: {tail}")
+        return "; ".join(parts)
 
     async def _open(self, stack: AsyncExitStack) -> Client:
         cfg = self.config
@@ -196,10 +241,12 @@ class ServerConnection:
                 command=cfg.command, args=list(cfg.args), env=dict(cfg.env)
             )
             errlog = self._stderr()
+            self.stage = "initializing"
             transport = stdio_client(params) if errlog is None else stdio_client(params, errlog)
         else:
             http = await stack.enter_async_context(create_mcp_http_client(dict(cfg.headers)))
             transport = streamable_http_client(cfg.url, http_client=http)
+            self.stage = "initializing"
         return await stack.enter_async_context(Client(transport, client_info=info))
 
     async def _run_once(self) -> tuple[str, bool]:
@@ -220,6 +267,7 @@ class ServerConnection:
             try:
                 async with AsyncExitStack() as stack:
                     client = await self._open(stack)
+                    self.stage = "listing tools"
                     tools = await _list_tools(client, self.name, refresh=False)
                     deadline.cancel()
                     self._client, self.tools, self.last_error = client, tools, None
@@ -235,7 +283,9 @@ class ServerConnection:
                 self._client = None
                 self._scope = None
         if timed_out:
-            error = f"did not answer within {self.timing.start_timeout:g} s"
+            error = f"did not answer within {self.timing.start_timeout:g} s ({self.stage})"
+            if self._sdk_error:
+                error += f"; last error: {self._sdk_error}"
         tail = "" if was_ready else self._stderr_tail()  # a live server's log is noise
         return (f"{error} (stderr: {tail})" if tail else error), was_ready
 

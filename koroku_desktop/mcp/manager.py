@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
+import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,8 @@ class McpManager:
         self._stamp: tuple[int, int] | None = None
         self._connections: dict[str, ServerConnection] = {}
         self._names: dict[str, tuple[str, str]] = {}
+        self.reserved_names: tuple[str, ...] = ()
+        """Koroku's own tool names, which MCP tools avoid (set by `specs`, or by a caller)."""
         self._started = False
         self._apply_lock: asyncio.Lock | None = None
         self._pending: set[asyncio.Task[None]] = set()
@@ -82,13 +85,24 @@ class McpManager:
         self._changed()
 
     async def wait_settled(self, limit_s: float) -> None:
-        """Wait until every server has connected or failed once, at most `limit_s` s."""
+        """Wait until every server has connected or failed once, at most `limit_s` s.
+
+        A server still starting then is marked slow, and a notice says what it waits for
+        (its tools are offered as soon as it gets ready).
+        """
         await self.refresh()
-        waits = [asyncio.ensure_future(c.ready.wait()) for c in self._connections.values()]
+        conns = list(self._connections.values())
+        waits = [asyncio.ensure_future(c.ready.wait()) for c in conns]
         if waits:
             _, pending = await asyncio.wait(waits, timeout=limit_s)
             for task in pending:
                 task.cancel()
+        for conn in conns:
+            if not conn.ready.is_set() and conn.state == "starting":
+                conn.slow = True
+                self._notify(f"MCP server {conn.name!r} is slow to start: {conn.why_not_ready()}")
+        if any(c.slow for c in conns):
+            self._changed()
 
     def _read(self) -> bool:
         """Re-read mcp.json if its mtime or size changed; return whether it did."""
@@ -214,6 +228,7 @@ class McpManager:
     def statuses(self) -> list[ServerStatus]:
         """Every configured server with its state, tools and last error, in file order."""
         out: list[ServerStatus] = []
+        names = assign_names(((t.server, t.name) for t in self._ready_tools()), self.reserved_names)
         for name, cfg in self._config.servers.items():
             conn = self._connections.get(name)
             target = _target(cfg)
@@ -222,16 +237,26 @@ class McpManager:
             elif conn is None:
                 out.append(ServerStatus(name, cfg.transport, True, "stopped", target=target))
             else:
+                state, error = conn.state, conn.last_error
+                started = conn.attempt_started
+                if state == "starting" and (
+                    conn.slow or time.monotonic() - started >= self.timing.slow_after
+                ):
+                    state, error = "slow", conn.why_not_ready()
+                model = {
+                    t.name: names[(name, t.name)] for t in conn.tools if (name, t.name) in names
+                }
                 out.append(
                     ServerStatus(
                         name,
                         cfg.transport,
                         True,
-                        conn.state,
+                        state,
                         conn.tools,
-                        conn.last_error,
+                        error,
                         conn.restarts,
                         target,
+                        model,
                     )
                 )
         for name, error in self._config.errors.items():
@@ -253,6 +278,7 @@ class McpManager:
     def specs(self, reserved: Collection[str] = ()) -> list[ToolSpec]:
         """Declarations of the tools of every ready server (names avoid `reserved`)."""
         self.reload_if_changed()
+        self.reserved_names = tuple(reserved)
         tools = self._ready_tools()
         names = assign_names(((t.server, t.name) for t in tools), reserved)
         self._names = {fn: pair for pair, fn in names.items()}
@@ -274,7 +300,9 @@ class McpManager:
         return conn, info
 
     def owns(self, name: str) -> bool:
-        """Whether `name` is an MCP tool offered in the last declarations."""
+        """Whether `name` is an MCP tool (of the last declarations, or of a server ready since)."""
+        if name not in self._names:
+            self.specs(self.reserved_names)
         return name in self._names
 
     def is_read_only(self, name: str) -> bool:

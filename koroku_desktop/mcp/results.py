@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from typing import Any
 
 from mcp_types import (
@@ -25,6 +26,16 @@ from mcp_types import (
 from koroku_desktop.domain.parts import InlineDataPart
 
 _MEDIA_PREFIXES = ("image/", "audio/", "application/pdf")
+
+MAX_TEXT = 200_000
+"""Characters of text one result may put before the model; the rest is cut, and said so."""
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """`text`, or its first `limit` characters with a note saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... cut: the result had {len(text):,} characters, {limit:,} kept]"
 
 
 def _valid_base64(data: str) -> bool:
@@ -66,14 +77,19 @@ def to_response(result: CallToolResult) -> tuple[dict[str, Any], list[InlineData
                     resources.append({"uri": str(res.uri), "mime_type": mime, "binary": True})
         elif isinstance(block, ResourceLink):
             resources.append({"uri": str(block.uri), "name": block.name, "link": True})
-    text = "\n".join(texts)
+    text = clip("\n".join(texts))
     response: dict[str, Any] = {}
     if result.is_error:
         response["error"] = text or "the MCP tool reported an error"
     else:
         response["result"] = text
-        if result.structured_content is not None:
-            response["structured"] = result.structured_content
+        structured = result.structured_content
+        if structured is not None:
+            size = len(json.dumps(structured, default=str))
+            if size <= MAX_TEXT:
+                response["structured"] = structured
+            else:
+                response["structured_cut"] = f"structured content of {size:,} characters left out"
     if resources:
         response["resources"] = resources
     return response, media

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ServerState = Literal["disabled", "invalid", "starting", "ready", "failed", "stopped"]
+ServerState = Literal["disabled", "invalid", "starting", "slow", "ready", "failed", "stopped"]
+"""`slow`: still starting after a front end stopped waiting (its reason in `last_error`)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class ServerStatus:
     restarts: int = 0
     target: str = ""
     """The command line (stdio) or URL (HTTP), for display."""
+    model_names: dict[str, str] = field(default_factory=dict)
+    """Tool name on the server -> the function name the model sees."""
 
 
 @dataclass(frozen=True)
@@ -46,3 +49,5 @@ class McpTiming:
     backoff_base: float = 1.0
     backoff_max: float = 60.0
     stop_timeout: float = 8.0
+    slow_after: float = 3.0
+    """A server still starting after this long is shown as slow, with what it waits for."""

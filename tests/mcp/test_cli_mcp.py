@@ -34,17 +34,19 @@ def test_mcp_list_shows_servers_state_tools_and_errors(koroku: Koroku) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SERVER", "TRANSPORT", "ENABLED", "STATUS", "TOOLS"]
     rows = {line.split()[0]: line.split() for line in lines if not line.startswith(" ")}
-    assert rows["local"][1:] == ["stdio", "yes", "ready", "9"]
+    assert rows["local"][1:] == ["stdio", "yes", "ready", "10"]
     assert rows["off"][1:4] == ["stdio", "no", "disabled"]
     assert rows["dies"][3] == "failed"
     assert rows["typo"][3] == "invalid"
-    assert "    tools: echo, peek (read-only), snapshot, document," in result.stdout
+    assert "      local_echo <- echo\n      local_peek <- peek (read-only)\n" in result.stdout
+    assert "      local_weird_name_with_chars_ <- weird name/with:chars!\n" in result.stdout
     assert "cannot start" in result.stdout and "'typo' in mcp.json" in result.stdout
 
-    data = json.loads(koroku.run("mcp", "list", "--json").stdout)
+    data = json.loads(koroku.run("mcp", "list", "--json", "--wait", "30").stdout)
     local = next(s for s in data["servers"] if s["name"] == "local")
     assert local["status"] == "ready" and local["transport"] == "stdio"
-    assert {"name": "peek", "description": "Read the server's notes (changes nothing).",
+    assert {"name": "peek", "model_name": "local_peek",
+            "description": "Read the server's notes (changes nothing).",
             "read_only": True} in local["tools"]  # fmt: skip
 
 

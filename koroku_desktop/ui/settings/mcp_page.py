@@ -262,7 +262,9 @@ class McpSection(QGroupBox):
         lines = [s.target] if s.target else []
         for tool in s.tools:
             mark = " (read-only)" if tool.read_only else ""
-            lines.append(f"• {tool.name}{mark}: {tool.description}")
+            seen = s.model_names.get(tool.name)
+            shown = f"{seen} ← {tool.name}" if seen and seen != tool.name else tool.name
+            lines.append(f"• {shown}{mark}: {tool.description}")
         if s.last_error:
             lines.append(f"Last error: {s.last_error}")
         self.details.setText("\n".join(lines))
