@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
+import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -24,7 +26,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Implementation, Tool
+from mcp_types import CallToolResult, Implementation, LoggingMessageNotificationParams, Tool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
 from koroku_desktop.mcp import sdk_log
@@ -56,6 +59,9 @@ def _tool_info(server: str, tool: Tool) -> McpToolInfo:
         description=tool.description or tool.title or tool.name,
         input_schema=dict(tool.input_schema or {}),
         read_only=bool(hints is not None and hints.read_only_hint),
+        destructive=bool(hints is not None and hints.destructive_hint),
+        open_world=bool(hints is not None and hints.open_world_hint),
+        task_support=(tool.execution.task_support if tool.execution else None) or "forbidden",
     )
 
 
@@ -102,9 +108,16 @@ class ServerConnection:
         self.slow = False
         """A front end stopped waiting for this attempt before it got ready."""
         self._sdk_error = ""
+        self.protocol = ""
+        """The protocol version negotiated with the server (once connected)."""
         sdk_log.install(log_dir)
         self.ready = asyncio.Event()
         """Set once the first attempt has ended, connected or not (for `wait_settled`)."""
+
+    @property
+    def log_path(self) -> Path | None:
+        """`logs/mcp-<name>.log`: the server's stderr, the SDK's records, its notifications."""
+        return None if self._log_dir is None else sdk_log.log_file(self._log_dir, self.name)
 
     @property
     def name(self) -> str:
@@ -247,7 +260,24 @@ class ServerConnection:
             http = await stack.enter_async_context(create_mcp_http_client(dict(cfg.headers)))
             transport = streamable_http_client(cfg.url, http_client=http)
             self.stage = "initializing"
-        return await stack.enter_async_context(Client(transport, client_info=info))
+        client = Client(
+            transport, client_info=info, logging_callback=self._server_log, log_level="info"
+        )
+        await stack.enter_async_context(client)
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS and (
+            client.server_capabilities.logging is not None
+        ):  # a handshake-era server sends its log only after logging/setLevel
+            with warnings.catch_warnings(), contextlib.suppress(Exception):
+                warnings.simplefilter("ignore")
+                await client.set_logging_level("info")
+        return client
+
+    async def _server_log(self, params: LoggingMessageNotificationParams) -> None:
+        """A `notifications/message` from the server, kept in its log."""
+        data = params.data
+        text = data if isinstance(data, str) else json.dumps(data, default=str)
+        source = f"server {params.logger}" if params.logger else "server"
+        self.write_log(sdk_log.format_lines(source, params.level.upper(), text), logging.INFO)
 
     async def _run_once(self) -> tuple[str, bool]:
         """One connection, from start to its end; (why it ended, whether it got ready)."""
@@ -267,6 +297,7 @@ class ServerConnection:
             try:
                 async with AsyncExitStack() as stack:
                     client = await self._open(stack)
+                    self.protocol = client.protocol_version
                     self.stage = "listing tools"
                     tools = await _list_tools(client, self.name, refresh=False)
                     deadline.cancel()

@@ -257,11 +257,20 @@ class McpManager:
                         conn.restarts,
                         target,
                         model,
+                        conn.protocol,
                     )
                 )
         for name, error in self._config.errors.items():
             out.append(ServerStatus(name, "?", False, "invalid", last_error=error))
         return out
+
+    def log_path(self, name: str) -> Path | None:
+        """Where server `name`'s log is (its stderr, the SDK's records, its notifications)."""
+        if self.log_dir is None:
+            return None
+        from koroku_desktop.mcp.sdk_log import log_file
+
+        return log_file(self.log_dir, name)
 
     # -- the tool source ---------------------------------------------------------------
 
@@ -310,10 +319,20 @@ class McpManager:
         _, info = self._lookup(name)
         return info is not None and info.read_only
 
+    def is_destructive(self, name: str) -> bool:
+        """Whether the server marked the tool `destructiveHint` (and not read-only)."""
+        _, info = self._lookup(name)
+        return info is not None and info.destructive and not info.read_only
+
     def describe(self, name: str) -> str | None:
-        """`MCP server 'x', tool 'y'` for approval cards and prompts."""
+        """`MCP server 'x', tool 'y'` and the server's hints, for approval cards and prompts."""
         pair = self._names.get(name)
-        return None if pair is None else f"MCP server {pair[0]!r}, tool {pair[1]!r}"
+        if pair is None:
+            return None
+        _, info = self._lookup(name)
+        hints = info.hints() if info is not None else []
+        about = f"MCP server {pair[0]!r}, tool {pair[1]!r}"
+        return f"{about} — {', '.join(hints)}" if hints else about
 
     async def call(
         self, name: str, args: dict[str, Any]

@@ -19,6 +19,23 @@ class McpToolInfo:
     input_schema: dict[str, Any] = field(default_factory=dict)
     read_only: bool = False
     """The server marked it `readOnlyHint` (it promises to change nothing)."""
+    destructive: bool = False
+    """The server marked it `destructiveHint: true` (it may delete or overwrite things)."""
+    open_world: bool = False
+    """The server marked it `openWorldHint: true` (it reaches things outside, e.g. the web)."""
+    task_support: str = "forbidden"
+    """`execution.taskSupport`: forbidden, optional or required (2025-11-25 tasks)."""
+
+    def hints(self) -> list[str]:
+        """The server's annotations as short phrases for an approval card."""
+        out = []
+        if self.read_only:
+            out.append("marked read-only")
+        elif self.destructive:
+            out.append("marked destructive: may delete or overwrite data")
+        if self.open_world:
+            out.append("marked open-world: reaches outside this computer")
+        return out
 
 
 @dataclass(frozen=True)
@@ -36,6 +53,8 @@ class ServerStatus:
     """The command line (stdio) or URL (HTTP), for display."""
     model_names: dict[str, str] = field(default_factory=dict)
     """Tool name on the server -> the function name the model sees."""
+    protocol: str = ""
+    """The MCP revision negotiated with the server (e.g. 2026-07-28), once connected."""
 
 
 @dataclass(frozen=True)
