@@ -14,12 +14,13 @@ from koroku_desktop.mcp.config import (
     save_server,
 )
 from koroku_desktop.mcp.manager import McpManager
-from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
+from koroku_desktop.mcp.state import McpProgress, McpTiming, McpToolInfo, ServerStatus
 
 __all__ = [
     "McpConfig",
     "McpConfigError",
     "McpManager",
+    "McpProgress",
     "McpTiming",
     "McpToolInfo",
     "ServerConfig",

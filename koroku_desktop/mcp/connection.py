@@ -33,6 +33,7 @@ from koroku_desktop import __version__
 from koroku_desktop.mcp import sdk_log
 from koroku_desktop.mcp.config import ServerConfig
 from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerState
+from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,8 @@ class ServerConnection:
         """A front end stopped waiting for this attempt before it got ready."""
         self._sdk_error = ""
         self.protocol = ""
+        self.tasks_ok = False
+        """The server takes task-augmented calls (else task-required tools are not offered)."""
         """The protocol version negotiated with the server (once connected)."""
         sdk_log.install(log_dir)
         self.ready = asyncio.Event()
@@ -151,16 +154,33 @@ class ServerConnection:
         self.state = state
         self._on_change(self, notice)
 
-    async def call(self, tool: str, args: dict[str, Any], limit_s: float) -> CallToolResult:
-        """Run `tool`; raises McpUnavailable, TimeoutError, or the SDK's error."""
+    async def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        limit_s: float,
+        on_progress: Callable[[float | None, float | None, str | None, str | None], None],
+    ) -> CallToolResult:
+        """Run `tool` (as a task when it requires one), reporting progress; raises
+        McpUnavailable, TimeoutError, or the SDK's error. Cancelling cancels the call."""
         client = self._client
         if client is None or self.state != "ready":
             detail = f": {self.last_error}" if self.last_error else ""
             raise McpUnavailable(f"MCP server {self.name!r} is {self.state}{detail}")
+        info = next((t for t in self.tools if t.name == tool), None)
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            on_progress(progress, total, message, None)
+
+        def status(state: str, message: str | None) -> None:
+            on_progress(None, None, message, state)
+
         token = sdk_log.current_sink.set(self)
         try:
             async with asyncio.timeout(limit_s):
-                return await client.call_tool(tool, args)
+                if info is not None and info.task_support == "required":
+                    return await call_as_task(client, tool, args, status)
+                return await client.call_tool(tool, args, progress_callback=report)
         except MCPError:
             self._wake.set()  # maybe the connection is gone: check now
             raise
@@ -298,6 +318,7 @@ class ServerConnection:
                 async with AsyncExitStack() as stack:
                     client = await self._open(stack)
                     self.protocol = client.protocol_version
+                    self.tasks_ok = can_call_tasks(client.server_capabilities)
                     self.stage = "listing tools"
                     tools = await _list_tools(client, self.name, refresh=False)
                     deadline.cancel()

@@ -21,7 +21,7 @@ from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp import config as mcp_config
 from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
 from koroku_desktop.mcp.naming import assign_names
-from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
+from koroku_desktop.mcp.state import McpProgress, McpTiming, McpToolInfo, ServerStatus
 
 if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
@@ -55,6 +55,8 @@ class McpManager:
         self.notices: list[Notice] = []
         """Called with one line whenever a server fails, crashes or the config is bad."""
         self.on_status_changed: list[Callable[[], None]] = []
+        self.on_progress: list[Callable[[McpProgress], None]] = []
+        """Called with every progress report and task status of a running call."""
         self._config = McpConfig()
         self._config_error: str | None = None
         self._stamp: tuple[int, int] | None = None
@@ -282,6 +284,7 @@ class McpManager:
             for c in self._connections.values()
             if c.state == "ready" and current.get(c.name) == c.config
             for t in c.tools
+            if t.task_support != "required" or c.tasks_ok  # offered only when callable
         ]
 
     def specs(self, reserved: Collection[str] = ()) -> list[ToolSpec]:
@@ -346,8 +349,19 @@ class McpManager:
         from koroku_desktop.mcp.results import to_response
 
         timeout = self.timing.call_timeout
+
+        def report(
+            done: float | None, total: float | None, text: str | None, task: str | None
+        ) -> None:
+            update = McpProgress(name, pair[0], pair[1], done, total, text, task)
+            for callback in list(self.on_progress):
+                try:
+                    callback(update)
+                except Exception:
+                    log.exception("MCP progress callback failed")
+
         try:
-            result = await conn.call(pair[1], args, timeout)
+            result = await conn.call(pair[1], args, timeout, report)
         except TimeoutError:
             return {"error": f"MCP server {pair[0]!r} did not answer within {timeout:g} s"}, []
         except McpUnavailable as exc:

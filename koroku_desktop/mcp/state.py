@@ -70,3 +70,32 @@ class McpTiming:
     stop_timeout: float = 8.0
     slow_after: float = 3.0
     """A server still starting after this long is shown as slow, with what it waits for."""
+
+
+@dataclass(frozen=True)
+class McpProgress:
+    """A running MCP call's progress, as its server reported it (for the card and status)."""
+
+    function: str
+    """The function name the model called."""
+    server: str
+    tool: str
+    progress: float | None = None
+    total: float | None = None
+    message: str | None = None
+    task_status: str | None = None
+    """For a task: working, input_required, completed, failed or cancelled."""
+
+    def line(self) -> str:
+        """`server tool: 40% — Analyzing content…` for a status line."""
+        bits = []
+        if self.progress is not None and self.total:
+            bits.append(f"{100 * self.progress / self.total:.0f}%")
+        elif self.progress is not None:
+            bits.append(f"{self.progress:g}")
+        if self.task_status and self.task_status != "working":
+            bits.append(self.task_status.replace("_", " "))
+        if self.message:
+            bits.append(self.message)
+        detail = " — ".join(bits) if bits else "running"
+        return f"{self.server} {self.tool}: {detail}"
