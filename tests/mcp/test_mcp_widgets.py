@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.ports import ApprovalRequest
-from koroku_desktop.config import Paths
+from koroku_desktop.app.config import Paths
+from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.mcp import McpManager
-from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.approval_card import ApprovalCard
