@@ -13,7 +13,13 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
-from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
+from koroku_desktop.app.runtime import (
+    AttachmentRefused,
+    McpManager,
+    McpProgress,
+    Runtime,
+    read_attachment_file,
+)
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
@@ -170,6 +176,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def follow_progress(manager: McpManager | None) -> None:
+    """Print each new progress line of a running MCP call on stderr (`  … ev x: 40%`)."""
+    if manager is None:
+        return
+    last: dict[str, str] = {}
+
+    def show(update: McpProgress) -> None:
+        line = update.line()
+        if last.get(update.function) != line:
+            last[update.function] = line
+            print(f"  … {line}", file=sys.stderr, flush=True)
+
+    manager.on_progress.append(show)
+
+
 def _mcp_notice(line: str) -> None:
     """A server that fails or crashes is reported on stderr."""
     print(f"koroku: {line}", file=sys.stderr)
@@ -199,6 +220,7 @@ async def _ask(
     """
     try:
         await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        follow_progress(runtime.mcp)
         parts = await keep_attachments(runtime, attached or [])
         await runtime.sync_memory(wait=wait)  # files edited while Koroku was closed
         result = await runtime.agent.run_turn(text, wait=wait, attachments=parts)
@@ -275,6 +297,7 @@ async def _chat_loop(runtime: Runtime) -> None:
     _show_others(runtime, sys.stdout)
     try:
         await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        follow_progress(runtime.mcp)
         await _repl(runtime)
     finally:
         await runtime.stop_mcp()

@@ -87,7 +87,11 @@ class McpProgress:
     """For a task: working, input_required, completed, failed or cancelled."""
 
     def line(self) -> str:
-        """`server tool: 40% — Analyzing content…` for a status line."""
+        """`server tool: 40% — Analyzing content...` for the terminal."""
+        return f"{self.server} {self.tool}: {self.detail()}"
+
+    def detail(self) -> str:
+        """`40% — Analyzing content...` (or `running`) for a card."""
         bits = []
         if self.progress is not None and self.total:
             bits.append(f"{100 * self.progress / self.total:.0f}%")
@@ -97,5 +101,4 @@ class McpProgress:
             bits.append(self.task_status.replace("_", " "))
         if self.message:
             bits.append(self.message)
-        detail = " — ".join(bits) if bits else "running"
-        return f"{self.server} {self.tool}: {detail}"
+        return " — ".join(bits) if bits else "running"
