@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -39,7 +40,16 @@ from koroku_desktop.render.text import mark, short_args
 
 EXIT_WORDS = {"exit", "quit", ":q"}
 MCP_START_WAIT_S = 3.0
-"""How long a terminal command waits for MCP servers to start before its first turn."""
+"""How long a terminal command waits for MCP servers to start before its first turn (slow
+ones are reported and join when ready); `KOROKU_MCP_WAIT` (seconds) changes it."""
+
+
+def mcp_start_wait() -> float:
+    """`KOROKU_MCP_WAIT` if it is a number of seconds, else MCP_START_WAIT_S."""
+    try:
+        return max(0.0, float(os.environ.get("KOROKU_MCP_WAIT", MCP_START_WAIT_S)))
+    except ValueError:
+        return MCP_START_WAIT_S
 
 
 def register(sub: Any) -> None:
@@ -219,7 +229,7 @@ async def _ask(
     `wait=False`: `TurnBusyError` at once if another front end's turn is running.
     """
     try:
-        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
         follow_progress(runtime.mcp)
         parts = await keep_attachments(runtime, attached or [])
         await runtime.sync_memory(wait=wait)  # files edited while Koroku was closed
@@ -296,7 +306,7 @@ async def _chat_loop(runtime: Runtime) -> None:
     _waiting_notice(runtime)
     _show_others(runtime, sys.stdout)
     try:
-        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
         follow_progress(runtime.mcp)
         await _repl(runtime)
     finally:

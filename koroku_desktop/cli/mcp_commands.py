@@ -58,6 +58,11 @@ def status_json(status: ServerStatus) -> dict[str, Any]:
             }
             for t in status.tools
         ],
+        "protocol": status.protocol or None,
+        "resources": [
+            {"uri": r.uri, "name": r.name, "mime_type": r.mime_type, "template": r.template}
+            for r in status.resources
+        ],
         "last_error": status.last_error,
     }
 
@@ -81,6 +86,12 @@ def print_statuses(statuses: list[ServerStatus], out: TextIO) -> None:
                 seen = status.model_names.get(t.name, "(not offered)")
                 flag = " (read-only)" if t.read_only else ""
                 out.write(f"      {seen} <- {t.name}{flag}\n")
+        if status.resources:
+            templates = sum(1 for r in status.resources if r.template)
+            listed = len(status.resources) - templates
+            out.write(f"    resources: {listed}, templates: {templates} (read_mcp_resource)\n")
+        if status.protocol:
+            out.write(f"    protocol: {status.protocol}\n")
         if status.last_error:
             out.write(f"    last error: {status.last_error}\n")
 

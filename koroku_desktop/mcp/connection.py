@@ -26,13 +26,22 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Implementation, LoggingMessageNotificationParams, Tool
+from mcp_types import (
+    CallToolResult,
+    Implementation,
+    LoggingMessageNotificationParams,
+    ReadResourceResult,
+    ResourceListChangedNotification,
+    Tool,
+    ToolListChangedNotification,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
 from koroku_desktop.mcp import sdk_log
 from koroku_desktop.mcp.config import ServerConfig
-from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerState
+from koroku_desktop.mcp.resources import list_resources
+from koroku_desktop.mcp.state import McpResourceInfo, McpTiming, McpToolInfo, ServerState
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 
 log = logging.getLogger(__name__)
@@ -92,6 +101,7 @@ class ServerConnection:
         self.timing = timing
         self.state: ServerState = "starting"
         self.tools: tuple[McpToolInfo, ...] = ()
+        self.resources: tuple[McpResourceInfo, ...] = ()
         self.last_error: str | None = None
         self.restarts = 0
         self._log_dir = log_dir
@@ -255,6 +265,38 @@ class ServerConnection:
             return ""
         return lines[-1] if lines else ""
 
+    async def _list_resources(self, client: Client) -> tuple[McpResourceInfo, ...]:
+        """Its resources and templates; a listing that fails leaves the tools usable."""
+        try:
+            with anyio.fail_after(self.timing.health_timeout):
+                return await list_resources(client, self.name)
+        except Exception as exc:
+            self.write_log(
+                sdk_log.format_lines("koroku", "WARNING", f"resources/list: {describe_error(exc)}"),
+                logging.INFO,
+            )
+            return self.resources
+
+    async def _on_message(self, message: Any) -> None:
+        """A server's list-changed notification: list again now."""
+        if isinstance(
+            message,
+            ResourceListChangedNotification | ToolListChangedNotification,
+        ):
+            self._wake.set()
+
+    async def read_resource(self, uri: str, limit_s: float) -> ReadResourceResult:
+        """`resources/read` of `uri`; raises McpUnavailable, TimeoutError or the SDK's error."""
+        client = self._client
+        if client is None or self.state != "ready":
+            raise McpUnavailable(f"MCP server {self.name!r} is {self.state}")
+        token = sdk_log.current_sink.set(self)
+        try:
+            async with asyncio.timeout(limit_s):
+                return await client.read_resource(uri, cache_mode="refresh")
+        finally:
+            sdk_log.current_sink.reset(token)
+
     def why_not_ready(self) -> str:
         """For a slow start: what this attempt is waiting for, and what went wrong so far."""
         waited = time.monotonic() - self.attempt_started
@@ -281,7 +323,11 @@ class ServerConnection:
             transport = streamable_http_client(cfg.url, http_client=http)
             self.stage = "initializing"
         client = Client(
-            transport, client_info=info, logging_callback=self._server_log, log_level="info"
+            transport,
+            client_info=info,
+            logging_callback=self._server_log,
+            log_level="info",
+            message_handler=self._on_message,
         )
         await stack.enter_async_context(client)
         if client.protocol_version not in MODERN_PROTOCOL_VERSIONS and (
@@ -321,6 +367,7 @@ class ServerConnection:
                     self.tasks_ok = can_call_tasks(client.server_capabilities)
                     self.stage = "listing tools"
                     tools = await _list_tools(client, self.name, refresh=False)
+                    self.resources = await self._list_resources(client)
                     deadline.cancel()
                     self._client, self.tools, self.last_error = client, tools, None
                     was_ready = True
@@ -354,6 +401,7 @@ class ServerConnection:
                     tools = await _list_tools(client, self.name, refresh=True)
             except Exception as exc:
                 return f"stopped answering: {describe_error(exc)}"
-            if tools != self.tools:
-                self.tools = tools
+            resources = await self._list_resources(client)
+            if tools != self.tools or resources != self.resources:
+                self.tools, self.resources = tools, resources
                 self._set("ready", None)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from koroku_desktop.domain.model_io import ToolSpec
 from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp import config as mcp_config
+from koroku_desktop.mcp import resource_tool
 from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
 from koroku_desktop.mcp.naming import assign_names
 from koroku_desktop.mcp.state import McpProgress, McpTiming, McpToolInfo, ServerStatus
@@ -260,11 +261,33 @@ class McpManager:
                         target,
                         model,
                         conn.protocol,
+                        conn.resources,
                     )
                 )
         for name, error in self._config.errors.items():
             out.append(ServerStatus(name, "?", False, "invalid", last_error=error))
         return out
+
+    async def read_resource(
+        self, server: str, uri: str
+    ) -> tuple[dict[str, Any], list[InlineDataPart]]:
+        """Read one resource of `server`; every failure is an `{"error": ...}` response."""
+        conn = self._connections.get(server)
+        if conn is None or not uri:
+            known = ", ".join(repr(s) for s in self._readable_servers()) or "none"
+            return {"error": f"no MCP server {server!r} with resources (servers: {known})"}, []
+        from koroku_desktop.mcp.connection import McpUnavailable, describe_error
+        from koroku_desktop.mcp.resources import read_response
+
+        try:
+            result = await conn.read_resource(uri, self.timing.call_timeout)
+        except McpUnavailable as exc:
+            return {"error": str(exc)}, []
+        except TimeoutError:
+            return {"error": f"MCP server {server!r} did not answer in time"}, []
+        except Exception as exc:
+            return {"error": f"MCP server {server!r}: {describe_error(exc)}"}, []
+        return read_response(result)
 
     def log_path(self, name: str) -> Path | None:
         """Where server `name`'s log is (its stderr, the SDK's records, its notifications)."""
@@ -295,11 +318,23 @@ class McpManager:
         names = assign_names(((t.server, t.name) for t in tools), reserved)
         self._names = {fn: pair for pair, fn in names.items()}
         specs = []
+        readable = self._readable_servers()
+        if readable and resource_tool.NAME not in reserved:
+            specs.append(resource_tool.spec(readable))
         for info in tools:
             fn = names[(info.server, info.name)]
             about = f"[MCP server {info.server!r}, tool {info.name!r}] {info.description}"
             specs.append(ToolSpec(name=fn, description=about, parameters=_schema(info)))
         return sorted(specs, key=lambda s: s.name)
+
+    def _readable_servers(self) -> list[str]:
+        """Ready servers that list resources (the model may read theirs)."""
+        current = self._config.servers
+        return [
+            c.name
+            for c in self._connections.values()
+            if c.state == "ready" and current.get(c.name) == c.config and c.resources
+        ]
 
     def _lookup(self, name: str) -> tuple[ServerConnection | None, McpToolInfo | None]:
         pair = self._names.get(name)
@@ -313,12 +348,16 @@ class McpManager:
 
     def owns(self, name: str) -> bool:
         """Whether `name` is an MCP tool (of the last declarations, or of a server ready since)."""
+        if name == resource_tool.NAME:
+            return name not in self.reserved_names and bool(self._readable_servers())
         if name not in self._names:
             self.specs(self.reserved_names)
         return name in self._names
 
     def is_read_only(self, name: str) -> bool:
-        """Whether the server marked the tool `readOnlyHint`."""
+        """Whether the server marked the tool `readOnlyHint` (reading a resource is)."""
+        if name == resource_tool.NAME:
+            return True
         _, info = self._lookup(name)
         return info is not None and info.read_only
 
@@ -329,6 +368,8 @@ class McpManager:
 
     def describe(self, name: str) -> str | None:
         """`MCP server 'x', tool 'y'` and the server's hints, for approval cards and prompts."""
+        if name == resource_tool.NAME:
+            return "MCP resources — read-only"
         pair = self._names.get(name)
         if pair is None:
             return None
@@ -341,6 +382,8 @@ class McpManager:
         self, name: str, args: dict[str, Any]
     ) -> tuple[dict[str, Any], list[InlineDataPart]]:
         """Run one MCP tool; every failure is an `{"error": ...}` response, never raised."""
+        if name == resource_tool.NAME:
+            return await self.read_resource(str(args.get("server", "")), str(args.get("uri", "")))
         pair = self._names.get(name)
         conn, _ = self._lookup(name)
         if pair is None or conn is None:

@@ -39,6 +39,18 @@ class McpToolInfo:
 
 
 @dataclass(frozen=True)
+class McpResourceInfo:
+    """One resource (or, with `template`, a URI template) a server lists."""
+
+    server: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str | None = None
+    template: bool = False
+
+
+@dataclass(frozen=True)
 class ServerStatus:
     """One configured server as `koroku mcp list` and the settings page show it."""
 
@@ -55,6 +67,8 @@ class ServerStatus:
     """Tool name on the server -> the function name the model sees."""
     protocol: str = ""
     """The MCP revision negotiated with the server (e.g. 2026-07-28), once connected."""
+    resources: tuple[McpResourceInfo, ...] = ()
+    """Its resources and URI templates, as last listed."""
 
 
 @dataclass(frozen=True)

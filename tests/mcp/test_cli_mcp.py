@@ -64,7 +64,7 @@ def test_ask_yes_calls_an_mcp_tool_end_to_end(koroku: Koroku, fake_gemini: FakeG
     write_config(koroku.home / "mcp.json", {"notes": stdio_entry(calls)})
     fake_gemini.reply_calls(("notes_echo", {"text": "from gemini"}))
     fake_gemini.reply_text("The server echoed it.")
-    result = koroku.run("ask", "--yes", "echo through MCP")
+    result = koroku.run("ask", "--yes", "echo through MCP", KOROKU_MCP_WAIT="60")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "The server echoed it."
     assert "✓ notes_echo" in result.stderr
@@ -87,7 +87,7 @@ def test_ask_without_yes_and_no_terminal_denies_and_the_server_is_not_called(
     )
     fake_gemini.reply_calls(("notes_echo", {"text": "nope"}))
     fake_gemini.reply_text("I was not allowed.")
-    result = koroku.run("ask", "echo through MCP")
+    result = koroku.run("ask", "echo through MCP", KOROKU_MCP_WAIT="60")
     assert result.returncode == 0, result.stderr
     assert "MCP server 'notes', tool 'echo'" in result.stderr
     assert "koroku: MCP server 'broken' failed to start" in result.stderr
@@ -102,7 +102,9 @@ def test_chat_offers_mcp_tools_and_stops_the_servers_on_exit(
     write_config(koroku.home / "mcp.json", {"notes": stdio_entry(calls)})
     fake_gemini.reply_calls(("notes_peek", {}))
     fake_gemini.reply_text("The notes say hello.")
-    result = koroku.run("chat", "--yes", stdin="what do the notes say?\nexit\n")
+    result = koroku.run(
+        "chat", "--yes", stdin="what do the notes say?\nexit\n", KOROKU_MCP_WAIT="60"
+    )
     assert result.returncode == 0, result.stderr
     assert "koroku> The notes say hello." in result.stdout
     assert "✓ notes_peek" in result.stdout

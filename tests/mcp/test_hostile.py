@@ -74,7 +74,7 @@ def test_a_huge_result_is_cut_before_it_reaches_the_model(
     write_config(koroku.home / "mcp.json", {"big": stdio_entry(calls)})
     fake_gemini.reply_calls(("big_huge", {"size": 3_000_000}))
     fake_gemini.reply_text("that was long")
-    result = koroku.run("ask", "--yes", "make it long", timeout=120)
+    result = koroku.run("ask", "--yes", "make it long", timeout=120, KOROKU_MCP_WAIT="60")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "that was long"
     (response,) = _responses(fake_gemini)

@@ -10,7 +10,10 @@ from pathlib import Path
 from koroku_desktop.mcp import McpManager
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
+from tests.e2e.conftest import Koroku
+from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import PNG_B64, everything_entry, rich_entry, write_config
+from tests.mcp.test_cli_mcp import _responses
 
 Factory = Callable[..., McpManager]
 
@@ -118,3 +121,44 @@ async def test_server_everything_over_stdio_and_http(
         response, media = await manager.call(f"{server}_get-tiny-image", {})
         assert [m.mime_type for m in media] == ["image/png"]
         base64.b64decode(media[0].data, validate=True)
+
+
+async def test_resources_are_listed_and_the_model_may_read_a_linked_one(
+    manager_factory: Factory, koroku_home: Path
+) -> None:
+    manager = await _ready(manager_factory, koroku_home, {"ev": everything_entry()})
+    (status,) = manager.statuses()
+    uris = {r.uri for r in status.resources if not r.template}
+    templates = {r.uri for r in status.resources if r.template}
+    assert "demo://resource/static/document/architecture.md" in uris
+    assert "demo://resource/dynamic/text/{resourceId}" in templates
+    spec = next(s for s in manager.specs() if s.name == "read_mcp_resource")
+    assert "'ev'" in spec.description and manager.is_read_only("read_mcp_resource")
+    response, _ = await manager.call("ev_get-resource-links", {"count": 2})
+    link = next(r for r in response["resources"] if r.get("link"))
+    response, _ = await manager.call("read_mcp_resource", {"server": "ev", "uri": link["uri"]})
+    (content,) = response["contents"]
+    assert content["uri"] == link["uri"] and (content.get("text") or content.get("attached"))
+    response, _ = await manager.call("read_mcp_resource", {"server": "nope", "uri": "x://y"})
+    assert "no MCP server 'nope' with resources (servers: 'ev')" in response["error"]
+    response, _ = await manager.call(
+        "read_mcp_resource", {"server": "ev", "uri": "demo://resource/missing/zzz"}
+    )
+    assert response["error"].startswith("MCP server 'ev': ")
+
+
+def test_ask_reads_a_resource_as_a_read_only_step(koroku: Koroku, fake_gemini: FakeGemini) -> None:
+    write_config(koroku.home / "mcp.json", {"ev": everything_entry()})
+    uri = "demo://resource/static/document/features.md"
+    fake_gemini.reply_calls(("read_mcp_resource", {"server": "ev", "uri": uri}))
+    fake_gemini.reply_text("read it")
+    listing = koroku.run("mcp", "list", "--wait", "60")
+    assert "resources: " in listing.stdout and "protocol: 2025-11-25" in listing.stdout
+    result = koroku.run(
+        "ask", "--yes", "what does the features doc say?", timeout=120, KOROKU_MCP_WAIT="60"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "read_mcp_resource" in fake_gemini.generate_requests()[0].tool_names
+    (response,) = _responses(fake_gemini)
+    (content,) = response["response"]["contents"]
+    assert content["uri"] == uri and "Features" in content["text"]

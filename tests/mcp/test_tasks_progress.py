@@ -74,7 +74,7 @@ def test_ask_prints_progress_lines(koroku: Koroku, fake_gemini: FakeGemini) -> N
     write_config(koroku.home / "mcp.json", {"ev": everything_entry()})
     fake_gemini.reply_calls(("ev_trigger-long-running-operation", {"duration": 1, "steps": 2}))
     fake_gemini.reply_text("finished")
-    result = koroku.run("ask", "--yes", "run it", timeout=120)
+    result = koroku.run("ask", "--yes", "run it", timeout=120, KOROKU_MCP_WAIT="60")
     assert result.returncode == 0, result.stderr
     assert "  … ev trigger-long-running-operation: 50%\n" in result.stderr
     assert "  … ev trigger-long-running-operation: 100%\n" in result.stderr

@@ -36,6 +36,8 @@ from koroku_desktop.ui.settings.mcp_log import ServerLogDialog
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
+RESOURCES_SHOWN = 12
+"""Resources listed in a server's details (the model reads any with read_mcp_resource)."""
 
 
 def _pairs(text: str, sep: str) -> dict[str, str]:
@@ -270,6 +272,12 @@ class McpSection(QGroupBox):
             seen = s.model_names.get(tool.name)
             shown = f"{seen} ← {tool.name}" if seen and seen != tool.name else tool.name
             lines.append(f"• {shown}{mark}: {tool.description}")
+        shown = s.resources[:RESOURCES_SHOWN]
+        for res in shown:
+            kind = "template" if res.template else (res.mime_type or "resource")
+            lines.append(f"◦ {res.name} — {res.uri} ({kind})")
+        if len(s.resources) > len(shown):
+            lines.append(f"◦ … and {len(s.resources) - len(shown)} more resources")
         if s.last_error:
             lines.append(f"Last error: {s.last_error}")
         if s.protocol:
