@@ -272,12 +272,12 @@ class McpSection(QGroupBox):
             seen = s.model_names.get(tool.name)
             shown = f"{seen} ← {tool.name}" if seen and seen != tool.name else tool.name
             lines.append(f"• {shown}{mark}: {tool.description}")
-        shown = s.resources[:RESOURCES_SHOWN]
-        for res in shown:
+        listed = s.resources[:RESOURCES_SHOWN]
+        for res in listed:
             kind = "template" if res.template else (res.mime_type or "resource")
             lines.append(f"◦ {res.name} — {res.uri} ({kind})")
-        if len(s.resources) > len(shown):
-            lines.append(f"◦ … and {len(s.resources) - len(shown)} more resources")
+        if len(s.resources) > len(listed):
+            lines.append(f"◦ … and {len(s.resources) - len(listed)} more resources")
         if s.last_error:
             lines.append(f"Last error: {s.last_error}")
         if s.protocol:
