@@ -45,6 +45,8 @@ from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
 from koroku_desktop.mcp import McpProgress as McpProgress
+from koroku_desktop.mcp import McpPromptError as McpPromptError
+from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
 from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.store.attachments import AttachmentRefused as AttachmentRefused
 from koroku_desktop.store.attachments import AttachmentStore as AttachmentStore

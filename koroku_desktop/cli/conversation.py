@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -14,13 +13,9 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
-from koroku_desktop.app.runtime import (
-    AttachmentRefused,
-    McpManager,
-    McpProgress,
-    Runtime,
-    read_attachment_file,
-)
+from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
+from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
@@ -39,17 +34,6 @@ from koroku_desktop.render.citations import cite
 from koroku_desktop.render.text import mark, short_args
 
 EXIT_WORDS = {"exit", "quit", ":q"}
-MCP_START_WAIT_S = 3.0
-"""How long a terminal command waits for MCP servers to start before its first turn (slow
-ones are reported and join when ready); `KOROKU_MCP_WAIT` (seconds) changes it."""
-
-
-def mcp_start_wait() -> float:
-    """`KOROKU_MCP_WAIT` if it is a number of seconds, else MCP_START_WAIT_S."""
-    try:
-        return max(0.0, float(os.environ.get("KOROKU_MCP_WAIT", MCP_START_WAIT_S)))
-    except ValueError:
-        return MCP_START_WAIT_S
 
 
 def register(sub: Any) -> None:
@@ -186,21 +170,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def follow_progress(manager: McpManager | None) -> None:
-    """Print each new progress line of a running MCP call on stderr (`  … ev x: 40%`)."""
-    if manager is None:
-        return
-    last: dict[str, str] = {}
-
-    def show(update: McpProgress) -> None:
-        line = update.line()
-        if last.get(update.function) != line:
-            last[update.function] = line
-            print(f"  … {line}", file=sys.stderr, flush=True)
-
-    manager.on_progress.append(show)
-
-
 def _mcp_notice(line: str) -> None:
     """A server that fails or crashes is reported on stderr."""
     print(f"koroku: {line}", file=sys.stderr)
@@ -273,7 +242,8 @@ async def _chat_loop(runtime: Runtime) -> None:
         render_message(event, sys.stdout)
     print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh,")
     print("`/attach PATH` to attach a file to your next message, `/retry` for a new answer to")
-    print("your last message, `/edit <text>` to replace that message.")
+    print("your last message, `/edit <text>` to replace that message, `/prompts` for the MCP")
+    print("servers' prompts (`/server:prompt arg=value` sends one).")
     streaming = {"open": False}
 
     def on_delta(piece: str) -> None:
@@ -337,12 +307,17 @@ def attach_command(line: str, pending: list[PendingAttachment]) -> str:
     return f"(attached to your next message: {names})"
 
 
+async def _read_line(prompt: str) -> str:
+    """One line from the terminal, off the loop (EOFError at the end of input)."""
+    return await asyncio.to_thread(input, prompt)
+
+
 async def _repl(runtime: Runtime) -> None:
     agent = runtime.agent
     attached: list[PendingAttachment] = []
     while True:
         try:
-            line = await asyncio.to_thread(input, "\nyou> ")
+            line = await _read_line("\nyou> ")
         except EOFError:
             print()
             return
@@ -358,6 +333,19 @@ async def _repl(runtime: Runtime) -> None:
         if text == "/attach" or text.startswith("/attach "):
             print(attach_command(text, attached))
             continue
+        if text == "/prompts":
+            print(mcp_prompts.list_text(runtime.mcp))
+            continue
+        prompt = mcp_prompts.is_prompt_command(runtime.mcp, text)
+        if prompt is None and (why := mcp_prompts.unknown_prompt(runtime.mcp, text)):
+            print(why, file=sys.stderr)
+            continue
+        if prompt is not None and runtime.mcp is not None:
+            sent = await mcp_prompts.prompt_message(runtime.mcp, prompt, text, _read_line)
+            if sent is None:
+                continue
+            print(f"(the prompt /{prompt.server}:{prompt.name} says:)\n{sent}")
+            text = sent
         command = text.split(maxsplit=1)[0]
         running = _replace_last(agent, text) if command in ("/retry", "/edit") else None
         if running is None:

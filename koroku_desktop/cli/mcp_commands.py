@@ -5,15 +5,44 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any, TextIO
 
 from koroku_desktop.app.config import default_paths
-from koroku_desktop.app.runtime import McpManager, ServerStatus, mcp_manager
+from koroku_desktop.app.runtime import McpManager, McpProgress, ServerStatus, mcp_manager
 from koroku_desktop.tools.registry import ToolRegistry
 
 LIST_WAIT_S = 3.0
 """How long `mcp list` waits for slow servers by default (they are shown as slow, with why)."""
+
+
+MCP_START_WAIT_S = 3.0
+"""How long a terminal command waits for MCP servers to start before its first turn (slow
+ones are reported and join when ready); `KOROKU_MCP_WAIT` (seconds) changes it."""
+
+
+def mcp_start_wait() -> float:
+    """`KOROKU_MCP_WAIT` if it is a number of seconds, else MCP_START_WAIT_S."""
+    try:
+        return max(0.0, float(os.environ.get("KOROKU_MCP_WAIT", MCP_START_WAIT_S)))
+    except ValueError:
+        return MCP_START_WAIT_S
+
+
+def follow_progress(manager: McpManager | None) -> None:
+    """Print each new progress line of a running MCP call on stderr (`  … ev x: 40%`)."""
+    if manager is None:
+        return
+    last: dict[str, str] = {}
+
+    def show(update: McpProgress) -> None:
+        line = update.line()
+        if last.get(update.function) != line:
+            last[update.function] = line
+            print(f"  … {line}", file=sys.stderr, flush=True)
+
+    manager.on_progress.append(show)
 
 
 def register(sub: Any) -> None:

@@ -13,14 +13,23 @@ from koroku_desktop.mcp.config import (
     remove_server,
     save_server,
 )
+from koroku_desktop.mcp.extras import McpPromptError
 from koroku_desktop.mcp.manager import McpManager
-from koroku_desktop.mcp.state import McpProgress, McpTiming, McpToolInfo, ServerStatus
+from koroku_desktop.mcp.state import (
+    McpProgress,
+    McpPromptInfo,
+    McpTiming,
+    McpToolInfo,
+    ServerStatus,
+)
 
 __all__ = [
     "McpConfig",
     "McpConfigError",
     "McpManager",
     "McpProgress",
+    "McpPromptError",
+    "McpPromptInfo",
     "McpTiming",
     "McpToolInfo",
     "ServerConfig",

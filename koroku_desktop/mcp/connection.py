@@ -30,6 +30,7 @@ from mcp_types import (
     CallToolResult,
     Implementation,
     LoggingMessageNotificationParams,
+    PromptListChangedNotification,
     ReadResourceResult,
     ResourceListChangedNotification,
     Tool,
@@ -40,8 +41,15 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from koroku_desktop import __version__
 from koroku_desktop.mcp import sdk_log
 from koroku_desktop.mcp.config import ServerConfig
+from koroku_desktop.mcp.prompts import list_prompts
 from koroku_desktop.mcp.resources import list_resources
-from koroku_desktop.mcp.state import McpResourceInfo, McpTiming, McpToolInfo, ServerState
+from koroku_desktop.mcp.state import (
+    McpPromptInfo,
+    McpResourceInfo,
+    McpTiming,
+    McpToolInfo,
+    ServerState,
+)
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 
 log = logging.getLogger(__name__)
@@ -102,6 +110,7 @@ class ServerConnection:
         self.state: ServerState = "starting"
         self.tools: tuple[McpToolInfo, ...] = ()
         self.resources: tuple[McpResourceInfo, ...] = ()
+        self.prompts: tuple[McpPromptInfo, ...] = ()
         self.last_error: str | None = None
         self.restarts = 0
         self._log_dir = log_dir
@@ -277,11 +286,29 @@ class ServerConnection:
             )
             return self.resources
 
+    async def _list_prompts(self, client: Client) -> tuple[McpPromptInfo, ...]:
+        """Its prompts; a listing that fails leaves the tools usable."""
+        try:
+            with anyio.fail_after(self.timing.health_timeout):
+                return await list_prompts(client, self.name)
+        except Exception as exc:
+            line = f"prompts/list: {describe_error(exc)}"
+            self.write_log(sdk_log.format_lines("koroku", "WARNING", line), logging.INFO)
+            return self.prompts
+
+    def client(self) -> Client:
+        """The connected client; raises McpUnavailable when not ready."""
+        if self._client is None or self.state != "ready":
+            raise McpUnavailable(f"MCP server {self.name!r} is {self.state}")
+        return self._client
+
     async def _on_message(self, message: Any) -> None:
         """A server's list-changed notification: list again now."""
         if isinstance(
             message,
-            ResourceListChangedNotification | ToolListChangedNotification,
+            ResourceListChangedNotification
+            | ToolListChangedNotification
+            | PromptListChangedNotification,
         ):
             self._wake.set()
 
@@ -368,6 +395,7 @@ class ServerConnection:
                     self.stage = "listing tools"
                     tools = await _list_tools(client, self.name, refresh=False)
                     self.resources = await self._list_resources(client)
+                    self.prompts = await self._list_prompts(client)
                     deadline.cancel()
                     self._client, self.tools, self.last_error = client, tools, None
                     was_ready = True
@@ -402,6 +430,7 @@ class ServerConnection:
             except Exception as exc:
                 return f"stopped answering: {describe_error(exc)}"
             resources = await self._list_resources(client)
-            if tools != self.tools or resources != self.resources:
-                self.tools, self.resources = tools, resources
+            prompts = await self._list_prompts(client)
+            if (tools, resources, prompts) != (self.tools, self.resources, self.prompts):
+                self.tools, self.resources, self.prompts = tools, resources, prompts
                 self._set("ready", None)

@@ -21,6 +21,7 @@ from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp import config as mcp_config
 from koroku_desktop.mcp import resource_tool
 from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
+from koroku_desktop.mcp.extras import McpExtras
 from koroku_desktop.mcp.naming import assign_names
 from koroku_desktop.mcp.state import McpProgress, McpTiming, McpToolInfo, ServerStatus
 
@@ -44,7 +45,7 @@ def _schema(info: McpToolInfo) -> dict[str, Any]:
     return schema
 
 
-class McpManager:
+class McpManager(McpExtras):
     """Starts, restarts, reconfigures and stops the servers in mcp.json; runs their tools."""
 
     def __init__(
@@ -262,32 +263,12 @@ class McpManager:
                         model,
                         conn.protocol,
                         conn.resources,
+                        conn.prompts,
                     )
                 )
         for name, error in self._config.errors.items():
             out.append(ServerStatus(name, "?", False, "invalid", last_error=error))
         return out
-
-    async def read_resource(
-        self, server: str, uri: str
-    ) -> tuple[dict[str, Any], list[InlineDataPart]]:
-        """Read one resource of `server`; every failure is an `{"error": ...}` response."""
-        conn = self._connections.get(server)
-        if conn is None or not uri:
-            known = ", ".join(repr(s) for s in self._readable_servers()) or "none"
-            return {"error": f"no MCP server {server!r} with resources (servers: {known})"}, []
-        from koroku_desktop.mcp.connection import McpUnavailable, describe_error
-        from koroku_desktop.mcp.resources import read_response
-
-        try:
-            result = await conn.read_resource(uri, self.timing.call_timeout)
-        except McpUnavailable as exc:
-            return {"error": str(exc)}, []
-        except TimeoutError:
-            return {"error": f"MCP server {server!r} did not answer in time"}, []
-        except Exception as exc:
-            return {"error": f"MCP server {server!r}: {describe_error(exc)}"}, []
-        return read_response(result)
 
     def log_path(self, name: str) -> Path | None:
         """Where server `name`'s log is (its stderr, the SDK's records, its notifications)."""
@@ -326,6 +307,9 @@ class McpManager:
             about = f"[MCP server {info.server!r}, tool {info.name!r}] {info.description}"
             specs.append(ToolSpec(name=fn, description=about, parameters=_schema(info)))
         return sorted(specs, key=lambda s: s.name)
+
+    def _call_limit(self) -> float:
+        return self.timing.call_timeout
 
     def _readable_servers(self) -> list[str]:
         """Ready servers that list resources (the model may read theirs)."""

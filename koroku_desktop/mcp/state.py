@@ -51,6 +51,17 @@ class McpResourceInfo:
 
 
 @dataclass(frozen=True)
+class McpPromptInfo:
+    """One prompt a server lists: a slash command `/server:name` in `koroku chat`."""
+
+    server: str
+    name: str
+    description: str = ""
+    arguments: tuple[tuple[str, bool, str], ...] = ()
+    """(name, required, description) of each argument, in order."""
+
+
+@dataclass(frozen=True)
 class ServerStatus:
     """One configured server as `koroku mcp list` and the settings page show it."""
 
@@ -69,6 +80,8 @@ class ServerStatus:
     """The MCP revision negotiated with the server (e.g. 2026-07-28), once connected."""
     resources: tuple[McpResourceInfo, ...] = ()
     """Its resources and URI templates, as last listed."""
+    prompts: tuple[McpPromptInfo, ...] = ()
+    """Its prompts, as last listed."""
 
 
 @dataclass(frozen=True)
