@@ -16,6 +16,7 @@ from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
 from koroku_desktop.cli import mcp_prompts
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
+from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
@@ -275,6 +276,8 @@ async def _chat_loop(runtime: Runtime) -> None:
     _progress_hooks(runtime, sys.stdout)
     _waiting_notice(runtime)
     _show_others(runtime, sys.stdout)
+    if runtime.mcp is not None:  # servers may ask for input in the chat
+        runtime.mcp.elicitor = terminal_elicitor(_read_line)
     try:
         await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
         follow_progress(runtime.mcp)

@@ -16,6 +16,8 @@ from koroku_desktop.mcp.config import (
 from koroku_desktop.mcp.extras import McpPromptError
 from koroku_desktop.mcp.manager import McpManager
 from koroku_desktop.mcp.state import (
+    McpElicitAnswer,
+    McpElicitation,
     McpProgress,
     McpPromptInfo,
     McpTiming,
@@ -26,6 +28,8 @@ from koroku_desktop.mcp.state import (
 __all__ = [
     "McpConfig",
     "McpConfigError",
+    "McpElicitAnswer",
+    "McpElicitation",
     "McpManager",
     "McpProgress",
     "McpPromptError",

@@ -28,6 +28,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolResult,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
     Implementation,
     LoggingMessageNotificationParams,
     PromptListChangedNotification,
@@ -44,6 +47,8 @@ from koroku_desktop.mcp.config import ServerConfig
 from koroku_desktop.mcp.prompts import list_prompts
 from koroku_desktop.mcp.resources import list_resources
 from koroku_desktop.mcp.state import (
+    Elicitor,
+    McpElicitation,
     McpPromptInfo,
     McpResourceInfo,
     McpTiming,
@@ -130,6 +135,8 @@ class ServerConnection:
         self._sdk_error = ""
         self.protocol = ""
         self.tasks_ok = False
+        self.elicitor: Elicitor | None = None
+        """Asks the person for a server's elicitation (None: the capability is not declared)."""
         """The server takes task-augmented calls (else task-required tools are not offered)."""
         """The protocol version negotiated with the server (once connected)."""
         sdk_log.install(log_dir)
@@ -302,6 +309,24 @@ class ServerConnection:
             raise McpUnavailable(f"MCP server {self.name!r} is {self.state}")
         return self._client
 
+    async def _elicit(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
+        """A server asks the person something; no answer within the limit declines."""
+        del context  # the request's own context is not needed to ask
+        ask = self.elicitor
+        if ask is None:
+            return ElicitResult(action="decline")
+        if isinstance(params, ElicitRequestURLParams):
+            request = McpElicitation(self.name, params.message, url=params.url)
+        else:
+            request = McpElicitation(self.name, params.message, dict(params.requested_schema))
+        try:
+            async with asyncio.timeout(self.timing.elicit_timeout):
+                answer = await ask(request)
+        except TimeoutError:
+            return ElicitResult(action="decline")
+        content = answer.content if answer.action == "accept" and request.url is None else None
+        return ElicitResult(action=answer.action, content=content)
+
     async def _on_message(self, message: Any) -> None:
         """A server's list-changed notification: list again now."""
         if isinstance(
@@ -355,6 +380,7 @@ class ServerConnection:
             logging_callback=self._server_log,
             log_level="info",
             message_handler=self._on_message,
+            elicitation_callback=self._elicit if self.elicitor is not None else None,
         )
         await stack.enter_async_context(client)
         if client.protocol_version not in MODERN_PROTOCOL_VERSIONS and (

@@ -23,7 +23,13 @@ from koroku_desktop.mcp import resource_tool
 from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
 from koroku_desktop.mcp.extras import McpExtras
 from koroku_desktop.mcp.naming import assign_names
-from koroku_desktop.mcp.state import McpProgress, McpTiming, McpToolInfo, ServerStatus
+from koroku_desktop.mcp.state import (
+    Elicitor,
+    McpProgress,
+    McpTiming,
+    McpToolInfo,
+    ServerStatus,
+)
 
 if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
@@ -57,6 +63,9 @@ class McpManager(McpExtras):
         self.notices: list[Notice] = []
         """Called with one line whenever a server fails, crashes or the config is bad."""
         self.on_status_changed: list[Callable[[], None]] = []
+        self.elicitor: Elicitor | None = None
+        """How a front end asks the person when a server elicits (set before `start`; None
+        declares no elicitation, so servers hide what needs it)."""
         self.on_progress: list[Callable[[McpProgress], None]] = []
         """Called with every progress report and task status of a running call."""
         self._config = McpConfig()
@@ -169,6 +178,7 @@ class McpManager(McpExtras):
                 )
                 for cfg in new:
                     conn = module.ServerConnection(cfg, self.timing, self.log_dir, self._on_conn)
+                    conn.elicitor = self.elicitor
                     self._connections[cfg.name] = conn
                     conn.start()
             self._changed()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -95,6 +96,8 @@ class McpTiming:
     backoff_base: float = 1.0
     backoff_max: float = 60.0
     stop_timeout: float = 8.0
+    elicit_timeout: float = 300.0
+    """A server's question left unanswered this long is declined."""
     slow_after: float = 3.0
     """A server still starting after this long is shown as slow, with what it waits for."""
 
@@ -129,3 +132,25 @@ class McpProgress:
         if self.message:
             bits.append(self.message)
         return " — ".join(bits) if bits else "running"
+
+
+@dataclass(frozen=True)
+class McpElicitation:
+    """A server's request for input: a form (`schema`) or a URL to open (`url`)."""
+
+    server: str
+    message: str
+    schema: dict[str, Any] = field(default_factory=dict)
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class McpElicitAnswer:
+    """The person's answer: accept (with the form's `content`), decline or cancel."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+Elicitor = Callable[[McpElicitation], Awaitable[McpElicitAnswer]]
+"""A front end's way of asking the person (a card, a terminal prompt)."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -145,41 +146,35 @@ def calls_file(tmp_path: Path) -> Path:
     return tmp_path / "calls.jsonl"
 
 
+@contextmanager
+def serving(argv: list[str], env: dict[str, str], port: int, what: str) -> Iterator[str]:
+    """Run an HTTP MCP server process until the block ends; yields its /mcp URL."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc, what)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @pytest.fixture
 def http_server(calls_file: Path) -> Iterator[str]:
     """tool_server.py over streamable HTTP on a free 127.0.0.1 port; yields its URL."""
     port = _free_port()
     env = {**os.environ, "MCP_CALLS_FILE": str(calls_file)}
-    proc = subprocess.Popen(
-        [sys.executable, str(TOOL_SERVER), "http", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, proc, "the HTTP MCP server")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    argv = [sys.executable, str(TOOL_SERVER), "http", str(port)]
+    with serving(argv, env, port, "the HTTP MCP server") as url:
+        yield url
 
 
 @pytest.fixture
 def everything_http() -> Iterator[str]:
     """server-everything over streamable HTTP on a free port; yields its URL."""
     port = _free_port()
-    proc = subprocess.Popen(
-        [str(shutil.which("node")), str(everything_script()), "streamableHttp"],
-        env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, proc, "server-everything")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    argv = [str(shutil.which("node")), str(everything_script()), "streamableHttp"]
+    with serving(argv, {**os.environ, "PORT": str(port)}, port, "server-everything") as url:
+        yield url
 
 
 @pytest.fixture

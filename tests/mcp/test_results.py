@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import Callable
 from pathlib import Path
@@ -14,20 +13,12 @@ from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import PNG_B64, everything_entry, rich_entry, write_config
 from tests.mcp.test_cli_mcp import _responses
+from tests.mcp.test_manager import until
 
 Factory = Callable[..., McpManager]
 
 
-async def until(predicate: Callable[[], bool], seconds: float = 60.0) -> None:
-    """Poll the loop until `predicate` holds (a deadline, not a timing assert)."""
-    for _ in range(int(seconds / 0.05)):
-        if predicate():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not reached")
-
-
-async def _ready(factory: Factory, home: Path, servers: dict[str, object]) -> McpManager:
+async def ready_manager(factory: Factory, home: Path, servers: dict[str, object]) -> McpManager:
     write_config(home / "mcp.json", servers)
     manager = factory()
     await manager.start()
@@ -40,7 +31,7 @@ async def _ready(factory: Factory, home: Path, servers: dict[str, object]) -> Mc
 async def test_blobs_are_text_media_or_named_by_type(
     manager_factory: Factory, koroku_home: Path
 ) -> None:
-    manager = await _ready(manager_factory, koroku_home, {"r": rich_entry()})
+    manager = await ready_manager(manager_factory, koroku_home, {"r": rich_entry()})
     response, media = await manager.call("r_blobs", {})
     by_uri = {r["uri"]: r for r in response["resources"]}
     assert by_uri["data://config.json"]["text"] == '{"a": 1}'
@@ -56,7 +47,7 @@ async def test_blobs_are_text_media_or_named_by_type(
 async def test_structured_content_is_checked_against_the_output_schema(
     manager_factory: Factory, koroku_home: Path
 ) -> None:
-    manager = await _ready(manager_factory, koroku_home, {"r": rich_entry()})
+    manager = await ready_manager(manager_factory, koroku_home, {"r": rich_entry()})
     response, _ = await manager.call("r_liar", {})
     assert "Invalid structured content" in response["error"]
     assert "'many' is not of type 'integer'" in response["error"]
@@ -65,7 +56,7 @@ async def test_structured_content_is_checked_against_the_output_schema(
 async def test_hints_reach_the_card_and_the_policy(
     manager_factory: Factory, koroku_home: Path
 ) -> None:
-    manager = await _ready(manager_factory, koroku_home, {"r": rich_entry()})
+    manager = await ready_manager(manager_factory, koroku_home, {"r": rich_entry()})
     registry = ToolRegistry(koroku_home / "tools")
     registry.add_source(manager)
     registry.specs()
@@ -81,7 +72,7 @@ async def test_hints_reach_the_card_and_the_policy(
 async def test_log_notifications_go_to_the_servers_log(
     manager_factory: Factory, koroku_home: Path
 ) -> None:
-    manager = await _ready(
+    manager = await ready_manager(
         manager_factory, koroku_home, {"r": rich_entry(), "ev": everything_entry()}
     )
     response, _ = await manager.call("r_chatter", {})
@@ -100,7 +91,7 @@ async def test_log_notifications_go_to_the_servers_log(
 async def test_server_everything_over_stdio_and_http(
     manager_factory: Factory, koroku_home: Path, everything_http: str
 ) -> None:
-    manager = await _ready(
+    manager = await ready_manager(
         manager_factory,
         koroku_home,
         {"ev": everything_entry(), "evh": {"url": everything_http}, "r": rich_entry()},
@@ -126,7 +117,7 @@ async def test_server_everything_over_stdio_and_http(
 async def test_resources_are_listed_and_the_model_may_read_a_linked_one(
     manager_factory: Factory, koroku_home: Path
 ) -> None:
-    manager = await _ready(manager_factory, koroku_home, {"ev": everything_entry()})
+    manager = await ready_manager(manager_factory, koroku_home, {"ev": everything_entry()})
     (status,) = manager.statuses()
     uris = {r.uri for r in status.resources if not r.template}
     templates = {r.uri for r in status.resources if r.template}

@@ -15,18 +15,15 @@ from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import everything_entry, write_config
 from tests.mcp.test_cli_mcp import _responses
+from tests.mcp.test_results import ready_manager
 
 Factory = Callable[..., McpManager]
 
 
 async def _everything(factory: Factory, home: Path) -> tuple[McpManager, list[McpProgress]]:
-    write_config(home / "mcp.json", {"ev": everything_entry()})
-    manager = factory()
+    manager = await ready_manager(factory, home, {"ev": everything_entry()})
     seen: list[McpProgress] = []
     manager.on_progress.append(seen.append)
-    await manager.start()
-    await manager.wait_settled(60)
-    manager.specs()
     return manager, seen
 
 
