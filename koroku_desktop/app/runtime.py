@@ -58,6 +58,7 @@ from koroku_desktop.mcp import McpProgress as McpProgress
 from koroku_desktop.mcp import McpPromptError as McpPromptError
 from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
 from koroku_desktop.mcp import ServerStatus as ServerStatus
+from koroku_desktop.mcp import elicit_form as elicit_form
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (
     DB_ERRORS,

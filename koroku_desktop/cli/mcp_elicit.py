@@ -13,11 +13,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from koroku_desktop.app.runtime import McpElicitAnswer, McpElicitation
+from koroku_desktop.app.runtime import McpElicitAnswer, McpElicitation, elicit_form
 
 AskLine = Callable[[str], Awaitable[str]]
 
-_TRUE, _FALSE = {"y", "yes", "true", "1", "on"}, {"n", "no", "false", "0", "off"}
+TRUE_WORDS = elicit_form.TRUE_WORDS
 
 
 class _Stop(Exception):
@@ -26,50 +26,12 @@ class _Stop(Exception):
         self.action = action
 
 
-def _choices(prop: dict[str, Any]) -> list[tuple[str, str]]:
-    """(value, label) of an enum, a oneOf of consts, or an array of either."""
-    source = prop.get("items", prop) if prop.get("type") == "array" else prop
-    if isinstance(source.get("enum"), list):
-        return [(str(v), str(v)) for v in source["enum"]]
-    options = source.get("oneOf") or source.get("anyOf") or []
-    return [(str(o["const"]), str(o.get("title", o["const"]))) for o in options if "const" in o]
-
-
-def _pick(word: str, choices: list[tuple[str, str]]) -> str:
-    for i, (value, label) in enumerate(choices, 1):
-        if word in (value, str(i)) or word.lower() == label.lower():
-            return value
-    raise ValueError(f"choose one of: {', '.join(label for _, label in choices)}")
-
-
-def convert(raw: str, prop: dict[str, Any]) -> Any:
-    """One typed answer for a field of the requested schema; ValueError says what is wrong."""
-    kind = prop.get("type", "string")
-    choices = _choices(prop)
-    if kind == "array":
-        values = [_pick(w.strip(), choices) if choices else w.strip() for w in raw.split(",")]
-        return [v for v in values if v]
-    if choices:
-        return _pick(raw, choices)
-    if kind == "boolean":
-        if raw.lower() in _TRUE | _FALSE:
-            return raw.lower() in _TRUE
-        raise ValueError("answer yes or no")
-    if kind in ("integer", "number"):
-        number = int(raw) if kind == "integer" else float(raw)
-        low, high = prop.get("minimum"), prop.get("maximum")
-        if (low is not None and number < low) or (high is not None and number > high):
-            raise ValueError(f"between {low} and {high}")
-        return number
-    return raw
-
-
 def _label(name: str, prop: dict[str, Any], required: bool) -> str:
     about = prop.get("description") or prop.get("title") or ""
     bits = [name + ("" if required else " (optional)")]
     if about:
         bits.append(f"— {about}")
-    choices = _choices(prop)
+    choices = elicit_form.choices(prop)
     if choices:
         bits.append(
             "[" + ", ".join(f"{i} {label}" for i, (_, label) in enumerate(choices, 1)) + "]"
@@ -97,7 +59,7 @@ async def _form(request: McpElicitation, ask: AskLine, out: TextIO) -> dict[str,
                     continue
                 break
             try:
-                content[name] = convert(raw, prop)
+                content[name] = elicit_form.convert(raw, prop)
                 break
             except ValueError as exc:
                 out.write(f"  ({exc})\n")
@@ -118,7 +80,7 @@ def terminal_elicitor(
                 word = (await ask(f"  Open it on {host}? [y/N, c cancels] ")).strip().lower()
                 if word in ("c", "cancel", ":cancel"):
                     return McpElicitAnswer("cancel")
-                if word not in _TRUE:
+                if word not in TRUE_WORDS:
                     return McpElicitAnswer("decline")
                 webbrowser.open(request.url)
                 return McpElicitAnswer("accept")
