@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.app.runtime import McpElicitAnswer, McpElicitation, elicit_form
 
-
 FORM_MAX_H = 320
 FORM_MIN_H = 120
 """The heights a long form shows before it scrolls (more when the window has room)."""
