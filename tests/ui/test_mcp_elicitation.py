@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
-from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.test_cli_mcp import _responses
 from tests.ui.helpers import rows, type_and_send
-from tests.ui.screenshots import save_screenshot
-from tests.ui.test_mcp_progress import ev_desktop
+from tests.ui.test_mcp_progress import ev_desktop, grab_window
 
 __all__ = ["ev_desktop"]
 
@@ -55,15 +53,7 @@ def test_the_card_asks_and_ctrl_enter_submits(
     assert "integer: between 1 and 100" in card.error.text()
     integer.setText("7")
     window = ev_desktop.window
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    for mode in ("light", "dark"):  # for a person to look at: tests/screenshots/
-        theme.apply(app, mode)
-        for width in (400, 900, 1600):
-            window.resize(width, 760)
-            app.processEvents()
-            save_screenshot(window, f"mcp-elicitation-{mode}-{width}")
-    theme.apply(app, "light")
+    grab_window(window, "mcp-elicitation")
     qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(
         lambda: any(i.text == "Thanks." for i in rows(window.model, "model")), timeout=60000
