@@ -22,6 +22,8 @@ from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runti
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.ui.background_work import compact_long_history, sync_memory, warm_up
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.mcp_elicit_view import WindowElicitor
+from koroku_desktop.ui.chat.mcp_progress import McpProgressFollower
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
@@ -137,6 +139,10 @@ class Desktop(QObject):
         SyncFollower(self.runtime, self.bridge, self._reload, self._keep).start()
         self.memory_sync = asyncio.ensure_future(sync_memory(self.runtime))  # off the start-up path
         self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
+        if self.runtime.mcp is not None:
+            self.mcp_progress = McpProgressFollower(self.runtime.mcp, self.window.model, self)
+            self.mcp_elicitor = WindowElicitor(self.window.approvals)
+            self.runtime.mcp.elicitor = self.mcp_elicitor
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))

@@ -94,7 +94,7 @@ def test_the_settings_section_lists_edits_and_switches(
         section.tree.topLevelItem(i).text(0): section.tree.topLevelItem(i)
         for i in range(section.tree.topLevelItemCount())
     }
-    assert rows["good"].text(3) == "ready" and rows["good"].text(4) == "9"
+    assert rows["good"].text(3) == "ready" and rows["good"].text(4) == "10"
     section.tree.setCurrentItem(rows["good"])
     assert "peek (read-only)" in section.details.text()
     section.tree.setCurrentItem(rows["broken"])

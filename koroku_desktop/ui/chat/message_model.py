@@ -293,6 +293,17 @@ class MessageModel(QAbstractListModel):
             item.touch()
             self._changed(item)
 
+    def tool_progress(self, tool: str, text: str) -> bool:
+        """Show a running card's progress (an MCP server's report); False if none runs."""
+        item = self._cards.find_open(FunctionCallPart(name=tool, args={}))
+        if item is None or item.status != "running":
+            return False
+        if item.text != text:
+            item.text = text
+            item.touch()
+            self._changed(item)
+        return True
+
     def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
         """Show a card's result (✓ or ✗, by the same rule as a reload) before the event lands."""
         item = self._cards.resolve(tool_result(part))

@@ -74,6 +74,7 @@ class ApprovalCard(QFrame):
             default = f"Koroku wants to use {request.source}"
         title = QLabel(TITLES.get(request.tool, default))
         title.setObjectName("ApprovalTitle")
+        title.setWordWrap(True)  # an MCP tool's server, name and hints can be long
         layout.addWidget(title)
 
         self.command_edit: QPlainTextEdit | None = None
