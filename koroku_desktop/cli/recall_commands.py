@@ -16,6 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.app.exports import write_log_export
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
@@ -30,8 +32,6 @@ from koroku_desktop.maintenance.portable import (
     import_export,
 )
 from koroku_desktop.render.text import when
-from koroku_desktop.runtime import Runtime
-from koroku_desktop.runtime.exports import write_log_export
 
 MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
 

@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from koroku_desktop.app.config import Paths, Settings, resolve_sync_password
 from koroku_desktop.blobs.blob_store import BlobStore
-from koroku_desktop.config import Paths, Settings, resolve_sync_password
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
