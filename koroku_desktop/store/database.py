@@ -2,7 +2,7 @@
 
 One `KorokuDatabase` per file and mode (Peewee 4's `SqliteDatabase`, which took in what
 `playhouse.sqlite_ext.SqliteExtDatabase` was), shared by the event log, its search index and
-vectors, the turn lease and the sync ledger (`database_for`): WAL, `synchronous=NORMAL`, and the
+vectors, the turn lease and the sync ledger (store/data_dir.py): WAL, `synchronous=NORMAL`, and the
 busy timeout from one setting (`KOROKU_BUSY_TIMEOUT_S`, 5 s by default). Its connections read
 SQLite's errors without trusting their bytes: a message that is not UTF-8 (damaged schema text
 quoted in it) is a `DatabaseError`, never a `UnicodeDecodeError`. This is the one module of the
@@ -152,7 +152,6 @@ class KorokuDatabase(SqliteDatabase):
         self._opened_lock = threading.Lock()
         self.path = Path(path)
         self.read_only = read_only
-        self.users = 0
         common: dict[str, Any] = {
             "timeout": BUSY_TIMEOUT_S,
             "check_same_thread": False,
@@ -186,37 +185,6 @@ class KorokuDatabase(SqliteDatabase):
         for conn in opened:
             conn.close()
         self.dispose()
-
-
-_SHARED: dict[tuple[Path, bool], KorokuDatabase] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def database_for(path: Path, *, read_only: bool = False) -> KorokuDatabase:
-    """The one database of `path` in this process (opened on first use); pair with `release`.
-
-    The event log, the turn lease and the sync ledger of a data dir share it, so there is one
-    connection per thread to the file and one policy for all of them.
-    """
-    key = (Path(path).resolve(), read_only)
-    with _SHARED_LOCK:
-        db = _SHARED.get(key)
-        if db is None:
-            db = _SHARED[key] = KorokuDatabase(Path(path), read_only=read_only)
-        db.users += 1
-        return db
-
-
-def release(db: KorokuDatabase) -> None:
-    """One user is done with `db`; the last one closes every connection to it."""
-    with _SHARED_LOCK:
-        db.users -= 1
-        if db.users > 0:
-            return
-        key = (db.path.resolve(), db.read_only)
-        if _SHARED.get(key) is db:
-            del _SHARED[key]
-    db.close_all()
 
 
 def read_only_uri(path: Path) -> str:

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
-from koroku_desktop.store.database import Connection, Error, KorokuDatabase, database_for, release
+from koroku_desktop.store.data_dir import DataDir, data_dir_for, release
+from koroku_desktop.store.database import Connection, Error, KorokuDatabase
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class SqliteTurnLock:
         self.ttl = ttl
         self.heartbeat = heartbeat
         self.clock = clock
-        self._database: KorokuDatabase | None = None
+        self._dir: DataDir | None = None
         self._conn_lock = threading.Lock()
         self._beats: dict[str, threading.Event] = {}
 
@@ -79,9 +80,9 @@ class SqliteTurnLock:
 
     def _shared(self) -> KorokuDatabase:
         """The data dir's one database (store/database.py), shared with its event log."""
-        if self._database is None:
-            self._database = database_for(self.path)
-        return self._database
+        if self._dir is None:
+            self._dir = data_dir_for(self.path)
+        return self._dir.database
 
     def _db(self) -> Connection:
         return self._shared().conn()
@@ -91,9 +92,9 @@ class SqliteTurnLock:
         for conversation_id in list(self._beats):
             self.release(conversation_id)
         with self._conn_lock:
-            if self._database is not None:
-                release(self._database)
-                self._database = None
+            if self._dir is not None:
+                release(self._dir)
+                self._dir = None
 
     # -- the lease -------------------------------------------------------------------------
 

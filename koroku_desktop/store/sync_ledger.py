@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from koroku_desktop.domain.coverage import restated_by_id
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.store.database import database_for, release
+from koroku_desktop.store.data_dir import data_dir_for, release
 from koroku_desktop.store.local_lease import pid_alive
 from koroku_desktop.store.log.event_log import SqliteEventLog
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
@@ -47,13 +47,14 @@ class SqliteSyncLedger:
 
     def __init__(self, log: SqliteEventLog) -> None:
         self.log = log
-        self._db = database_for(log.path)
+        self._dir = data_dir_for(log.path)
+        self._db = self._dir.database
         self._lock = threading.Lock()
 
     def close(self) -> None:
         """Let go of the data dir's database (the log stays open)."""
         with self._lock:
-            release(self._db)
+            release(self._dir)
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:

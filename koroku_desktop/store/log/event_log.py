@@ -28,14 +28,13 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
+from koroku_desktop.store.data_dir import data_dir_for, release
 from koroku_desktop.store.database import (
     SQL_ERRORS,
     Connection,
     KorokuDatabase,
     connect,
-    database_for,
     prepare_file,
-    release,
 )
 from koroku_desktop.store.log import coverage_index
 from koroku_desktop.store.log.live_load import load_live
@@ -43,10 +42,9 @@ from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pendin
 from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY
 from koroku_desktop.store.log.paging import PagedLog
 from koroku_desktop.store.log.rows import COLUMNS, Row, parse_row
-from koroku_desktop.store.search.index import SearchIndex
 from koroku_desktop.store.search.query import SEARCH_SQL, pending_rows, search_hits
 from koroku_desktop.store.search.searchable import fts_query, searchable_text
-from koroku_desktop.store.vectors.store import INDEX_FOLDER, VectorStore
+from koroku_desktop.store.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +83,8 @@ class SqliteEventLog(PagedLog):
         self._watch_lock = threading.Lock()
         if not read_only:
             prepare_file(self.path)
-        self._db = database_for(self.path, read_only=read_only)
+        self._dir = data_dir_for(self.path, read_only=read_only)
+        self._db = self._dir.database
         self._closed = False
         self._reads = 0
         self._reads_done = threading.Condition()
@@ -94,11 +93,15 @@ class SqliteEventLog(PagedLog):
         try:
             self.migrations_run: list[str] = self._migrate()
         except BaseException:
-            release(self._db)  # a damaged or older file: nothing stays open behind the error
+            release(self._dir)  # a damaged or older file: nothing stays open behind the error
             raise
-        self.index = SearchIndex(self._db)
-        self.vectors = VectorStore(self._db, self.index, self.path.parent / INDEX_FOLDER)
-        """Embeddings of the log and the hybrid search's reads (store/vectors/store.py)."""
+        self.index = self._dir.index()
+        """The file's full-text index (made once per file by store/data_dir.py)."""
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The file's vectors (store/vectors/store.py), made by the data dir, not the log."""
+        return self._dir.vectors()
 
     def _migrate(self) -> list[str]:
         if not self.read_only:
@@ -128,7 +131,7 @@ class SqliteEventLog(PagedLog):
             if self._watch is not None:
                 self._watch.close()
                 self._watch = None
-        release(self._db)
+        release(self._dir)
 
     def __enter__(self) -> SqliteEventLog:
         return self
