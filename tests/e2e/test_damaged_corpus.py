@@ -20,6 +20,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import Koroku
+from tests.fakes.gemini_server import FakeGemini
 
 PAGE = 4096
 
@@ -158,7 +159,7 @@ def _damaged_home(koroku: Koroku, damage: Callable[[Path], None]) -> Path:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_every_command_works_or_says_one_line_with_the_way_out(
-    koroku: Koroku, damage: Callable[[Path], None]
+    koroku: Koroku, fake_gemini: FakeGemini, damage: Callable[[Path], None]
 ) -> None:
     _damaged_home(koroku, damage)
     for command in (["history"], ["history", "--all"], ["search", "zebra"], ["ask", "hello"]):
@@ -174,7 +175,7 @@ def test_every_command_works_or_says_one_line_with_the_way_out(
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_recover_leaves_a_healthy_data_dir_once(
-    koroku: Koroku, damage: Callable[[Path], None]
+    koroku: Koroku, fake_gemini: FakeGemini, damage: Callable[[Path], None]
 ) -> None:
     _damaged_home(koroku, damage)
     recover = koroku.run("doctor", "--recover")
