@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -215,7 +214,7 @@ class Runtime:
                     raise
         except TurnBusyError:
             return False
-        except (OSError, sqlite3.Error) as exc:
+        except DB_ERRORS as exc:
             log.info("could not bring the memory files up to date: %s", exc)
         return True
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.supersede import SupersedeError
-from koroku_desktop.app.runtime import AttachmentStore
+from koroku_desktop.app.runtime import DB_ERRORS, AttachmentStore
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
@@ -46,6 +45,10 @@ class QueuedTurn:
 
     turn_id: str
     text: str
+
+
+_DISMISS_ERRORS: tuple[type[Exception], ...] = (ValueError, *DB_ERRORS)
+"""A dismissal refused (a stale passage) or not written (the database)."""
 
 
 class AgentBridge(QObject):
@@ -322,7 +325,7 @@ class AgentBridge(QObject):
         """Record that a remembered passage was not relevant (the chip greys when it lands)."""
         try:
             await dismiss_remembered(self.agent, passage_seq, surfaced_seq)
-        except (ValueError, sqlite3.Error) as exc:
+        except _DISMISS_ERRORS as exc:
             self.error.emit(f"Could not dismiss the remembered passage: {exc}")
 
     # -- following the log -------------------------------------------------------------
