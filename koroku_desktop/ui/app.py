@@ -79,7 +79,7 @@ class Desktop(QObject):
         self.settings_dialog: SettingsDialog | None = None
         self.global_shortcut = GlobalShortcut()
         self.welcome: WelcomeCard | None = welcome_if_first_start(
-            self.window, self.runtime.settings_store, paths
+            self.window, self.runtime.settings_store, paths, tray=self.tray is not None
         )
         self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime.model)
         self.notices = TrayNotices(
@@ -244,6 +244,7 @@ class Desktop(QObject):
                     self.runtime.paths.home,
                 ),
             )
+            self.history.finished.connect(self.window.refocus_input)
         else:
             self.history.refresh()
         self.history.show()
@@ -266,6 +267,7 @@ class Desktop(QObject):
             )
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
+            self.settings_dialog.finished.connect(self.window.refocus_input)
         self.settings_dialog.show()
         self.settings_dialog.raise_()
         self.settings_dialog.activateWindow()

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtGui import QFont, QPen, QTextDocument
+from PySide6.QtGui import QFont, QPen, QTextDocument, QTextOption
 
-from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
-from koroku_desktop.ui.chat.markdown_doc import style_code
 from koroku_desktop.ui.chat.row_painting import GAP, PAD_X, PAD_Y, Row, RowPainter
 from koroku_desktop.ui.widgets.theme import Theme
+
+_ATTACHMENT_NOTE = re.compile(r"\*\[(.+?)\]\*")
+"""How the items mark an attachment that has no chip, in Markdown (`*[photo.png]*`)."""
 
 
 class UserPainter(RowPainter):
@@ -23,10 +25,13 @@ class UserPainter(RowPainter):
         return int(col * 0.78) - 2 * PAD_X
 
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
-        """What the person typed, as Markdown (their line breaks kept), code coloured."""
-        doc.setMarkdown(hard_breaks(item.text))
-        style_code(doc, th)
-        highlight_code(doc, th)
+        """What the person typed, as they typed it: plain text in the bubble's colour (Markdown
+        drew inline code white on white and pushed code blocks out of the bubble); a long
+        word or path wraps anywhere rather than leave the bubble."""
+        doc.setPlainText(_ATTACHMENT_NOTE.sub(r"[\1]", item.text).strip("\n"))
+        option = doc.defaultTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(option)
 
     def paint(self, row: Row) -> None:
         """The bubble, its text, and a Copy chip on hover."""
@@ -117,17 +122,6 @@ class ThoughtPainter(RowPainter):
         p.drawRoundedRect(bar, 1, 1)
         at = QPoint(row.x0 + PAD_X, row.rect.top() + PAD_Y)
         row.paint_doc(row.doc(), at, row.th.color("muted"))
-
-
-def hard_breaks(text: str) -> str:
-    """Markdown that keeps every line break the person typed (outside code fences)."""
-    out: list[str] = []
-    fenced = False
-    for line in text.split("\n"):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        out.append(line if fenced or not line.strip() else line + "  ")
-    return "\n".join(out)
 
 
 def when(created_at: float, now: float | None = None) -> str:

@@ -12,6 +12,7 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS
+from koroku_desktop.ui.chat.card_area import CardArea
 from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.composer import Composer
 from koroku_desktop.ui.chat.conversation_view import ConversationView
@@ -53,6 +54,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
+        self.workspace = workspace
         self.hide_on_close = False
         self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
@@ -67,12 +69,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
         outer.addWidget(self._header())
-        self._cards_box = QWidget()
-        self._cards = QVBoxLayout(self._cards_box)
-        self._cards.setContentsMargins(20, 6, 20, 6)
-        self._cards.setSpacing(10)
-        self._cards_box.setVisible(False)
-        outer.addWidget(self._cards_box)
+        self.cards = CardArea(self._card_room)
+        outer.addWidget(self.cards)
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
@@ -86,7 +84,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         outer.addWidget(self.empty, 1)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._show_empty)
-        bottom = QWidget()
+        bottom = self._bottom = QWidget()
         col = QVBoxLayout(bottom)
         col.setContentsMargins(20, 6, 20, 14)
         col.setSpacing(8)
@@ -100,6 +98,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.notice.setVisible(False)
         col.addWidget(self.notice)
         composer = self._composer()
+        self.approvals.focus_after = self.input
         self.last_turn = LastTurnActions(self, bridge)
         col.addWidget(self.last_turn.banner)
         col.addWidget(composer)
@@ -143,8 +142,20 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def _show_empty(self, *_args: object) -> None:
         empty = self.model.rowCount() == 0
-        self.empty.setVisible(empty)
+        # Example prompts cannot be sent before there is a key: the setup card gets the room.
+        self.empty.setVisible(empty and self.setup_card is None)
         self.view.setVisible(not empty)
+
+    def _card_room(self) -> int:
+        """The height the first-run cards may take: what the header, the composer column
+        and the conversation (or the example prompts) leave."""
+        root = self.centralWidget()
+        used = self.header.sizeHint().height() + self._bottom.sizeHint().height()
+        if self.empty.isVisibleTo(root):
+            used += self.empty.minimumSizeHint().height()
+        elif self.view.isVisibleTo(root):
+            used += 120
+        return root.height() - used
 
     def _use_example(self, text: str) -> None:
         self.input.setPlainText(text)
@@ -156,14 +167,16 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         QTimer.singleShot(0, self._focus_input)
 
     def _focus_input(self) -> None:
+        if self.isVisible() and not self.isActiveWindow():
+            self.activateWindow()  # a closed dialog leaves no window with the keyboard
         self.input.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def insert_card(self, card: QWidget) -> None:
         """Show a card (first-run setup, welcome) between the header and the conversation."""
-        self._cards.addWidget(card)
-        self._cards_box.setVisible(True)
+        self.cards.add(card)
         if isinstance(card, SetupCard):
             self.setup_card = card
+            self._show_empty()
             card.key_stored.connect(self._setup_done)
             card.destroyed.connect(self._setup_done)
         card.destroyed.connect(self._card_gone)
@@ -171,9 +184,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     def _setup_done(self) -> None:
         self.setup_card = None
         self.hide_hint()
+        self._show_empty()
 
     def _card_gone(self) -> None:
-        QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
+        QTimer.singleShot(0, self.cards.fit)
         self.refocus_input()
 
     def _composer(self) -> Composer:
@@ -181,11 +195,16 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.tray, self.input = box.tray, box.input
         self.attach_button, self.send_button = box.attach_button, box.send_button
         self.stop_button = box.stop_button
-        self.attach_button.clicked.connect(self.choose_files)
+        self.attach_button.clicked.connect(self._attach_files)
+        self.send_button.clicked.connect(self.refocus_input)
         self.input.submitted.connect(self.submit)
         self.stop_button.clicked.connect(self.bridge.cancel)
         self.stop_button.clicked.connect(self.refocus_input)
         return box
+
+    def _attach_files(self) -> None:
+        dialog = self.tray.choose_files(self, self.workspace)
+        dialog.finished.connect(self.refocus_input)
 
     def _connect(self, bridge: AgentBridge) -> None:
         bridge.event_appended.connect(self.on_event)
@@ -253,6 +272,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             )
             return
         self.hide_hint()
+        self.view.scroll_to_bottom()  # what is sent, and its answer, are what to look at
         if self.last_turn.editing is not None:
             self.last_turn.send_edit(text)
         else:
@@ -294,6 +314,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         wide = event.size().width() >= NARROW
         self.meter_label.setVisible(wide)
         self.composer.set_wide(wide)
+        self.cards.fit()
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""

@@ -103,6 +103,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         col.addWidget(self.question_label)
         self.approvals = ApprovalStack(bridge, workspace)
         col.addWidget(self.approvals)
+        self.approvals.focus_after = self.input
         self.tool_label = QLabel()
         self.tool_label.setObjectName("Muted")
         self.tool_label.setVisible(False)

@@ -57,7 +57,7 @@ def widget_problem(widget: QWidget) -> str | None:
     """Why this widget's text does not read whole, or None."""
     width, height = widget.width(), widget.height()
     if isinstance(widget, QLabel):
-        if not widget.text() or widget.pixmap() is not None and not widget.pixmap().isNull():
+        if not widget.text() or (widget.pixmap() is not None and not widget.pixmap().isNull()):
             return None
         if widget.wordWrap():
             need = widget.heightForWidth(width)
@@ -130,7 +130,9 @@ def _editor_problem(editor: QPlainTextEdit | QTextEdit) -> str | None:
 
 
 def _texty(widget: QWidget) -> bool:
-    return isinstance(widget, (QLabel, QAbstractButton, QGroupBox, QComboBox, QPlainTextEdit, QTextEdit))
+    return isinstance(
+        widget, (QLabel, QAbstractButton, QGroupBox, QComboBox, QPlainTextEdit, QTextEdit)
+    )
 
 
 def cut_by_parent(widget: QWidget) -> str | None:

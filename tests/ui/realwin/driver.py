@@ -31,10 +31,10 @@ from tests.ui.realwin.scenes import seed_conversation
 Report = dict[str, list[str]]
 
 
-async def until(condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
+async def until(condition: Callable[[], object], what: str, seconds: float = 10.0) -> None:
     """Wait (on the running loop) until `condition()` holds."""
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + seconds
     while not condition():
         if loop.time() > end:
             raise TimeoutError(f"timed out waiting for {what}")
@@ -114,7 +114,9 @@ async def act(action: Callable[[], object]) -> None:
 
 async def click(widget: QWidget) -> None:
     """A real left click in the middle of `widget`."""
-    await act(lambda: QTest.mouseClick(widget, Qt.MouseButton.LeftButton, pos=widget.rect().center()))
+    await act(
+        lambda: QTest.mouseClick(widget, Qt.MouseButton.LeftButton, pos=widget.rect().center())
+    )
 
 
 async def press(key: Qt.Key, mods: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
@@ -130,7 +132,7 @@ async def close_dialog(kind: type[QWidget]) -> bool:
     for top in QApplication.topLevelWidgets():
         if isinstance(top, kind) and top.isVisible():
             target = QApplication.focusWidget() or top
-            await act(lambda: QTest.keyClick(target, Qt.Key.Key_Escape))
+            await act(lambda target=target: QTest.keyClick(target, Qt.Key.Key_Escape))
             if top.isVisible():
                 top.close()
                 await settle()

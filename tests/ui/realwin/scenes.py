@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from koroku_desktop.agent.ports import EventLog
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
-from koroku_desktop.agent.ports import EventLog
 
 USER_MARKDOWN = (
     "Why does `git rebase -i` fail here? See https://git-scm.com/docs/git-rebase and this:\n\n"
@@ -31,7 +31,9 @@ def seed_conversation(log: EventLog, conversation_id: str) -> None:
     call = FunctionCallPart(name="bash", args={"command": "du -sh ~/Downloads"}, id="c1")
     turns: list[list[MessageEvent]] = [
         [
-            MessageEvent(role="user", origin="person", parts=[TextPart(text="How big is my Downloads?")]),
+            MessageEvent(
+                role="user", origin="person", parts=[TextPart(text="How big is my Downloads?")]
+            ),
             MessageEvent(
                 role="model",
                 parts=[TextPart(text="The user wants a size; I'll use du.", thought=True), call],
@@ -48,14 +50,22 @@ def seed_conversation(log: EventLog, conversation_id: str) -> None:
                     )
                 ],
             ),
-            MessageEvent(role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]),
+            MessageEvent(
+                role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]
+            ),
         ],
         [
             MessageEvent(role="user", origin="person", parts=[TextPart(text=USER_MARKDOWN)]),
-            MessageEvent(role="model", parts=[TextPart(text="Stash first: `git stash`, then rebase.")]),
+            MessageEvent(
+                role="model", parts=[TextPart(text="Stash first: `git stash`, then rebase.")]
+            ),
         ],
         [
-            MessageEvent(role="user", origin="person", parts=[TextPart(text="Write me a script that finds the largest files.")]),
+            MessageEvent(
+                role="user",
+                origin="person",
+                parts=[TextPart(text="Write me a script that finds the largest files.")],
+            ),
             MessageEvent(role="model", parts=[TextPart(text=ANSWER)]),
         ],
     ]
