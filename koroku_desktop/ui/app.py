@@ -120,6 +120,8 @@ class Desktop(QObject):
             self.tray.quit_requested.connect(self.request_quit)
             self.tray.history_requested.connect(self.show_history)
             self.tray.settings_requested.connect(self.show_settings)
+            self.tray.chat_shortcuts.connect(self.show_chat)
+            self.tray.chat_shortcuts.connect(self.window.show_shortcuts)
             self.tray.show()
 
     # -- lifecycle ---------------------------------------------------------------------

@@ -79,6 +79,7 @@ class AgentBridge(QObject):
         self._read_page: PageReader | None = None
         self._queued: list[QueuedTurn] = []
         self._tasks: list[asyncio.Task[Any]] = []
+        self._turn_tasks: dict[str, asyncio.Task[Any]] = {}
         self._active = 0
         self._approvals = ApprovalDesk(self.approval_requested.emit, self.approval_closed.emit)
         self.last_error: str | None = None
@@ -124,6 +125,24 @@ class AgentBridge(QObject):
     def queued(self) -> list[str]:
         """Messages sent during a turn, waiting in order."""
         return [q.text for q in self._queued]
+
+    @property
+    def queued_turns(self) -> list[QueuedTurn]:
+        """The waiting messages with their turn ids (to remove or edit one)."""
+        return list(self._queued)
+
+    def unqueue(self, turn_id: str) -> str | None:
+        """Take a waiting message out of the queue before its turn starts (nothing of it is
+        written); its text, or None when it is no longer waiting."""
+        entry = next((q for q in self._queued if q.turn_id == turn_id), None)
+        task = self._turn_tasks.get(turn_id)
+        if entry is None or task is None or task.done():
+            return None
+        self._dequeue(turn_id)
+        if self._head is entry:
+            self._head = None
+        task.cancel()
+        return entry.text
 
     def _emit_queue(self) -> None:
         self.queue_changed.emit(self.queued)
@@ -269,6 +288,8 @@ class AgentBridge(QObject):
         )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
+        self._turn_tasks[turn_id] = task
+        task.add_done_callback(lambda _t: self._turn_tasks.pop(turn_id, None))
         return task
 
     @Slot(str)

@@ -12,7 +12,13 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent, SupersededEvent
+from koroku_desktop.domain.events import (
+    ClearedEvent,
+    LogEntry,
+    MessageEvent,
+    StoredEvent,
+    SupersededEvent,
+)
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
@@ -121,6 +127,7 @@ class MessageModel(QAbstractListModel):
         the view scrolls up to them (`prepend_held`), so opening a long conversation costs
         the same as a short one.
         """
+        entries, cleared = since_last_clear(entries)
         self._cards.clear()
         self._marked = []
         self._superseded = superseded_turns(entries)
@@ -135,18 +142,22 @@ class MessageModel(QAbstractListModel):
         self._streaming = None
         self._status = None
         self.endResetModel()
-        self.oldest_seq = entries[0].seq if entries else None
+        # After a clear nothing older is asked for: the chat starts afresh there (the
+        # viewer keeps it all).
+        self.oldest_seq = None if cleared or not entries else entries[0].seq
 
     def prepend_entries(self, entries: list[LogEntry]) -> int:
         """Insert rows for older entries at the top; return how many rows were added."""
         if not entries:
             return 0
+        entries, cleared = since_last_clear(entries)
+        first_seq = None if cleared or not entries else entries[0].seq
         index = ToolCardIndex()
         self._superseded |= superseded_turns(entries)
         index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
-        self.oldest_seq = entries[0].seq
+        self.oldest_seq = first_seq
         if not items:
             return 0
         self.beginInsertRows(QModelIndex(), 0, len(items) - 1)
@@ -255,6 +266,9 @@ class MessageModel(QAbstractListModel):
             return []
         if stored.turn_id in self._superseded:
             return []  # a late event of a replaced turn
+        if isinstance(event, ClearedEvent):  # here or in another front end: start afresh
+            self.set_entries([stored])
+            return []
         if (
             self._streaming is not None
             and isinstance(event, MessageEvent)
@@ -368,3 +382,13 @@ def turn_start_before(entries: list[LogEntry], at: int) -> int:
         ):
             return i
     return 0
+
+
+def since_last_clear(entries: list[LogEntry]) -> tuple[list[LogEntry], bool]:
+    """The entries after the last `cleared` event, and whether there was one: a cleared
+    conversation starts afresh in the chat (its example prompts showing)."""
+    for i in range(len(entries) - 1, -1, -1):
+        entry = entries[i]
+        if isinstance(entry, StoredEvent) and isinstance(entry.event, ClearedEvent):
+            return entries[i + 1 :], True
+    return entries, False

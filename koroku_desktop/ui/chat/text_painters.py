@@ -58,12 +58,17 @@ class UserPainter(RowPainter):
             _timestamp(row, QRect(bubble.left() - 150, bubble.top() + 28, 144, 18), right=True)
 
 
+ACTIONS_H = 20
+"""The line under an answer that its hover actions (Copy message, Regenerate, time) use."""
+
+
 class ModelPainter(RowPainter):
     """The model's answer: Markdown across the column, Copy chips on code and on hover."""
 
     def height(self, item: ChatItem, body: Callable[[], int], line_h: int) -> int:
-        """No padding: the answer is not boxed."""
-        return body() + 2 * GAP
+        """No padding (the answer is not boxed), and a line under it for the hover actions,
+        so they never cover its last line."""
+        return body() + 2 * GAP + ACTIONS_H
 
     def paint(self, row: Row) -> None:
         """The text, its code blocks' Copy chips, and `Copy message` on hover."""
@@ -76,12 +81,12 @@ class ModelPainter(RowPainter):
 
 
 def _answer_actions(row: Row, at: QPoint, h: int) -> None:
-    """`Copy message` (and `Regenerate` on the last answer) along the answer's last line at
+    """`Copy message` (and `Regenerate` on the last answer) on the line under the answer at
     the right, the time before them."""
     chips = [(90, "Copy message", _copy(row.item))]
     if "regenerate" in row.item.actions:
         chips.append((96, "↻ Regenerate", "regenerate"))
-    top = at.y() + h - 19
+    top = at.y() + h + 2
     x = at.x() + row.col
     for width, label, action in chips:
         x -= width
@@ -107,20 +112,28 @@ class ThoughtPainter(RowPainter):
         italic.setItalic(True)
         return italic
 
+    def height(self, item: ChatItem, body: Callable[[], int], line_h: int) -> int:
+        """Open: its `▾ Thoughts` header (a click closes it again), then the text."""
+        return line_h + body() + 2 * PAD_Y + GAP
+
     def paint(self, row: Row) -> None:
-        """Folded: one muted line; open: the bar and the text."""
+        """Folded: one muted line; open: the header line, the bar and the text."""
         p = row.painter
+        p.setFont(row.font)
+        p.setPen(row.th.color("accent" if row.hover else "muted"))
+        header_h = p.fontMetrics().lineSpacing()
         if not (row.show_thoughts or row.item.expanded):
-            p.setFont(row.font)
-            p.setPen(row.th.color("accent" if row.hover else "muted"))
             line = QRect(row.x0, row.rect.top(), row.col, row.rect.height())
             p.drawText(line, Qt.AlignmentFlag.AlignVCenter, "▸ Thoughts")
             return
+        header = QRect(row.x0, row.rect.top() + GAP // 2, row.col, header_h)
+        p.drawText(header, Qt.AlignmentFlag.AlignVCenter, "▾ Thoughts")
+        top = row.rect.top() + header_h
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(row.th.color("border"))
-        bar = QRect(row.x0, row.rect.top() + GAP // 2, 3, row.rect.height() - GAP)
+        bar = QRect(row.x0, top + GAP // 2, 3, row.rect.bottom() - top - GAP)
         p.drawRoundedRect(bar, 1, 1)
-        at = QPoint(row.x0 + PAD_X, row.rect.top() + PAD_Y)
+        at = QPoint(row.x0 + PAD_X, top + PAD_Y)
         row.paint_doc(row.doc(), at, row.th.color("muted"))
 
 

@@ -18,6 +18,7 @@ from koroku_desktop.ui.chat.composer import Composer
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
+from koroku_desktop.ui.chat.find_bar import FindBar
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
@@ -26,13 +27,14 @@ from koroku_desktop.ui.chat.row_actions import RowActions
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
+from koroku_desktop.ui.chat.shortcut_sheet import ShortcutSheet
 from koroku_desktop.ui.chat.status_bar import ChatStatusBar
 from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.icons import app_icon
 
 NARROW = 600
-"""Below this width the status bar drops the context meter's words (kept in its tooltip)."""
+"""Below this width the status bar shortens the context meter's words to a percentage."""
 
 
 class ChatWindow(AttachmentDrops, QMainWindow):
@@ -90,7 +92,12 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         col.setSpacing(8)
         self.approvals = ApprovalStack(bridge, workspace)
         col.addWidget(self.approvals)
+        self.find_bar = FindBar(self.view)
+        self.find_bar.closed.connect(self.refocus_input)
+        col.addWidget(self.find_bar)
         self.queued_strip = QueuedStrip()
+        self.queued_strip.remove_requested.connect(self.unqueue)
+        self.queued_strip.edit_requested.connect(self.edit_queued)
         col.addWidget(self.queued_strip)
         self.notice = QLabel()
         self.notice.setObjectName("InlineNotice")
@@ -122,6 +129,12 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         THUMBNAILS.use(bridge.attachments)
         focus = QShortcut(QKeySequence("Ctrl+L"), self)
         focus.activated.connect(self.input.setFocus)
+        self.input.escape_pressed.connect(self.escape)
+        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
+        find.activated.connect(self.find_bar.open)
+        for keys in ("Ctrl+/", "F1"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self.show_shortcuts)
+        self.shortcut_sheet: ShortcutSheet | None = None
         self.input.setFocus()
 
     # -- building ----------------------------------------------------------------------
@@ -136,6 +149,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.history_button.clicked.connect(self.history_requested)
         self.settings_button = self.header.settings_button
         self.settings_button.clicked.connect(self.settings_requested)
+        self.header.shortcuts_button.clicked.connect(self.show_shortcuts)
         for button in self.header.buttons():
             button.clicked.connect(self.refocus_input)
         return self.header
@@ -150,6 +164,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         """The height the first-run cards may take: what the header, the composer column
         and the conversation (or the example prompts) leave."""
         root = self.centralWidget()
+        assert root is not None
         used = self.header.sizeHint().height() + self._bottom.sizeHint().height()
         if self.empty.isVisibleTo(root):
             used += self.empty.minimumSizeHint().height()
@@ -236,13 +251,48 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         """Drop a half-streamed answer nobody persisted."""
         self.model.end_stream()
 
+    def show_shortcuts(self) -> ShortcutSheet:
+        """Open (or raise) the keyboard-shortcut sheet; the message box gets the keys back
+        when it closes."""
+        if self.shortcut_sheet is None:
+            self.shortcut_sheet = ShortcutSheet(self)
+            self.shortcut_sheet.finished.connect(self.refocus_input)
+        self.shortcut_sheet.show()
+        self.shortcut_sheet.raise_()
+        self.shortcut_sheet.activateWindow()
+        return self.shortcut_sheet
+
+    def escape(self) -> None:
+        """Esc in the message box stops the running turn (a waiting approval takes its Esc
+        first, as a denial; an edit being made is cancelled instead)."""
+        if self.bridge.busy and self.last_turn.editing is None:
+            self.bridge.cancel()
+            self.statusBar().showMessage("Stopped", 2000)
+        self.refocus_input()
+
     def on_busy(self, busy: bool) -> None:
         """Show Stop while a turn runs."""
         self.stop_button.setVisible(busy)
 
-    def show_queue(self, texts: list[str]) -> None:
-        """Show messages waiting for their turn as chips."""
-        self.queued_strip.show_texts(texts)
+    def show_queue(self, _texts: list[str]) -> None:
+        """Show messages waiting for their turn as chips (each can be edited or removed)."""
+        self.queued_strip.show_turns(self.bridge.queued_turns)
+
+    def unqueue(self, turn_id: str) -> None:
+        """✕ on a queued message: it is not sent."""
+        if self.bridge.unqueue(turn_id) is not None:
+            self.statusBar().showMessage("Removed from the queue", 2000)
+        self.refocus_input()
+
+    def edit_queued(self, turn_id: str) -> None:
+        """✎ on a queued message: out of the queue and back into the message box (after
+        what is being typed), to change and send again."""
+        text = self.bridge.unqueue(turn_id)
+        if text is not None:
+            typed = self.input.toPlainText().rstrip()
+            self.input.setPlainText(f"{typed}\n\n{text}" if typed else text)
+            self.input.moveCursor(self.input.textCursor().MoveOperation.End)
+        self.refocus_input()
 
     def failure(self) -> str | None:
         """The full text of the failure shown under the conversation, if any."""
@@ -309,10 +359,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.status_bar.show_meter(used, threshold)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Narrow windows keep the model and the meter bar; the meter's words go to its tooltip."""
+        """Narrow windows keep the model and the meter, with a percentage instead of its words."""
         super().resizeEvent(event)
         wide = event.size().width() >= NARROW
-        self.meter_label.setVisible(wide)
+        self.status_bar.set_wide(wide)
         self.composer.set_wide(wide)
         self.cards.fit()
 

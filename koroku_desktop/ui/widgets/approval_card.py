@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QMargins, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -100,7 +100,8 @@ class ApprovalCard(QFrame):
         self._workspace = workspace
         self._done = False
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 12, 14, 12)
+        self._margins = QMargins(14, 12, 14, 12)
+        layout.setContentsMargins(self._margins)
         layout.setSpacing(8)
         default = f"Koroku wants to use the tool “{request.tool}”"
         if request.source:  # an MCP tool: name the server and the tool
@@ -191,7 +192,7 @@ class ApprovalCard(QFrame):
 
     def _arrange_buttons(self) -> None:
         buttons = [self.allow_once, self.allow_session, self.allow_always, self.deny]
-        margins = self.layout().contentsMargins()
+        margins = self.contentsMargins() + self._margins
         room = self.width() - margins.left() - margins.right()
         need = sum(b.sizeHint().width() for b in buttons) + 6 * (len(buttons) + 1)
         widest = max(b.sizeHint().width() for b in buttons)

@@ -19,7 +19,14 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QMessageBox,
+    QToolButton,
+    QWidget,
+)
 
 from koroku_desktop.config import default_paths
 from koroku_desktop.ui.app import Desktop
@@ -228,6 +235,38 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
         )
     await s.typed_lands(desk, "the Send button")
     s.look(window, "answered")
+
+    # Find, the shortcut sheet, Esc stopping a turn, a queued message removed.
+    await press(Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    await until(window.find_bar.field.hasFocus, "the find field")
+    window.find_bar.field.setText("largest")
+    await until(lambda: "of" in window.find_bar.count_label.text(), "the matches")
+    s.look(window, "find")
+    await press(Qt.Key.Key_Escape)
+    await s.typed_lands(desk, "Esc in Find")
+    await press(Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
+    sheet = window.shortcut_sheet
+    await until(lambda: sheet is not None and sheet.isVisible(), "the shortcut sheet")
+    assert sheet is not None
+    s.look(sheet, "shortcuts")
+    await press(Qt.Key.Key_Escape)
+    await s.typed_lands(desk, "Esc on the shortcut sheet")
+    fake.delay(30).reply_text("too late")
+    window.input.setPlainText("take your time")
+    await press(Qt.Key.Key_Return)
+    await until(lambda: desk.bridge.busy, "the slow turn")
+    window.input.setPlainText("and then this")
+    await press(Qt.Key.Key_Return)
+    await until(lambda: window.queued_strip.chips, "the queued chip")
+    s.look(window, "queued")
+    remove = window.queued_strip.chips[0].findChildren(QToolButton)[-1]
+    await click(remove)
+    await until(lambda: not desk.bridge.queued, "the queue emptied")
+    await s.typed_lands(desk, "removing a queued message")
+    await press(Qt.Key.Key_Escape)
+    await until(lambda: not desk.bridge.busy, "the stopped turn")
+    await s.typed_lands(desk, "Esc stopping a turn")
+    fake.reset()
 
     # The attach button's dialog, cancelled.
     await click(window.attach_button)
