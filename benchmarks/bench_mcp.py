@@ -37,7 +37,7 @@ CHILD = """
 import asyncio, sys, time
 from PySide6.QtWidgets import QApplication
 import qasync
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.ui.app import Desktop
 app = QApplication(sys.argv[:1])
 loop = qasync.QEventLoop(app)

@@ -49,7 +49,7 @@ KOROKU_CHILD = """
 import asyncio, sys, time
 from PySide6.QtWidgets import QApplication
 import qasync
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.ui.app import Desktop
 app = QApplication(sys.argv[:1])
 loop = qasync.QEventLoop(app)
@@ -302,7 +302,7 @@ def in_process(work: Path, repeat: int, chars: int) -> dict[str, Any]:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from koroku_desktop.config import default_paths
+    from koroku_desktop.app.config import default_paths
     from koroku_desktop.ui.app import Desktop
 
     app = QApplication(sys.argv[:1])

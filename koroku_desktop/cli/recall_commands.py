@@ -16,6 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.app.exports import write_log_export
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.cli.text_input import argument_text
@@ -24,8 +26,6 @@ from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.render.text import when
-from koroku_desktop.runtime import Runtime
-from koroku_desktop.runtime.exports import write_log_export
 from koroku_desktop.store.blobs import BlobStore
 from koroku_desktop.store.portable import (
     ExportFormatError,

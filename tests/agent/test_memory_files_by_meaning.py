@@ -10,7 +10,7 @@ import pytest
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.recall import HybridSearch
-from koroku_desktop.recall_wiring import memory_record, recall_tool_search
+from koroku_desktop.app.recall_wiring import memory_record, recall_tool_search
 from koroku_desktop.store.embed_text import CHUNK_CHARS
 from koroku_desktop.store.memory_vectors import MemoryVectors, memory_chunks
 from koroku_desktop.store.vectors import INDEX_FOLDER

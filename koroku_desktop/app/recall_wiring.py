@@ -17,7 +17,7 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
-from koroku_desktop.config import ApiKey
+from koroku_desktop.app.config import ApiKey
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.recall import EmbeddingStatus, MemoryMatch, RecallHit
 from koroku_desktop.store.event_log import SqliteEventLog

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from koroku_desktop.config import Paths, Settings, resolve_sync_password
+from koroku_desktop.app.config import Paths, Settings, resolve_sync_password
 from koroku_desktop.store.blobs import BlobStore
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
