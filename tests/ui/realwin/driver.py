@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
