@@ -248,11 +248,14 @@ class AgentBridge(QObject):
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.error.emit(self.last_error)
             return None
-        finally:
-            self._active -= 1
-            if self._active == 0:
-                self._set_waiting("")
-                self.busy_changed.emit(False)
+
+    def _turn_ended(self, _task: asyncio.Task[Any]) -> None:
+        """A turn's task is done (also one cancelled before it ever ran: removed from the
+        queue), so it no longer counts as busy."""
+        self._active -= 1
+        if self._active == 0:
+            self._set_waiting("")
+            self.busy_changed.emit(False)
 
     def _keep(self, attached: Sequence[PendingAttachment]) -> list[AttachmentPart]:
         """Store the attached files in the blob store (in a worker thread)."""
@@ -288,6 +291,7 @@ class AgentBridge(QObject):
         )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
+        task.add_done_callback(self._turn_ended)
         self._turn_tasks[turn_id] = task
         task.add_done_callback(lambda _t: self._turn_tasks.pop(turn_id, None))
         return task

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.shortcut_sheet import SHORTCUTS, readme_table
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import rows, type_and_send
+from tests.ui.helpers import rows, texts, type_and_send
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -22,8 +22,8 @@ def _answered(desktop: Desktop, fake: FakeGemini, qtbot: QtBot, question: str, a
     fake.reply_text(answer)
     type_and_send(qtbot, desktop.window.input, question)
     qtbot.waitUntil(
-        lambda: not desktop.bridge.busy and answer in desktop.window.model.items()[-1].text,
-        timeout=10000,
+        lambda: not desktop.bridge.busy and answer in texts(desktop.window.model, "model"),
+        timeout=30000,
     )
 
 
@@ -85,9 +85,48 @@ def test_esc_in_the_message_box_stops_the_running_turn(
     window = desktop.window
     fake_gemini.delay(5).reply_text("too late")
     type_and_send(qtbot, window.input, "take your time")
-    qtbot.waitUntil(lambda: window.model.status == "Thinking…", timeout=10000)
+    qtbot.waitUntil(lambda: window.model.status == "Thinking…", timeout=30000)
     qtbot.keyClick(window.input, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=10000)
+    qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=30000)
     notices = [i for i in rows(window.model, "turn_notice") if i.tool == "stopped"]
     assert notices, "the turn is marked Stopped"
     assert window.input.hasFocus()
+
+
+def test_a_queued_message_can_be_taken_back_or_removed(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    from PySide6.QtWidgets import QToolButton
+
+    window = desktop.window
+    fake_gemini.delay(2).reply_text("the first answer")
+    fake_gemini.reply_text("the third answer")
+    type_and_send(qtbot, window.input, "first")
+    type_and_send(qtbot, window.input, "second, with a typo")
+    type_and_send(qtbot, window.input, "third")
+    qtbot.waitUntil(lambda: len(window.queued_strip.chips) == 2)
+    edit, _ = window.queued_strip.chips[0].findChildren(QToolButton)
+    window.input.setPlainText("half typed")
+    edit.click()
+    assert window.input.toPlainText() == "half typed\n\nsecond, with a typo"
+    qtbot.waitUntil(lambda: desktop.bridge.queued == ["third"])
+    _, remove = window.queued_strip.chips[0].findChildren(QToolButton)
+    remove.click()
+    qtbot.waitUntil(lambda: desktop.bridge.queued == [])
+    qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=30000)
+    said = [i.text for i in rows(window.model, "user")]
+    assert said == ["first"], "neither taken-back message was sent"
+    assert window.input.hasFocus()
+
+
+def test_the_model_picker_beside_send_sets_the_model(desktop: Desktop, qtbot: QtBot) -> None:
+    picker = desktop.window.composer.model_picker
+    assert picker.isVisible() and picker.currentText() == desktop.runtime.settings.model
+    index = picker.findText("gemini-2.5-pro")
+    picker.setCurrentIndex(index)
+    picker.activated.emit(index)
+    assert desktop.runtime.settings.model == "gemini-2.5-pro"
+    assert desktop.runtime.agent.options.model == "gemini-2.5-pro", "the next turn uses it"
+    assert desktop.window.model_label.text() == "gemini-2.5-pro"
+    stored = (desktop.paths.home / "settings.json").read_text()
+    assert '"model": "gemini-2.5-pro"' in stored

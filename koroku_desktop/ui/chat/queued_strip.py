@@ -5,10 +5,13 @@ the bridge's queue."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
-from koroku_desktop.ui.bridge import QueuedTurn
+from koroku_desktop.ui.bridge import AgentBridge, QueuedTurn
+from koroku_desktop.ui.widgets.chat_input import ChatInput
 
 
 class QueuedStrip(QFrame):
@@ -16,6 +19,7 @@ class QueuedStrip(QFrame):
 
     remove_requested = Signal(str)  # turn id
     edit_requested = Signal(str)  # turn id
+    acted = Signal()  # a chip's button was used (the message box should get the keys back)
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,3 +72,23 @@ class QueuedStrip(QFrame):
                 button.clicked.connect(lambda _=False, s=signal, t=turn.turn_id: s.emit(t))
                 row.addWidget(button)
         return chip
+
+    def wire(self, bridge: AgentBridge, box: ChatInput, tell: Callable[[str, int], None]) -> None:
+        """✕ takes the message out of `bridge`'s queue (it is not sent); ✎ also puts it
+        back into `box` (after what is being typed) to change and send again."""
+
+        def remove(turn_id: str) -> None:
+            if bridge.unqueue(turn_id) is not None:
+                tell("Removed from the queue", 2000)
+            self.acted.emit()
+
+        def edit(turn_id: str) -> None:
+            text = bridge.unqueue(turn_id)
+            if text is not None:
+                typed = box.toPlainText().rstrip()
+                box.setPlainText(f"{typed}\n\n{text}" if typed else text)
+                box.moveCursor(box.textCursor().MoveOperation.End)
+            self.acted.emit()
+
+        self.remove_requested.connect(remove)
+        self.edit_requested.connect(edit)

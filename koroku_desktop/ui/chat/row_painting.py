@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QPalette,
     QTextCharFormat,
     QTextDocument,
+    QTextOption,
 )
 
 from koroku_desktop.ui.chat.code_highlight import highlight_code
@@ -146,6 +147,9 @@ class RowPainter:
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
         """Put the item's content into `doc` (Markdown, code blocks styled for `th`)."""
         doc.setMarkdown(item.text + (" ▍" if item.streaming else ""))
+        option = doc.defaultTextOption()  # a long path or URL wraps rather than overflow
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(option)
         style_code(doc, th)
         if not item.streaming:  # coloured once complete: typesetting stays cheap while streaming
             highlight_code(doc, th)

@@ -48,6 +48,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     history_requested = Signal()
     history_seq_requested = Signal(int)  # "Show in history" on a remembered passage
     settings_requested = Signal()
+    model_chosen = Signal(str)  # the composer's model picker
     hidden_to_tray = Signal()
     closed = Signal()
 
@@ -84,6 +85,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.empty = EmptyState()
         self.empty.prompt_chosen.connect(self._use_example)
         outer.addWidget(self.empty, 1)
+        self._filler = QWidget()  # takes the room while the setup card hides the examples
+        outer.addWidget(self._filler, 1)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._show_empty)
         bottom = self._bottom = QWidget()
@@ -96,16 +99,18 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.find_bar.closed.connect(self.refocus_input)
         col.addWidget(self.find_bar)
         self.queued_strip = QueuedStrip()
-        self.queued_strip.remove_requested.connect(self.unqueue)
-        self.queued_strip.edit_requested.connect(self.edit_queued)
         col.addWidget(self.queued_strip)
         self.notice = QLabel()
         self.notice.setObjectName("InlineNotice")
         self.notice.setWordWrap(True)
         self.notice.setVisible(False)
         col.addWidget(self.notice)
-        composer = self._composer()
+        composer = self._composer(model_name)
         self.approvals.focus_after = self.input
+        self.queued_strip.wire(
+            bridge, self.input, lambda text, ms: self.statusBar().showMessage(text, ms)
+        )
+        self.queued_strip.acted.connect(self.refocus_input)
         self.last_turn = LastTurnActions(self, bridge)
         col.addWidget(self.last_turn.banner)
         col.addWidget(composer)
@@ -159,6 +164,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         # Example prompts cannot be sent before there is a key: the setup card gets the room.
         self.empty.setVisible(empty and self.setup_card is None)
         self.view.setVisible(not empty)
+        self._filler.setVisible(empty and self.setup_card is not None)
 
     def _card_room(self) -> int:
         """The height the first-run cards may take: what the header, the composer column
@@ -205,8 +211,10 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         QTimer.singleShot(0, self.cards.fit)
         self.refocus_input()
 
-    def _composer(self) -> Composer:
-        box = self.composer = Composer()
+    def _composer(self, model_name: str) -> Composer:
+        box = self.composer = Composer(model_name)
+        box.model_picker.chosen.connect(self.model_chosen)
+        box.model_picker.chosen.connect(self.refocus_input)
         self.tray, self.input = box.tray, box.input
         self.attach_button, self.send_button = box.attach_button, box.send_button
         self.stop_button = box.stop_button
@@ -277,22 +285,6 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     def show_queue(self, _texts: list[str]) -> None:
         """Show messages waiting for their turn as chips (each can be edited or removed)."""
         self.queued_strip.show_turns(self.bridge.queued_turns)
-
-    def unqueue(self, turn_id: str) -> None:
-        """✕ on a queued message: it is not sent."""
-        if self.bridge.unqueue(turn_id) is not None:
-            self.statusBar().showMessage("Removed from the queue", 2000)
-        self.refocus_input()
-
-    def edit_queued(self, turn_id: str) -> None:
-        """✎ on a queued message: out of the queue and back into the message box (after
-        what is being typed), to change and send again."""
-        text = self.bridge.unqueue(turn_id)
-        if text is not None:
-            typed = self.input.toPlainText().rstrip()
-            self.input.setPlainText(f"{typed}\n\n{text}" if typed else text)
-            self.input.moveCursor(self.input.textCursor().MoveOperation.End)
-        self.refocus_input()
 
     def failure(self) -> str | None:
         """The full text of the failure shown under the conversation, if any."""
