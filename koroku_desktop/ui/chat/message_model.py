@@ -23,6 +23,7 @@ from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
 from koroku_desktop.ui.chat.tool_runs import regroup
+from koroku_desktop.ui.chat.turn_versions import TurnVersions, since_last_clear, superseded_turns
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_ONCE = 500
@@ -50,6 +51,8 @@ class MessageModel(QAbstractListModel):
         self._superseded: set[str] = set()
         """Turns replaced by a regenerate or an edit: the chat leaves them out."""
         self._marked: list[ChatItem] = []
+        self.versions = TurnVersions()
+        """The answers a regenerate or an edit replaced (‹ 1/2 ›)."""
 
     # -- Qt model API ------------------------------------------------------------------
 
@@ -131,6 +134,7 @@ class MessageModel(QAbstractListModel):
         self._cards.clear()
         self._marked = []
         self._superseded = superseded_turns(entries)
+        self.versions.load(entries, self._superseded)
         kept = self._kept(entries)
         cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
         self._held = kept[:cut]
@@ -141,6 +145,7 @@ class MessageModel(QAbstractListModel):
         regroup(self._items)
         self._streaming = None
         self._status = None
+        self.versions.label(self._items)
         self.endResetModel()
         # After a clear nothing older is asked for: the chat starts afresh there (the
         # viewer keeps it all).
@@ -191,8 +196,9 @@ class MessageModel(QAbstractListModel):
             return entries
         return [e for e in entries if not (isinstance(e, StoredEvent) and e.turn_id in gone)]
 
-    def supersede(self, turn_id: str) -> None:
-        """Leave out the rows of a replaced turn, and how it ended (its turn notices)."""
+    def supersede(self, turn_id: str, by: str = "") -> None:
+        """Leave out the rows of a replaced turn, and how it ended (its turn notices); they
+        are kept as an older version of turn `by` (the one replacing it)."""
         if not turn_id:
             return
         self._superseded.add(turn_id)
@@ -202,7 +208,9 @@ class MessageModel(QAbstractListModel):
         notices = [
             r for r in range(rows[0], len(self._items)) if self._items[r].kind == "turn_notice"
         ]
-        for row in sorted(set(rows) | set(notices), reverse=True):
+        gone = sorted(set(rows) | set(notices))
+        self.versions.keep(by, turn_id, [self._items[r] for r in gone])
+        for row in reversed(gone):
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._items[row]
             self.endRemoveRows()
@@ -262,7 +270,7 @@ class MessageModel(QAbstractListModel):
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
         if isinstance(event, SupersededEvent):
-            self.supersede(event.superseded_turn_id)
+            self.supersede(event.superseded_turn_id, by=stored.turn_id)
             return []
         if stored.turn_id in self._superseded:
             return []  # a late event of a replaced turn
@@ -281,7 +289,32 @@ class MessageModel(QAbstractListModel):
         for card in closed:
             self._changed(card)
         self._append(items)
+        if stored.turn_id in self.versions.replaced:
+            for item in self.versions.label(self._items):
+                self._changed(item)
         return items
+
+    def show_version(self, newest: str, step: int) -> None:
+        """‹ or › on a replaced turn's answer: show its older (-1) or newer (1) version."""
+        chain = self.versions.chain(newest)
+        current = self.versions.shown.get(newest, newest)
+        at = chain.index(current) if current in chain else len(chain) - 1
+        target = chain[max(0, min(len(chain) - 1, at + step))]
+        rows = [r for r, i in enumerate(self._items) if i.turn_id == current]
+        if target == current or not rows:
+            return
+        first, last = rows[0], rows[-1]
+        self.versions.rows[current] = self._items[first : last + 1]
+        self.beginRemoveRows(QModelIndex(), first, last)
+        del self._items[first : last + 1]
+        self.endRemoveRows()
+        incoming = self.versions.rows.get(target, [])
+        self.versions.shown[newest] = target
+        self.versions.label(incoming)
+        if incoming:
+            self.beginInsertRows(QModelIndex(), first, first + len(incoming) - 1)
+            self._items[first:first] = incoming
+            self.endInsertRows()
 
     def append_delta(self, piece: str) -> None:
         """Stream visible text into the current answer row (created on the first piece)."""
@@ -359,15 +392,6 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts_changed.emit(show)
 
 
-def superseded_turns(entries: list[LogEntry]) -> set[str]:
-    """The turn ids a `superseded` event among `entries` names."""
-    return {
-        e.event.superseded_turn_id
-        for e in entries
-        if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
-    } - {""}
-
-
 def turn_start_before(entries: list[LogEntry], at: int) -> int:
     """The index of the person's turn that starts at or before `at` (0 when none; `at`
     itself when it is at or past the end), so a page never splits a call from its result."""
@@ -382,13 +406,3 @@ def turn_start_before(entries: list[LogEntry], at: int) -> int:
         ):
             return i
     return 0
-
-
-def since_last_clear(entries: list[LogEntry]) -> tuple[list[LogEntry], bool]:
-    """The entries after the last `cleared` event, and whether there was one: a cleared
-    conversation starts afresh in the chat (its example prompts showing)."""
-    for i in range(len(entries) - 1, -1, -1):
-        entry = entries[i]
-        if isinstance(entry, StoredEvent) and isinstance(entry.event, ClearedEvent):
-            return entries[i + 1 :], True
-    return entries, False

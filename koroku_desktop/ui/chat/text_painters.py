@@ -76,8 +76,24 @@ class ModelPainter(RowPainter):
         at = QPoint(row.x0, row.rect.top() + GAP)
         row.paint_doc(doc, at, row.th.color("text"))
         row.copy_chips(doc, at)
+        versions = row.item.args.get("versions")
+        if versions is not None:
+            _version_switch(row, at, int(doc.size().height()), versions)
         if row.hover and not row.item.streaming:
             _answer_actions(row, at, int(doc.size().height()))
+
+
+def _version_switch(row: Row, at: QPoint, h: int, versions: tuple[int, int, str]) -> None:
+    """`‹ 2/3 ›` under an answer that replaced others (regenerated or edited): the older and
+    newer versions, one at a time."""
+    shown, count, newest = versions
+    top = at.y() + h + 2
+    row.chip(QRect(at.x(), top, 22, 18), "‹", f"version:{newest}:-1")
+    row.painter.setPen(row.th.color("muted"))
+    row.painter.drawText(
+        QRect(at.x() + 24, top, 40, 18), Qt.AlignmentFlag.AlignCenter, f"{shown}/{count}"
+    )
+    row.chip(QRect(at.x() + 66, top, 22, 18), "›", f"version:{newest}:1")
 
 
 def _answer_actions(row: Row, at: QPoint, h: int) -> None:
