@@ -31,7 +31,9 @@ def test_real_window(x_display: str, tmp_path: Path, width: int, height: int, mo
         "QT_QPA_PLATFORM": "xcb",
         "QT_SCALE_FACTOR": "1",
         "KOROKU_HOME": str(tmp_path / "home"),
+        "KOROKU_WORKSPACE": str(tmp_path / "workspace"),
     }
+    (tmp_path / "workspace").mkdir()
     for var in ("WAYLAND_DISPLAY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env.pop(var, None)
     report_path = tmp_path / "report.json"
