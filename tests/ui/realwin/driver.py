@@ -268,11 +268,44 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     await s.typed_lands(desk, "Esc stopping a turn")
     fake.reset()
 
+    # The Stop button, the model picker (opened with a click, chosen with the keys).
+    fake.delay(30).reply_text("too late")
+    window.input.setPlainText("another slow one")
+    await press(Qt.Key.Key_Return)
+    await until(lambda: window.stop_button.isVisible(), "the Stop button")
+    await click(window.stop_button)
+    await until(lambda: not desk.bridge.busy, "the stopped turn")
+    await s.typed_lands(desk, "the Stop button")
+    fake.reset()
+    picker = window.composer.model_picker
+    if picker.isVisible():
+        before = picker.currentText()
+        await click(picker)
+        await settle(10)
+        await press(Qt.Key.Key_Down)
+        await press(Qt.Key.Key_Return)
+        await until(lambda: desk.runtime.settings.model != before, "the picked model")
+        await s.typed_lands(desk, "choosing a model beside Send")
+
     # The attach button's dialog, cancelled.
     await click(window.attach_button)
     await settle(10)
     await close_dialog(QFileDialog)
     await s.typed_lands(desk, "cancelling the file dialog")
+
+    # Clear: the example prompts are back, and one of them fills the box.
+    await click(window.clear_button)
+    await settle(6)
+    box = next(
+        w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()
+    )
+    clear = next(b for b in box.buttons() if b.text() == "Clear conversation")
+    await click(clear)
+    await until(window.empty.isVisible, "the example prompts after a clear")
+    await settle(6)
+    s.look(window, "cleared")
+    await click(window.empty.buttons[0])
+    await s.typed_lands(desk, "an example prompt")
     await desk.quit()
 
 
