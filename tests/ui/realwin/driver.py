@@ -37,6 +37,9 @@ from tests.ui.realwin.scenes import seed_conversation
 
 Report = dict[str, list[str]]
 
+PICTURED = ("first-start", "conversation", "approval", "find")
+"""The states whose pictures are saved (the screenshot set: window-STATE-WxH-THEME.png)."""
+
 
 async def until(condition: Callable[[], object], what: str, seconds: float = 10.0) -> None:
     """Wait (on the running loop) until `condition()` holds."""
@@ -70,9 +73,9 @@ class Session:
         """Check every visible text in `top` and save its picture as `state`."""
         for problem in clipped_texts(top):
             self.report["clipped"].append(f"{state}: {problem}")
-        if self.shots is not None:
+        if self.shots is not None and state in PICTURED:
             width, height = self.size
-            name = f"{state}-{width}x{height}-{self.mode}.png"
+            name = f"window-{state}-{width}x{height}-{self.mode}.png"
             self.shots.mkdir(parents=True, exist_ok=True)
             top.grab().save(str(self.shots / name))
 
