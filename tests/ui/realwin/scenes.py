@@ -26,34 +26,32 @@ It walks the tree once, sorts by size and prints the **top five**. Use `--help` 
 [the docs](https://docs.python.org/3/library/pathlib.html) say more about `rglob`."""
 
 
+def downloads_turn() -> list[MessageEvent]:
+    """A question, a thought and a bash call with its result, and the answer."""
+    call = FunctionCallPart(name="bash", args={"command": "du -sh ~/Downloads"}, id="c1")
+    result = FunctionResponsePart(
+        name="bash",
+        id="c1",
+        response={"exit_code": 0, "stdout": "4.2G\t/home/me/Downloads"},
+        call_args=call.args,
+    )
+    thought = TextPart(text="The user wants a size; I'll use du.", thought=True)
+    return [
+        MessageEvent(
+            role="user", origin="person", parts=[TextPart(text="How big is my Downloads?")]
+        ),
+        MessageEvent(role="model", parts=[thought, call]),
+        MessageEvent(role="user", origin="tools", parts=[result]),
+        MessageEvent(
+            role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]
+        ),
+    ]
+
+
 def seed_conversation(log: EventLog, conversation_id: str) -> None:
     """Append a short day's conversation (user Markdown, thoughts, a tool call, code)."""
-    call = FunctionCallPart(name="bash", args={"command": "du -sh ~/Downloads"}, id="c1")
     turns: list[list[MessageEvent]] = [
-        [
-            MessageEvent(
-                role="user", origin="person", parts=[TextPart(text="How big is my Downloads?")]
-            ),
-            MessageEvent(
-                role="model",
-                parts=[TextPart(text="The user wants a size; I'll use du.", thought=True), call],
-            ),
-            MessageEvent(
-                role="user",
-                origin="tools",
-                parts=[
-                    FunctionResponsePart(
-                        name="bash",
-                        id="c1",
-                        response={"exit_code": 0, "stdout": "4.2G\t/home/me/Downloads"},
-                        call_args=call.args,
-                    )
-                ],
-            ),
-            MessageEvent(
-                role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]
-            ),
-        ],
+        downloads_turn(),
         [
             MessageEvent(role="user", origin="person", parts=[TextPart(text=USER_MARKDOWN)]),
             MessageEvent(
