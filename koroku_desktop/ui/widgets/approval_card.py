@@ -45,6 +45,12 @@ def bash_folder(args: dict[str, Any], workspace: Path) -> Path:
     return workspace
 
 
+def breakable_path(path: str) -> str:
+    """`path` as HTML that may wrap after each `/` (a long folder reads whole in a narrow
+    card instead of forcing it wider than the window)."""
+    return html.escape(path).replace("/", "/\u200b")
+
+
 def _mono() -> QFont:
     font = QFont(theme.current().mono)
     font.setStyleHint(QFont.StyleHint.Monospace)
@@ -123,8 +129,9 @@ class ApprovalCard(QFrame):
             self.command_edit.setTabChangesFocus(True)
             layout.addWidget(self.command_edit)
             self.cwd = bash_folder(request.args, workspace)
-            self.folder_label = QLabel(f"in <code>{html.escape(str(self.cwd))}</code>")
+            self.folder_label = QLabel(f"in <code>{breakable_path(str(self.cwd))}</code>")
             self.folder_label.setObjectName("Muted")
+            self.folder_label.setWordWrap(True)
             self.folder_label.setToolTip("The folder the command runs in")
             layout.addWidget(self.folder_label)
             self.danger_label = QLabel()
@@ -137,7 +144,8 @@ class ApprovalCard(QFrame):
             if rest:
                 layout.addWidget(self._args_view(rest, 3))
         elif request.tool in ("write_file", "edit_file"):
-            path = QLabel(f"<b>{request.args.get('path', '?')}</b>")
+            path = QLabel(f"<b>{breakable_path(str(request.args.get('path', '?')))}</b>")
+            path.setWordWrap(True)
             path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             layout.addWidget(path)
             self.diff_view = QTextBrowser()
