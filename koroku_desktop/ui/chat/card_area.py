@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+
+from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 
 MIN_ROOM = 160
 """The cards get at least this much height, however small the window."""
@@ -29,9 +31,16 @@ class CardArea(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.box = QWidget()
         self.box.setObjectName("CardBox")
-        self.stack = QVBoxLayout(self.box)
-        self.stack.setContentsMargins(20, 6, 20, 6)
+        centred = QHBoxLayout(self.box)  # the cards line up with the conversation's column
+        centred.setContentsMargins(20, 6, 20, 6)
+        column = QWidget()
+        column.setMaximumWidth(MAX_COLUMN)
+        self.stack = QVBoxLayout(column)
+        self.stack.setContentsMargins(0, 0, 0, 0)
         self.stack.setSpacing(10)
+        centred.addStretch(1)
+        centred.addWidget(column, 100)
+        centred.addStretch(1)
         self.setWidget(self.box)
         self.box.installEventFilter(self)
         self.setVisible(False)
