@@ -13,7 +13,7 @@ from koroku_desktop.ui.widgets.chat_input import ChatInput
 
 PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
 SHORT_PLACEHOLDER = "Message Koroku"
-"""The placeholder of a narrow window."""
+"""The placeholder of a box too narrow for the long one."""
 
 
 class Composer(QFrame):
@@ -33,6 +33,7 @@ class Composer(QFrame):
         self.attach_button = attach_button()
         row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.input = ChatInput(PLACEHOLDER)
+        self.input.set_placeholders(PLACEHOLDER, SHORT_PLACEHOLDER)
         row.addWidget(self.input, 1)
         self.model_picker = ModelPicker(model)
         row.addWidget(self.model_picker, 0, Qt.AlignmentFlag.AlignBottom)
@@ -47,6 +48,6 @@ class Composer(QFrame):
             row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
 
     def set_wide(self, wide: bool) -> None:
-        """A narrow window gets the short placeholder and leaves the model to the status bar."""
-        self.input.setPlaceholderText(PLACEHOLDER if wide else SHORT_PLACEHOLDER)
+        """A narrow window leaves the model to the status bar (the box shows the short
+        placeholder whenever the long one would not fit)."""
         self.model_picker.setVisible(wide)

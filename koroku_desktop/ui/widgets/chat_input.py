@@ -27,6 +27,8 @@ class ChatInput(QPlainTextEdit):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.placeholders = (placeholder, placeholder)
+        """The placeholder, and the short one for a box too narrow for it."""
         self.history: list[str] = []
         self.allow_empty_submit = False
         """Enter sends with no text (files are attached)."""
@@ -48,6 +50,8 @@ class ChatInput(QPlainTextEdit):
     def event(self, event: QEvent) -> bool:
         """Re-fit once the style sheet (its padding) or the width is known."""
         handled = super().event(event)
+        if event.type() == QEvent.Type.Resize:
+            self._pick_placeholder()
         if event.type() in (
             QEvent.Type.Polish,
             QEvent.Type.StyleChange,
@@ -56,6 +60,19 @@ class ChatInput(QPlainTextEdit):
         ):
             self._resize()
         return handled
+
+    def set_placeholders(self, full: str, short: str) -> None:
+        """Show `full` while it fits on the box's one line, else `short`."""
+        self.placeholders = (full, short)
+        self._pick_placeholder()
+
+    def _pick_placeholder(self) -> None:
+        full, short = self.placeholders
+        room = self.viewport().width() - 2 * self.document().documentMargin()
+        fits = self.fontMetrics().horizontalAdvance(full) <= room
+        text = full if fits else short
+        if self.placeholderText() != text:
+            self.setPlaceholderText(text)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter sends, Shift+Enter is a newline, Up on an empty box recalls the last message."""

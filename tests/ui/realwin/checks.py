@@ -120,6 +120,11 @@ def _editor_problem(editor: QPlainTextEdit | QTextEdit) -> str | None:
             block = block.next()
     else:
         need = doc.size().height()
+    placeholder = editor.placeholderText()
+    if not editor.toPlainText() and placeholder:
+        wide = editor.fontMetrics().horizontalAdvance(placeholder) + 2 * doc.documentMargin()
+        if wide > editor.viewport().width() + SLACK and editor.height() < 3 * wide:
+            return f"its placeholder needs {int(wide)} px, the box is {editor.viewport().width()}"
     room = editor.viewport().height()
     if need > room + SLACK and editor.verticalScrollBarPolicy() == off:
         return f"needs {int(need)} px for its text, shows {room} (and no scroll bar)"
