@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtGui import QFont, QPen, QTextDocument, QTextOption
+from PySide6.QtGui import QFont, QFontMetrics, QPen, QTextDocument, QTextOption
 
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.row_painting import GAP, PAD_X, PAD_Y, Row, RowPainter
@@ -104,6 +104,10 @@ def _answer_actions(row: Row, at: QPoint, h: int) -> None:
         chips.append((96, "↻ Regenerate", "regenerate"))
     top = at.y() + h + 2
     x = at.x() + row.col
+    small = QFont(row.font)
+    small.setPointSizeF(max(7.0, small.pointSizeF() - 1.5))
+    metrics = QFontMetrics(small)  # the chip's own font: its words never touch its border
+    chips = [(max(w, metrics.horizontalAdvance(label) + 16), label, a) for w, label, a in chips]
     for width, label, action in chips:
         x -= width
         row.chip(QRect(x, top, width, 18), label, action)
