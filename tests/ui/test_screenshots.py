@@ -19,20 +19,8 @@ from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import rows, type_and_send
-from tests.ui.realwin.scenes import downloads_turn
+from tests.ui.realwin.scenes import ANSWER, downloads_turn
 from tests.ui.screenshots import save_screenshot
-
-ANSWER = """Here is a small script that lists the largest files in a folder:
-
-```python
-from pathlib import Path
-
-files = sorted(Path(".").rglob("*"), key=lambda p: p.stat().st_size, reverse=True)
-for path in files[:5]:
-    print(f"{path.stat().st_size:>10}  {path}")
-```
-
-It walks the tree once, sorts by size and prints the **top five**. Use `--help` for options."""
 
 
 def _stored(seq: int, event: MessageEvent | CompactionEvent) -> StoredEvent:
