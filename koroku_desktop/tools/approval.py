@@ -73,6 +73,8 @@ class ApprovalPolicy:
             verdict = cls.approval_for(args, workspace)
             if verdict == "always_ask":
                 return True
+            if verdict == "no_change":
+                return False
             if verdict == "ask":
                 return not self.is_granted(tool_name)
         if cls is not None and builtin and not cls.needs_approval:

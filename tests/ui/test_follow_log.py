@@ -154,6 +154,7 @@ def test_quick_ask_follows_its_own_turn_even_when_a_terminal_asks_the_same_words
     qtbot.waitUntil(lambda: "the popup's answer" in popup.answer_text(), timeout=15000)
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
     assert "the terminal's answer" not in popup.answer_text()
+    assert "waiting for the turn" not in popup.tool_label.text(), "no stale waiting line"
     assert popup.exchange_seq is not None
     entry = desktop.runtime.log.get(popup.exchange_seq)
     assert entry is not None and entry.event.kind == "message"

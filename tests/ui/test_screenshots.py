@@ -13,26 +13,15 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
 from tests.ui.helpers import rows, type_and_send
+from tests.ui.realwin.scenes import ANSWER, downloads_turn
 from tests.ui.screenshots import save_screenshot
-
-ANSWER = """Here is a small script that lists the largest files in a folder:
-
-```python
-from pathlib import Path
-
-files = sorted(Path(".").rglob("*"), key=lambda p: p.stat().st_size, reverse=True)
-for path in files[:5]:
-    print(f"{path.stat().st_size:>10}  {path}")
-```
-
-It walks the tree once, sorts by size and prints the **top five**. Use `--help` for options."""
 
 
 def _stored(seq: int, event: MessageEvent | CompactionEvent) -> StoredEvent:
@@ -41,7 +30,6 @@ def _stored(seq: int, event: MessageEvent | CompactionEvent) -> StoredEvent:
 
 def sample_history() -> list[StoredEvent]:
     """A conversation with every kind of row."""
-    call = FunctionCallPart(name="bash", args={"command": "du -sh ~/Downloads"}, id="c1")
     return [
         _stored(
             1,
@@ -53,35 +41,7 @@ def sample_history() -> list[StoredEvent]:
                 tokens_after=3120,
             ),
         ),
-        _stored(2, MessageEvent(role="user", parts=[TextPart(text="How big is my Downloads?")])),
-        _stored(
-            3,
-            MessageEvent(
-                role="model",
-                parts=[TextPart(text="The user wants a size; I'll use du.", thought=True), call],
-            ),
-        ),
-        _stored(
-            4,
-            MessageEvent(
-                role="user",
-                origin="tools",
-                parts=[
-                    FunctionResponsePart(
-                        name="bash",
-                        id="c1",
-                        response={"exit_code": 0, "stdout": "4.2G\t/home/me/Downloads"},
-                        call_args=call.args,
-                    )
-                ],
-            ),
-        ),
-        _stored(
-            5,
-            MessageEvent(
-                role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]
-            ),
-        ),
+        *(_stored(seq, event) for seq, event in enumerate(downloads_turn(), start=2)),
         _stored(
             6,
             MessageEvent(

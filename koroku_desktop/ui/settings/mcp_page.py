@@ -7,7 +7,9 @@ the read-only switch lets tools a server marks `readOnlyHint` run without asking
 from __future__ import annotations
 
 import shlex
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -79,7 +81,8 @@ class ServerEditor(QDialog):
         self.transport.addItem("Command (stdio)", "stdio")
         self.transport.addItem("URL (streamable HTTP)", "http")
         self.transport.setCurrentIndex(1 if "url" in entry else 0)
-        self.command = QLineEdit(shlex.join([entry.get("command", ""), *entry.get("args", [])]))
+        words = [entry["command"], *entry.get("args", [])] if entry.get("command") else []
+        self.command = QLineEdit(shlex.join(words))  # a new server starts empty, not ''""
         self.command.setPlaceholderText("npx -y @modelcontextprotocol/server-filesystem ~/notes")
         self.env = QPlainTextEdit(_lines(entry.get("env"), "="))
         self.env.setPlaceholderText("TOKEN=...")
@@ -126,6 +129,12 @@ class ServerEditor(QDialog):
             words = shlex.split(self.command.text())
             if not words:
                 raise ValueError("enter the command that starts the server")
+            program = Path(words[0]).expanduser()
+            if shutil.which(str(program)) is None:
+                raise ValueError(
+                    f"there is no program {words[0]!r} on this computer (not found on PATH); "
+                    "check the spelling or give its full path"
+                )
             out["command"], out["args"] = words[0], words[1:]
             env = _pairs(self.env.toPlainText(), "=")
             if env:
