@@ -33,7 +33,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("rejected", "Set aside", liveness=True),
         KindSpec("superseded", "Replaced", liveness=True),
         KindSpec("remembered_dismissed", "Dismissals"),
-        KindSpec("memory_edit", "Memory"),
+        KindSpec("memory_edit", "Memory edits"),
     )
 }
 """Every kind's entry, by its stable string."""

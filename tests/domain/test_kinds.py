@@ -23,5 +23,5 @@ def test_the_liveness_kinds_include_the_boundaries() -> None:
 
 
 def test_labels() -> None:
-    assert label_of("compaction") == "Summaries" and label_of("memory_edit") == "Memory"
+    assert label_of("compaction") == "Summaries" and label_of("memory_edit") == "Memory edits"
     assert label_of("from_the_future") == "from_the_future"

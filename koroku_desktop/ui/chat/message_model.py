@@ -12,12 +12,19 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent, SupersededEvent
+from koroku_desktop.domain.events import (
+    ClearedEvent,
+    LogEntry,
+    MessageEvent,
+    StoredEvent,
+    SupersededEvent,
+)
 from koroku_desktop.domain.liveness import Liveness
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
 from koroku_desktop.ui.chat.tool_runs import regroup
+from koroku_desktop.ui.chat.turn_versions import TurnVersions, since_last_clear
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_ONCE = 500
@@ -46,6 +53,8 @@ class MessageModel(QAbstractListModel):
         """What the loaded events say of liveness (domain/liveness.py): the chat leaves out
         the turns a regenerate or an edit replaced."""
         self._marked: list[ChatItem] = []
+        self.versions = TurnVersions()
+        """The answers a regenerate or an edit replaced (‹ 1/2 ›)."""
 
     # -- Qt model API ------------------------------------------------------------------
 
@@ -123,9 +132,11 @@ class MessageModel(QAbstractListModel):
         the view scrolls up to them (`prepend_held`), so opening a long conversation costs
         the same as a short one.
         """
+        entries, cleared = since_last_clear(entries)
         self._cards.clear()
         self._marked = []
         self._rule = Liveness.of(entries)
+        self.versions.load(entries, set(self._rule.replaced))
         kept = self._kept(entries)
         cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
         self._held = kept[:cut]
@@ -136,13 +147,18 @@ class MessageModel(QAbstractListModel):
         regroup(self._items)
         self._streaming = None
         self._status = None
+        self.versions.label(self._items)
         self.endResetModel()
-        self.oldest_seq = entries[0].seq if entries else None
+        # After a clear nothing older is asked for: the chat starts afresh there (the
+        # viewer keeps it all).
+        self.oldest_seq = None if cleared or not entries else entries[0].seq
 
     def prepend_entries(self, entries: list[LogEntry]) -> int:
         """Insert rows for older entries at the top; return how many rows were added."""
         if not entries:
             return 0
+        entries, cleared = since_last_clear(entries)
+        first_seq = None if cleared or not entries else entries[0].seq
         index = ToolCardIndex()
         for entry in entries:
             if isinstance(entry, StoredEvent):
@@ -150,7 +166,7 @@ class MessageModel(QAbstractListModel):
         index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
-        self.oldest_seq = entries[0].seq
+        self.oldest_seq = first_seq
         if not items:
             return 0
         self.beginInsertRows(QModelIndex(), 0, len(items) - 1)
@@ -183,21 +199,21 @@ class MessageModel(QAbstractListModel):
             return entries
         return [e for e in entries if not self._rule.in_replaced_turn(e)]
 
-    def supersede(self, stored: StoredEvent) -> None:
-        """Leave out the rows of the turn a `superseded` event replaced, and how it ended
-        (its turn notices)."""
-        self._rule.note(stored)
-        assert isinstance(stored.event, SupersededEvent)
-        turn_id = stored.event.superseded_turn_id
+    def supersede(self, turn_id: str, by: str = "") -> None:
+        """Leave out the rows of a replaced turn, and how it ended (its turn notices); they
+        are kept as an older version of turn `by` (the one replacing it)."""
         if not turn_id:
             return
+        self._rule.replaced.setdefault(turn_id, ("regenerate", by))
         rows = [r for r, i in enumerate(self._items) if i.turn_id == turn_id]
         if not rows:
             return
         notices = [
             r for r in range(rows[0], len(self._items)) if self._items[r].kind == "turn_notice"
         ]
-        for row in sorted(set(rows) | set(notices), reverse=True):
+        gone = sorted(set(rows) | set(notices))
+        self.versions.keep(by, turn_id, [self._items[r] for r in gone])
+        for row in reversed(gone):
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._items[row]
             self.endRemoveRows()
@@ -257,10 +273,14 @@ class MessageModel(QAbstractListModel):
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
         if isinstance(event, SupersededEvent):
-            self.supersede(stored)
+            self._rule.note(stored)
+            self.supersede(event.superseded_turn_id, by=stored.turn_id)
             return []
         if self._rule.in_replaced_turn(stored):
             return []  # a late event of a replaced turn
+        if isinstance(event, ClearedEvent):  # here or in another front end: start afresh
+            self.set_entries([stored])
+            return []
         if (
             self._streaming is not None
             and isinstance(event, MessageEvent)
@@ -273,7 +293,32 @@ class MessageModel(QAbstractListModel):
         for card in closed:
             self._changed(card)
         self._append(items)
+        if stored.turn_id in self.versions.replaced:
+            for item in self.versions.label(self._items):
+                self._changed(item)
         return items
+
+    def show_version(self, newest: str, step: int) -> None:
+        """‹ or › on a replaced turn's answer: show its older (-1) or newer (1) version."""
+        chain = self.versions.chain(newest)
+        current = self.versions.shown.get(newest, newest)
+        at = chain.index(current) if current in chain else len(chain) - 1
+        target = chain[max(0, min(len(chain) - 1, at + step))]
+        rows = [r for r, i in enumerate(self._items) if i.turn_id == current]
+        if target == current or not rows:
+            return
+        first, last = rows[0], rows[-1]
+        self.versions.rows[current] = self._items[first : last + 1]
+        self.beginRemoveRows(QModelIndex(), first, last)
+        del self._items[first : last + 1]
+        self.endRemoveRows()
+        incoming = self.versions.rows.get(target, [])
+        self.versions.shown[newest] = target
+        self.versions.label(incoming)
+        if incoming:
+            self.beginInsertRows(QModelIndex(), first, first + len(incoming) - 1)
+            self._items[first:first] = incoming
+            self.endInsertRows()
 
     def append_delta(self, piece: str) -> None:
         """Stream visible text into the current answer row (created on the first piece)."""
@@ -298,6 +343,17 @@ class MessageModel(QAbstractListModel):
             item.status = "running"
             item.touch()
             self._changed(item)
+
+    def tool_progress(self, tool: str, text: str) -> bool:
+        """Show a running card's progress (an MCP server's report); False if none runs."""
+        item = self._cards.find_open(FunctionCallPart(name=tool, args={}))
+        if item is None or item.status != "running":
+            return False
+        if item.text != text:
+            item.text = text
+            item.touch()
+            self._changed(item)
+        return True
 
     def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
         """Show a card's result (✓ or ✗, by the same rule as a reload) before the event lands."""
