@@ -41,6 +41,7 @@ from tests.fakes.gemini_replies import (
     cache_pieces,
     cached_prefix_tokens,
     error_body,
+    estimate_tokens,
     prompt_tokens,
     render,
     response_body,
@@ -439,7 +440,7 @@ class FakeGemini:
         output_chars = 0
         bodies: list[JsonDict] = []
         for n, parts in enumerate(rendered.events):
-            output_chars += sum(len(json.dumps(p)) for p in parts if not p.get("thought"))
+            output_chars += 4 * sum(estimate_tokens(p) for p in parts if not p.get("thought"))
             final = n == len(rendered.events) - 1
             bodies.append(
                 response_body(
