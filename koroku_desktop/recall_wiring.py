@@ -124,7 +124,9 @@ def build_recall(
     if memory_dir is not None:
         memory = MemoryVectors(memory_dir, event_log.path.parent / INDEX_FOLDER)
     search = HybridSearch(event_log.vectors, embedder, memory=memory)
-    return search, BackgroundEmbedder(event_log.vectors, embedder, memory=memory)
+    background = BackgroundEmbedder(event_log.vectors, embedder, memory=memory)
+    search.catch_up = background.before_search
+    return search, background
 
 
 def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
-from koroku_desktop.store import coverage_index
+from koroku_desktop.store import coverage_index, search_context
 from koroku_desktop.store.database import KorokuDatabase, create_private_file
 from koroku_desktop.store.order import ORDER_KEY
 from koroku_desktop.store.rows import decode_payload, parse_row
@@ -208,6 +208,13 @@ def _m008_coverage(conn: sqlite3.Connection) -> None:
     coverage_index.note_live_starts(conn, [(str(c), str(e)) for c, e in heads])
 
 
+def _m009_context_search(conn: sqlite3.Connection) -> None:
+    # The keyword leg's stemmed index of messages with their context (store/search_context.py),
+    # filled from the log by whichever process searches next.
+    for statement in search_context.SCHEMA:
+        conn.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
@@ -217,6 +224,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m006_vectors", _m006_vectors),
     Migration("m007_sync_hub_order", _m007_sync_hub_order),
     Migration("m008_coverage", _m008_coverage),
+    Migration("m009_context_search", _m009_context_search),
 )
 
 

@@ -11,6 +11,7 @@ logs written before this feature are simply behind.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import shutil
 import sqlite3
@@ -25,8 +26,9 @@ from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus,
 from koroku_desktop.store.database import KorokuDatabase
 from koroku_desktop.store.embed_text import chunks, embeddable_text
 from koroku_desktop.store.rows import COLUMNS, parse_row
+from koroku_desktop.store.search_context import ContextIndex
 from koroku_desktop.store.search_index import SearchIndex
-from koroku_desktop.store.searchable import fts_any_query
+from koroku_desktop.store.searchable import fts_any_query, searchable_text
 
 if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
     from koroku_desktop.store.vector_index import VectorIndex
@@ -35,9 +37,10 @@ EMBEDDED_KINDS = ("message", "compaction")
 _KINDS_SQL = "kind IN ('message', 'compaction')"
 _BM25 = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
-    " snippet(events_fts, 0, '[[', ']]', '…', 16)"
+    " snippet(events_fts, 0, '[[', ']]', '…', 16), events_fts.rank"
     " FROM events_fts JOIN events AS e ON e.seq = events_fts.rowid"
-    " WHERE events_fts MATCH ? AND events_fts.rowid < ? ORDER BY rank LIMIT ?"
+    " WHERE events_fts MATCH ? AND events_fts.rowid > ? AND events_fts.rowid < ?"
+    " ORDER BY rank LIMIT ?"
 )
 SNIPPET_CHARS = 240
 INDEX_FOLDER = "vector-index"
@@ -56,6 +59,13 @@ class VectorStore:
         self.index_dir = index_dir
         self._lock = threading.Lock()
         self._indexes: dict[int, VectorIndex] = {}
+        self.context = ContextIndex(db)
+        """The keyword leg's index of messages with their context (store/search_context.py)."""
+
+    @property
+    def read_only(self) -> bool:
+        """True when vectors cannot be stored (the log was opened read-only)."""
+        return self._db.read_only
 
     # -- spaces and progress ---------------------------------------------------------------
 
@@ -180,12 +190,24 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
+        from koroku_desktop.store.vector_index import unit
+
+        if len(query) != dimensions:
+            raise ValueError(f"a query vector of {len(query)} dimensions in a {dimensions}-d space")
+
+        index = self._index(model, dimensions)
+        if index is None:
+            return []
+        return index.nearest(unit(query), limit, below_seq)
+
+    def _index(self, model: str, dimensions: int) -> VectorIndex | None:
+        """The space's index, up to date with the table (None: nothing embedded with it)."""
         from koroku_desktop.store.vector_files import VectorFiles
-        from koroku_desktop.store.vector_index import VectorIndex, unit
+        from koroku_desktop.store.vector_index import VectorIndex
 
         space = self._space_id(model, dimensions)
         if space is None:
-            return []
+            return None
         with self._lock:
             index = self._indexes.get(space)
             if index is None:
@@ -197,19 +219,94 @@ class VectorStore:
                 index = VectorIndex(space, dimensions, files, writable=writable)
                 self._indexes[space] = index
         index.refresh(self._db.conn())
-        return index.nearest(unit(query), limit, below_seq)
+        return index
 
-    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[SearchHit]:
-        """Full-text matches of any of the query's words, best BM25 rank first."""
+    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[int]:
+        """The seqs of the best matches of any of the query's words, best BM25 rank first:
+        each message with the turns before it, stemmed (store/search_context.py); events not
+        in that index yet through the plain full-text index."""
         match = fts_any_query(query)
         if match is None or limit <= 0:
             return []
-        # On a read-only file the flush fails: rows not yet folded in are missed then.
+        # On a read-only file these fail: rows not yet folded in are missed then.
         with contextlib.suppress(sqlite3.OperationalError):
             self._fts.flush()
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.context.catch_up()
         bound = below_seq if below_seq is not None else 2**62
-        rows = self._db.conn().execute(_BM25, (match, bound, limit)).fetchall()
-        return [_hit(row, str(row[5])) for row in rows]
+        done = self.context.done_seq()
+        ranked = self.context.ranked(match, limit, min(bound, done + 1))
+        if done + 1 < bound:  # not in the context index yet: the plain index
+            rows = self._db.conn().execute(_BM25, (match, done, bound, limit)).fetchall()
+            ranked = sorted([*ranked, *((int(s), float(r)) for s, r in rows)], key=lambda p: p[1])
+        return [seq for seq, _ in ranked[:limit]]
+
+    def created(self, seqs: list[int]) -> dict[int, float]:
+        """When each of these events was written (for the recency prior)."""
+        found: dict[int, float] = {}
+        for start in range(0, len(seqs), 500):
+            part = seqs[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.conn().execute(
+                f"SELECT seq, created_at FROM events WHERE seq IN ({marks})", part
+            )
+            found.update((int(seq), float(at)) for seq, at in rows)
+        return found
+
+    def found(self, seqs: list[int], query: str) -> dict[int, SearchHit]:
+        """Search hits for these events: the snippet shows the query's words where the
+        event's own text has them (`[[`/`]]`), else the start of its text."""
+        hits = self.hits(seqs)
+        match = fts_any_query(query)
+        if match is None:
+            return hits
+        snippets = self._snippets(match, list(hits))
+        return {
+            seq: dataclasses.replace(hit, snippet=snippets.get(seq, hit.snippet))
+            for seq, hit in hits.items()
+        }
+
+    def texts(self, seqs: list[int]) -> dict[int, tuple[str, str, str]]:
+        """(full searchable text, turn id, event id) of these events, for `--json`."""
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        rows = (
+            self._db.conn()
+            .execute(f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})", tuple(seqs))
+            .fetchall()
+        )
+        found: dict[int, tuple[str, str, str]] = {}
+        for row in rows:
+            entry = parse_row(row)
+            if isinstance(entry, StoredEvent):
+                found[entry.seq] = (searchable_text(entry.event), entry.turn_id, entry.event_id)
+        return found
+
+    def similarity_floor(self, model: str, dimensions: int, query: list[float]) -> float | None:
+        """The cosine below which a match for `query` is no closer than most of the log,
+        calibrated on this space's own vectors (`VectorIndex.floor`); None while few."""
+        from koroku_desktop.store.vector_index import unit
+
+        index = self._index(model, dimensions)
+        return None if index is None else index.floor(unit(query))
+
+    def _snippets(self, match: str, seqs: list[int]) -> dict[int, str]:
+        """The full-text index's snippets (matches in `[[`/`]]`) of these events, where their
+        own words match (a unit found by its context or by a stem has none)."""
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        rows = (
+            self._db.conn()
+            .execute(
+                "SELECT rowid, snippet(events_fts, 0, '[[', ']]', '…', 16) FROM events_fts"
+                f" WHERE events_fts MATCH ? AND rowid IN ({marks})",
+                (match, *seqs),
+            )
+            .fetchall()
+        )
+        return {int(seq): str(snippet) for seq, snippet in rows}
 
     def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
         """The local seqs of events by their global ids (ids not in this log are left out)."""
