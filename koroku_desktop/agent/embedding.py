@@ -33,6 +33,20 @@ MEMORY_BATCH = 64
 """Memory-file chunks per embedding request (a file's chunks may span requests)."""
 
 
+def check_vectors(vectors: list[list[float]], count: int, dims: int, model: str) -> None:
+    """Refuse what the service sent unless it is `count` vectors of `dims` values (nothing
+    of a wrong answer is stored: embedding pauses with the reason, as for an outage)."""
+    if len(vectors) != count:
+        raise ModelError("unknown", f"the embedding service returned {len(vectors)} of {count}")
+    wrong = {len(v) for v in vectors} - {dims}
+    if wrong:
+        sizes = ", ".join(str(n) for n in sorted(wrong))
+        raise ModelError(
+            "unknown",
+            f"the embedding service returned vectors of {sizes} dimensions, not {dims} ({model})",
+        )
+
+
 class EmbeddingStopped(RuntimeError):
     """A store call after `BackgroundEmbedder.cancel` (the log is closing)."""
 
@@ -124,6 +138,7 @@ class BackgroundEmbedder:
                 break
             try:
                 vectors = await self.embedder.embed_documents([c.text for c in batch.chunks])
+                check_vectors(vectors, len(batch.chunks), dims, model)
             except ModelError as exc:
                 self._failed(exc)
                 break
@@ -147,6 +162,7 @@ class BackgroundEmbedder:
             piece = pending[start : start + MEMORY_BATCH]
             try:
                 vectors = await self.embedder.embed_documents([c.text for c in piece])
+                check_vectors(vectors, len(piece), dims, model)
             except ModelError as exc:
                 self._failed(exc)
                 return
