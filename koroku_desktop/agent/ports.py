@@ -220,6 +220,10 @@ class RecallStore(Protocol):
         """The seqs of the best matches of any of the words, best BM25 rank first."""
         ...
 
+    def catch_up_keywords(self, max_events: int | None) -> int:
+        """Index what is new for the keyword leg (at most `max_events`; None: all)."""
+        ...
+
     def created(self, seqs: list[int]) -> dict[int, float]:
         """When each of these events was written."""
         ...

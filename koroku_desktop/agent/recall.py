@@ -127,9 +127,10 @@ class HybridSearch:
         return RecallResult(hits, mode, note, memory)
 
     async def warm(self) -> None:
-        """Bring the vector index up to date now, off the loop: map its persisted files and
-        append what is new (built from the table the first time: seconds for a million
-        events, which the first search would pay otherwise)."""
+        """Bring the keyword leg's index and the vector index up to date now, off the loop
+        (built from the log the first time: seconds for a million events, which the first
+        searches would pay otherwise)."""
+        await asyncio.to_thread(self.store.catch_up_keywords, None)
         if self.embedder is not None:
             dims = self.embedder.dimensions
             await self.nearest([1.0] + [0.0] * (dims - 1), 1, None)

@@ -180,54 +180,46 @@ def import_koroku_export(path: Path) -> int:
     print_repairs(report.repairs)
     try:
         compact_long_history()
-        embed_imported()
     except CliExit as exc:
         return exc.code
     return 0
 
 
-def embed_imported() -> None:
+async def embed_imported(runtime: Runtime) -> None:
     """After an import: embed the imported history for search by meaning now, with progress
     on stderr. Without a key, or when the service fails, it is left for later (the app, or
     the next search, picks it up) and the import still succeeds."""
-    with open_runtime(TerminalApprover(), need_key=False) as runtime:
-        worker = runtime.background_embedder
-        if worker is None or not runtime.model.has_key:
-            return
-        model, dims = worker.embedder.model, worker.embedder.dimensions
-        total = runtime.log.vectors.status(model, dims).pending_events
-        if total == 0:
-            return
-
-        async def run() -> None:
-            done = 0
-            while True:
-                step = await worker.catch_up(max_batches=8)
-                done += step
-                if worker.last_error:
-                    print(
-                        f"koroku: embedding paused after {done:,} of {total:,} events "
-                        f"({worker.last_error}); the rest is embedded later",
-                        file=sys.stderr,
-                    )
-                    break
-                print(
-                    f"koroku: embedding for search by meaning: {min(done, total):,} of "
-                    f"{total:,} events",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                if step == 0 or done >= total:
-                    break
-            await worker.stop()
-            if runtime.search is not None:
-                await runtime.search.warm()  # the persisted vector index, up to date
-
-        asyncio.run(run())
+    worker = runtime.background_embedder
+    if worker is None or not runtime.model.has_key:
+        return
+    model, dims = worker.embedder.model, worker.embedder.dimensions
+    total = (await asyncio.to_thread(runtime.log.vectors.status, model, dims)).pending_events
+    done = 0
+    while done < total:
+        step = await worker.catch_up(max_batches=8)
+        done += step
+        if worker.last_error:
+            print(
+                f"koroku: embedding paused after {done:,} of {total:,} events "
+                f"({worker.last_error}); the rest is embedded later",
+                file=sys.stderr,
+            )
+            break
+        print(
+            f"koroku: embedding for search by meaning: {min(done, total):,} of {total:,} events",
+            file=sys.stderr,
+            flush=True,
+        )
+        if step == 0:
+            break
+    await worker.stop()
+    if runtime.search is not None:
+        await runtime.search.warm()  # the persisted vector index, up to date
 
 
 def compact_long_history() -> None:
-    """After an import: compact a live context over the threshold now, showing progress.
+    """After an import: compact a live context over the threshold now, showing progress,
+    then embed the imported history (`embed_imported`).
 
     Like the compaction after a turn it runs outside the turn lease (turns elsewhere go on
     on the recent part) and takes the turn lease only to append the summary.
@@ -238,6 +230,12 @@ def compact_long_history() -> None:
         agent = runtime.agent
 
         async def run() -> None:
+            await compact(runtime)
+            await embed_imported(runtime)
+            if runtime.search is not None:
+                await runtime.search.warm()  # the keyword leg's index too, key or not
+
+        async def compact(runtime: Runtime) -> None:
             await runtime.sync_memory()  # the imported summaries and memory edits: in files
             await agent.load()
             long = agent.view.unloaded is not None

@@ -10,7 +10,6 @@ from typing import Any
 
 from koroku_desktop.cli.recall_commands import (
     compact_long_history,
-    embed_imported,
     import_koroku_export,
     print_repairs,
 )
@@ -108,7 +107,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     if report.imported:
         try:
             compact_long_history()
-            embed_imported()
         except CliExit as exc:
             return exc.code
     return 0 if report.imported or not report.skipped else 1

@@ -26,7 +26,7 @@ from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus,
 from koroku_desktop.store.database import KorokuDatabase
 from koroku_desktop.store.embed_text import chunks, embeddable_text
 from koroku_desktop.store.rows import COLUMNS, parse_row
-from koroku_desktop.store.search_context import ContextIndex
+from koroku_desktop.store.search_context import SEARCH_CATCH_UP, ContextIndex
 from koroku_desktop.store.search_index import SearchIndex
 from koroku_desktop.store.searchable import fts_any_query, searchable_text
 
@@ -231,8 +231,7 @@ class VectorStore:
         # On a read-only file these fail: rows not yet folded in are missed then.
         with contextlib.suppress(sqlite3.OperationalError):
             self._fts.flush()
-        with contextlib.suppress(sqlite3.OperationalError):
-            self.context.catch_up()
+        self.catch_up_keywords(SEARCH_CATCH_UP)
         bound = below_seq if below_seq is not None else 2**62
         done = self.context.done_seq()
         ranked = self.context.ranked(match, limit, min(bound, done + 1))
@@ -240,6 +239,13 @@ class VectorStore:
             rows = self._db.conn().execute(_BM25, (match, done, bound, limit)).fetchall()
             ranked = sorted([*ranked, *((int(s), float(r)) for s, r in rows)], key=lambda p: p[1])
         return [seq for seq, _ in ranked[:limit]]
+
+    def catch_up_keywords(self, max_events: int | None) -> int:
+        """Index what is new for the keyword leg (see `ContextIndex.catch_up`)."""
+        try:
+            return self.context.catch_up(max_events)
+        except sqlite3.OperationalError:  # read-only or busy: the plain index covers it
+            return 0
 
     def created(self, seqs: list[int]) -> dict[int, float]:
         """When each of these events was written (for the recency prior)."""
