@@ -30,8 +30,11 @@ RECENCY_HALF_LIFE_DAYS = 30.0
 MIN_SIMILARITY = 0.55
 """Vector matches below this cosine are not results at all (unrelated text); lowered to the
 floor calibrated on the log's own vectors when that is lower (see `HybridSearch.nearest`)."""
-MEANING_WEIGHT = 0.5
-"""The meaning leg's weight in the fusion (the keyword leg's is 1)."""
+MEANING_WEIGHT = 0.15
+"""The meaning leg's weight in the fusion (the keyword leg's is 1): enough to lift what both
+legs found and to answer what no keyword matches, too little to reorder strong keyword hits
+on a weak embedding model's say-so (on LoCoMo with a small model, 0.5 fell below the
+keyword leg alone)."""
 POOL = 200
 """Candidates each leg fetches, whatever the limit (the most results a search returns)."""
 MAX_QUERY_CHARS = 4_000
@@ -173,8 +176,8 @@ class HybridSearch:
         self, query: str, keyword: list[int], matches: list[VectorMatch], limit: int
     ) -> list[RecallHit]:
         """Weighted reciprocal rank fusion: the keyword leg counts in full, the meaning leg
-        `MEANING_WEIGHT` (its first place weighs as a keyword's 60th), so the fused ranking
-        keeps the keyword leg's order and lifts what both legs found."""
+        `MEANING_WEIGHT`, so the fused ranking keeps the keyword leg's order, lifts what both
+        legs found, and adds what only the meaning leg found after them."""
         scores: dict[int, float] = {}
         for rank, seq in enumerate(keyword):
             scores[seq] = scores.get(seq, 0.0) + 1.0 / (RRF_K + rank + 1)

@@ -3,9 +3,10 @@
 A question rarely shares its words with the one line that answers it ("When did Caroline go
 to the support group?" — "I went yesterday", after "What did you do this week?"), so each
 message or summary is indexed as a unit: its date, the `CONTEXT_TURNS` messages before it in
-its conversation (each clipped to `CONTEXT_CHARS`) and its own searchable text, in an FTS5
-table with the Porter stemmer ("painted" finds "painting"). BM25 over any of the query's
-words ranks these units; a hit is the unit's own event.
+its conversation (each clipped to `CONTEXT_CHARS`) in one column and its own searchable text
+in another, in an FTS5 table with the Porter stemmer ("painted" finds "painting"). BM25 over
+any of the query's words ranks these units, the own text weighing `OWN_WEIGHT` times the
+context; a hit is the unit's own event.
 
 The table is derived, like the vector index: filled in seq order by `catch_up` (before a
 keyword search, a bounded batch; all of it at start-up and after an import), with
@@ -27,7 +28,7 @@ from koroku_desktop.store.searchable import searchable_text
 
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS context_fts USING fts5("
-    "body, tokenize = 'porter unicode61 remove_diacritics 2')",
+    "context, body, tokenize = 'porter unicode61 remove_diacritics 2')",
     "CREATE TABLE IF NOT EXISTS context_progress ("
     "id INTEGER PRIMARY KEY CHECK (id = 1), done_seq INTEGER NOT NULL)",
 )
@@ -38,17 +39,18 @@ SEARCH_CATCH_UP = 5_000
 """Events indexed before a keyword search at most (the rest at the next one, or at start)."""
 PAGE = 2_000
 _KINDS = "kind IN ('message', 'compaction')"
+OWN_WEIGHT = 2.0
+"""BM25 weight of the event's own text against its context's (1)."""
 RANKED_SQL = (
-    "SELECT rowid, rank FROM context_fts WHERE context_fts MATCH ? AND rowid < ?"
-    " ORDER BY rank LIMIT ?"
+    f"SELECT rowid, bm25(context_fts, 1.0, {OWN_WEIGHT}) AS score FROM context_fts"
+    " WHERE context_fts MATCH ? AND rowid < ? ORDER BY score LIMIT ?"
 )
 
 
-def unit_text(created_at: float, before: list[str], own: str) -> str:
-    """The indexed unit: the day it was said, the turns before it (clipped), its own text."""
+def context_text(created_at: float, before: list[str]) -> str:
+    """The indexed unit's context: the day it was said and the turns before it (clipped)."""
     day = datetime.fromtimestamp(created_at)
-    head = f"{day.day} {day:%B %Y}"
-    return "\n".join([head, *(t[:CONTEXT_CHARS] for t in before), own])
+    return "\n".join([f"{day.day} {day:%B %Y}", *(t[:CONTEXT_CHARS] for t in before)])
 
 
 class ContextIndex:
@@ -90,7 +92,7 @@ class ContextIndex:
         if not rows:
             return 0
         recent: dict[str, deque[str]] = {}
-        units: list[tuple[int, str]] = []
+        units: list[tuple[int, str, str]] = []
         for row in rows:
             entry = parse_row(row)
             if not isinstance(entry, StoredEvent) or row[2] not in ("message", "compaction"):
@@ -104,12 +106,14 @@ class ContextIndex:
                     self._texts_before(conn, entry.conversation_id, entry.seq),
                     maxlen=CONTEXT_TURNS,
                 )
-            units.append((entry.seq, unit_text(entry.created_at, list(before), own)))
+            units.append((entry.seq, context_text(entry.created_at, list(before)), own))
             before.append(own[:CONTEXT_CHARS])
         with self._db.atomic("IMMEDIATE"):
             if self.done_seq() != after:  # another process indexed this page meanwhile
                 return len(rows)
-            conn.executemany("INSERT INTO context_fts (rowid, body) VALUES (?, ?)", units)
+            conn.executemany(
+                "INSERT INTO context_fts (rowid, context, body) VALUES (?, ?, ?)", units
+            )
             conn.execute(
                 "INSERT INTO context_progress (id, done_seq) VALUES (1, ?)"
                 " ON CONFLICT (id) DO UPDATE SET done_seq = excluded.done_seq",

@@ -237,7 +237,8 @@ class VectorStore:
         ranked = self.context.ranked(match, limit, min(bound, done + 1))
         if done + 1 < bound:  # not in the context index yet: the plain index
             rows = self._db.conn().execute(_BM25, (match, done, bound, limit)).fetchall()
-            ranked = sorted([*ranked, *((int(s), float(r)) for s, r in rows)], key=lambda p: p[1])
+            plain = [(int(row[0]), float(row[6])) for row in rows]
+            ranked = sorted([*ranked, *plain], key=lambda pair: pair[1])
         return [seq for seq, _ in ranked[:limit]]
 
     def catch_up_keywords(self, max_events: int | None) -> int:
