@@ -13,22 +13,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.app.exports import write_log_export
+from koroku_desktop.app.runtime import Runtime
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.search_command import add_arguments as add_search_arguments
 from koroku_desktop.cli.search_command import cmd_search
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
-from koroku_desktop.runtime import Runtime
-from koroku_desktop.runtime.exports import write_log_export
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.portable import (
+from koroku_desktop.maintenance.portable import (
     ExportFormatError,
     LogNotEmptyError,
     import_export,
 )
-
-MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
 
 
 def register(sub: Any) -> None:

@@ -27,7 +27,7 @@ from typing import IO, Any
 from koroku_desktop.agent.recall import POOL, HybridSearch, RecallResult
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch, RecallHit
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.log.event_log import SqliteEventLog
 
 MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
 
@@ -136,10 +136,10 @@ def memory_json(match: MemoryMatch) -> dict[str, Any]:
 def open_searcher() -> Iterator[Searcher]:
     """Settings, the log (read-only when the data dir cannot be written) and the search;
     `SystemExit`-free: errors come out as `SearchUnavailable` with one line to print."""
-    from koroku_desktop.config import SettingsError, default_paths, resolve_api_key
+    from koroku_desktop.app.config import SettingsError, default_paths, resolve_api_key
+    from koroku_desktop.app.recall_wiring import build_recall
+    from koroku_desktop.app.settings_store import SettingsStore
     from koroku_desktop.domain.ids import writer_name
-    from koroku_desktop.recall_wiring import build_recall
-    from koroku_desktop.settings_store import SettingsStore
     from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
 
     paths = default_paths()

@@ -12,6 +12,6 @@ if "peewee" not in sys.modules and "psycopg" not in sys.modules:
     finally:
         del sys.modules["psycopg"]
 
-from koroku_desktop.store.event_log import SqliteEventLog, StoreClosedError
+from koroku_desktop.store.log.event_log import SqliteEventLog, StoreClosedError
 
 __all__ = ["SqliteEventLog", "StoreClosedError"]

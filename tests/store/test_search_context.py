@@ -9,9 +9,9 @@ import numpy as np
 
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.vector_index import FLOOR_MIN_ROWS, VectorIndex, rows_arrays
-from koroku_desktop.store.vector_index import quantise as q
+from koroku_desktop.store.log.event_log import SqliteEventLog
+from koroku_desktop.store.vectors.index import FLOOR_MIN_ROWS, VectorIndex, rows_arrays
+from koroku_desktop.store.vectors.index import quantise as q
 
 
 def said(role: str, text: str) -> MessageEvent:

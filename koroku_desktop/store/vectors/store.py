@@ -24,14 +24,14 @@ from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus, VectorMatch
 from koroku_desktop.store.database import KorokuDatabase
-from koroku_desktop.store.embed_text import chunks, embeddable_text
-from koroku_desktop.store.rows import COLUMNS, parse_row
-from koroku_desktop.store.search_context import SEARCH_CATCH_UP, ContextIndex
-from koroku_desktop.store.search_index import SearchIndex
-from koroku_desktop.store.searchable import fts_any_query, searchable_text
+from koroku_desktop.store.log.rows import COLUMNS, parse_row
+from koroku_desktop.store.search.context import SEARCH_CATCH_UP, ContextIndex
+from koroku_desktop.store.search.index import SearchIndex
+from koroku_desktop.store.search.searchable import fts_any_query, searchable_text
+from koroku_desktop.store.vectors.embed_text import chunks, embeddable_text
 
 if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
-    from koroku_desktop.store.vector_index import VectorIndex
+    from koroku_desktop.store.vectors.index import VectorIndex
 
 EMBEDDED_KINDS = ("message", "compaction")
 _KINDS_SQL = "kind IN ('message', 'compaction')"
@@ -44,7 +44,7 @@ _BM25 = (
 )
 SNIPPET_CHARS = 240
 INDEX_FOLDER = "vector-index"
-"""The persisted vector index's folder in the data dir (see store/vector_files.py)."""
+"""The persisted vector index's folder in the data dir (see store/vectors/files.py)."""
 
 
 class VectorStore:
@@ -60,7 +60,7 @@ class VectorStore:
         self._lock = threading.Lock()
         self._indexes: dict[int, VectorIndex] = {}
         self.context = ContextIndex(db)
-        """The keyword leg's index of messages with their context (store/search_context.py)."""
+        """The keyword leg's index of messages with their context (store/search/context.py)."""
 
     @property
     def read_only(self) -> bool:
@@ -140,7 +140,7 @@ class VectorStore:
         self, model: str, dimensions: int, batch: EmbeddingBatch, vectors: list[list[float]]
     ) -> None:
         """Save a batch's vectors and move the space's progress past it, in one transaction."""
-        from koroku_desktop.store.vector_index import quantise, unit
+        from koroku_desktop.store.vectors.index import quantise, unit
 
         space = self._space(model, dimensions)
         rows = []
@@ -190,7 +190,7 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
-        from koroku_desktop.store.vector_index import unit
+        from koroku_desktop.store.vectors.index import unit
 
         if len(query) != dimensions:
             raise ValueError(f"a query vector of {len(query)} dimensions in a {dimensions}-d space")
@@ -202,8 +202,8 @@ class VectorStore:
 
     def _index(self, model: str, dimensions: int) -> VectorIndex | None:
         """The space's index, up to date with the table (None: nothing embedded with it)."""
-        from koroku_desktop.store.vector_files import VectorFiles
-        from koroku_desktop.store.vector_index import VectorIndex
+        from koroku_desktop.store.vectors.files import VectorFiles
+        from koroku_desktop.store.vectors.index import VectorIndex
 
         space = self._space_id(model, dimensions)
         if space is None:
@@ -223,7 +223,7 @@ class VectorStore:
 
     def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[int]:
         """The seqs of the best matches of any of the query's words, best BM25 rank first:
-        each message with the turns before it, stemmed (store/search_context.py); events not
+        each message with the turns before it, stemmed (store/search/context.py); events not
         in that index yet through the plain full-text index."""
         match = fts_any_query(query)
         if match is None or limit <= 0:
@@ -293,7 +293,7 @@ class VectorStore:
     def similarity_floor(self, model: str, dimensions: int, query: list[float]) -> float | None:
         """The cosine below which a match for `query` is no closer than most of the log,
         calibrated on this space's own vectors (`VectorIndex.floor`); None while few."""
-        from koroku_desktop.store.vector_index import unit
+        from koroku_desktop.store.vectors.index import unit
 
         index = self._index(model, dimensions)
         return None if index is None else index.floor(unit(query))

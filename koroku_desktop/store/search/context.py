@@ -23,8 +23,8 @@ from datetime import datetime
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.store.database import KorokuDatabase
-from koroku_desktop.store.rows import COLUMNS, parse_row
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store.log.rows import COLUMNS, parse_row
+from koroku_desktop.store.search.searchable import searchable_text
 
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS context_fts USING fts5("
