@@ -26,9 +26,10 @@ T = TypeVar("T")
 BATCH_EVENTS = 64
 SETTLE_S = 1.0
 """How long a front end about to exit embeds what it wrote (the rest waits for later)."""
-SEARCH_CATCH_UP_S = 1.0
+SEARCH_CATCH_UP_S = 2.0
 SEARCH_BATCHES = 2
-"""The catch-up before a search: at most this many batches, for about SEARCH_CATCH_UP_S."""
+"""The catch-up before a search: at most this many batches, started within SEARCH_CATCH_UP_S
+(and cut off at twice that, for a service that hangs)."""
 MEMORY_BATCH = 64
 """Memory-file chunks per embedding request (a file's chunks may span requests)."""
 
@@ -204,6 +205,12 @@ class BackgroundEmbedder:
     async def _bounded(self, max_batches: int | None, timeout_s: float) -> int:
         if self.store.read_only:
             return 0
+        connect = getattr(self.embedder, "connect", None)
+        if connect is not None:  # the SDK's import and client are not the service's time
+            try:
+                connect()
+            except ModelError:
+                return 0
         try:
             return await asyncio.wait_for(
                 self.catch_up(max_batches=max_batches, within_s=timeout_s), timeout_s * 2
