@@ -9,18 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_recall_commands import Koroku, brain, with_notes
+from tests.cli.test_recall_commands import Koroku, koroku
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_server import FakeGemini
 
-__all__ = ["fake_gemini"]
+__all__ = ["fake_gemini", "koroku"]
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def koroku(koroku_home: Path, tmp_path: Path, fake_gemini: FakeGemini) -> Koroku:
-    return with_notes(koroku_home, tmp_path, fake_gemini, brain)
 
 
 def waiting(koroku: Koroku) -> str:

@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
@@ -275,16 +275,8 @@ class VectorStore:
 
     def texts(self, seqs: list[int]) -> dict[int, tuple[str, str, str]]:
         """(full searchable text, turn id, event id) of these events, for `--json`."""
-        if not seqs:
-            return {}
-        marks = ",".join("?" * len(seqs))
-        rows = (
-            self._db.conn()
-            .execute(f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})", tuple(seqs))
-            .fetchall()
-        )
         found: dict[int, tuple[str, str, str]] = {}
-        for row in rows:
+        for row in self._rows(seqs):
             entry = parse_row(row)
             if isinstance(entry, StoredEvent):
                 found[entry.seq] = (searchable_text(entry.event), entry.turn_id, entry.event_id)
@@ -315,6 +307,14 @@ class VectorStore:
         )
         return {int(seq): str(snippet) for seq, snippet in rows}
 
+    def _rows(self, seqs: list[int]) -> list[tuple[Any, ...]]:
+        """The `events` rows (`COLUMNS`) of these seqs."""
+        if not seqs:
+            return []
+        marks = ",".join("?" * len(seqs))
+        sql = f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})"
+        return list(self._db.conn().execute(sql, tuple(seqs)).fetchall())
+
     def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
         """The local seqs of events by their global ids (ids not in this log are left out)."""
         found: dict[str, int] = {}
@@ -331,16 +331,8 @@ class VectorStore:
 
     def hits(self, seqs: list[int]) -> dict[int, SearchHit]:
         """Search hits (with the start of the embedded text as snippet) for events by seq."""
-        if not seqs:
-            return {}
-        marks = ",".join("?" * len(seqs))
-        rows = (
-            self._db.conn()
-            .execute(f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})", tuple(seqs))
-            .fetchall()
-        )
         found: dict[int, SearchHit] = {}
-        for row in rows:
+        for row in self._rows(seqs):
             entry = parse_row(row)
             if not isinstance(entry, StoredEvent):
                 continue
