@@ -26,6 +26,8 @@ T = TypeVar("T")
 BATCH_EVENTS = 64
 SETTLE_S = 1.0
 """How long a front end about to exit embeds what it wrote (the rest waits for later)."""
+SETTLE_INDEX = 5_000
+"""Events a front end about to exit adds to the keyword leg's index at most."""
 SEARCH_CATCH_UP_S = 2.0
 SEARCH_BATCHES = 2
 """The catch-up before a search: at most this many batches, started within SEARCH_CATCH_UP_S
@@ -178,9 +180,12 @@ class BackgroundEmbedder:
         started = time.monotonic()
         done = await self._join_running(timeout_s)
         left = timeout_s - (time.monotonic() - started)
-        if left <= 0 or self.last_error is not None:
-            return done
-        return done + await self._bounded(None, left)
+        if left > 0 and self.last_error is None:
+            done += await self._bounded(None, left)
+        if not self.store.read_only:  # the keyword leg's index, for the next search
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self._in_store, self.store.catch_up_keywords, SETTLE_INDEX)
+        return done
 
     async def before_search(self, timeout_s: float = SEARCH_CATCH_UP_S) -> int:
         """Catch up a bounded batch before a search by meaning, a surfacing or a `recall`, so

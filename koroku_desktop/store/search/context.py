@@ -35,8 +35,10 @@ SCHEMA = (
 """The tables (migration m009_context_search)."""
 CONTEXT_TURNS = 2
 CONTEXT_CHARS = 600
-SEARCH_CATCH_UP = 5_000
-"""Events indexed before a keyword search at most (the rest at the next one, or at start)."""
+SEARCH_CATCH_UP = 256
+"""Events indexed before a keyword search at most, so a cold search stays quick: the rest at
+the next ones, and all of it by the app at start, after an import and when `ask`/`chat`
+exit (events past the index are found through the plain full-text index meanwhile)."""
 PAGE = 2_000
 _KINDS = "kind IN ('message', 'compaction')"
 OWN_WEIGHT = 2.0
