@@ -34,7 +34,7 @@ from bench_store import build_big_log, pick_queries  # noqa: E402
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder  # noqa: E402
 from koroku_desktop.agent.memories import MemorySurfacer  # noqa: E402
-from koroku_desktop.agent.recall import POOL, HybridSearch  # noqa: E402
+from koroku_desktop.agent.recall import MEANING_POOL, POOL, HybridSearch  # noqa: E402
 from koroku_desktop.domain.events import MessageEvent  # noqa: E402
 from koroku_desktop.domain.parts import TextPart  # noqa: E402
 from koroku_desktop.llm.embeddings import DEFAULT_DIMENSIONS, GeminiEmbedder  # noqa: E402
@@ -141,7 +141,9 @@ async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
         hybrid.append(time.perf_counter() - t0)
         assert result.mode == "hybrid"
         t0 = time.perf_counter()
-        await asyncio.to_thread(log.vectors.nearest, MODEL, DEFAULT_DIMENSIONS, vector, POOL, None)
+        await asyncio.to_thread(
+            log.vectors.nearest, MODEL, DEFAULT_DIMENSIONS, vector, MEANING_POOL, None
+        )
         vector_only.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         await asyncio.to_thread(log.vectors.keyword, query, POOL, None)

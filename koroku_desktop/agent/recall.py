@@ -36,7 +36,10 @@ legs found and to answer what no keyword matches, too little to reorder strong k
 on a weak embedding model's say-so (on LoCoMo with a small model, 0.5 fell below the
 keyword leg alone)."""
 POOL = 200
-"""Candidates each leg fetches, whatever the limit (the most results a search returns)."""
+"""Candidates the keyword leg fetches, whatever the limit (the most results a search returns)."""
+MEANING_POOL = 50
+"""Candidates the meaning leg fetches, whatever the limit: below its 50th place a match adds
+less than a keyword's 700th place (and more would double the exact scoring's reads)."""
 MAX_QUERY_CHARS = 4_000
 """A longer query is cut here (about 1,000 tokens: within the embedding model's 2,048)."""
 
@@ -113,7 +116,7 @@ class HybridSearch:
             try:
                 if vector is None:
                     vector = await self.query_vector(query)
-                matches = await self.nearest(vector, POOL, below_seq)
+                matches = await self.nearest(vector, MEANING_POOL, below_seq)
                 memory = await self.memory_nearest(vector, limit)
             except ModelError as exc:
                 if exc.kind == "auth" and "No Gemini API key" in exc.message:

@@ -25,7 +25,7 @@ from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, w
 
 log = logging.getLogger(__name__)
 
-FLOOR_MIN_ROWS, FLOOR_SAMPLE = 200, 2_000
+FLOOR_MIN_ROWS, FLOOR_SAMPLE = 200, 1_000
 FLOOR_QUANTILE = 0.98
 """See `VectorIndex.floor`."""
 CANDIDATES = 2_000
