@@ -16,13 +16,12 @@ not yet indexed) are still found through the plain full-text index.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections import deque
 from datetime import datetime
 
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.store.database import KorokuDatabase
+from koroku_desktop.store.database import Connection, KorokuDatabase, OperationalError
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
 from koroku_desktop.store.search.searchable import searchable_text
 
@@ -66,7 +65,7 @@ class ContextIndex:
         """The seq up to which every event is in the index (0 when the table is missing)."""
         try:
             row = self._db.conn().execute("SELECT done_seq FROM context_progress").fetchone()
-        except sqlite3.OperationalError:  # an old file opened read-only: not migrated
+        except OperationalError:  # an old file opened read-only: not migrated
             return 0
         return int(row[0]) if row else 0
 
@@ -123,7 +122,7 @@ class ContextIndex:
             )
         return len(rows)
 
-    def _texts_before(self, conn: sqlite3.Connection, conversation: str, seq: int) -> list[str]:
+    def _texts_before(self, conn: Connection, conversation: str, seq: int) -> list[str]:
         rows = conn.execute(
             f"SELECT {COLUMNS} FROM events WHERE conversation_id = ? AND {_KINDS} AND seq < ?"
             " ORDER BY seq DESC LIMIT ?",
@@ -142,6 +141,6 @@ class ContextIndex:
         """(seq, BM25 rank: lower is better) of the best units for an FTS5 `match`."""
         try:
             rows = self._db.conn().execute(RANKED_SQL, (match, below_seq, limit)).fetchall()
-        except sqlite3.OperationalError:  # not migrated (read-only old file)
+        except OperationalError:  # not migrated (read-only old file)
             return []
         return [(int(seq), float(rank)) for seq, rank in rows]

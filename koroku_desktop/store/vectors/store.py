@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import json
 import shutil
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus, VectorMatch
-from koroku_desktop.store.database import KorokuDatabase
+from koroku_desktop.store.database import KorokuDatabase, OperationalError
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
 from koroku_desktop.store.search.context import SEARCH_CATCH_UP, ContextIndex
 from koroku_desktop.store.search.index import SearchIndex
@@ -228,8 +227,8 @@ class VectorStore:
         match = fts_any_query(query)
         if match is None or limit <= 0:
             return []
-        # On a read-only file these fail: rows not yet folded in are missed then.
-        with contextlib.suppress(sqlite3.OperationalError):
+        # On a read-only file the flush fails: rows not yet folded in are missed then.
+        with contextlib.suppress(OperationalError):
             self._fts.flush()
         self.catch_up_keywords(SEARCH_CATCH_UP)
         bound = below_seq if below_seq is not None else 2**62
@@ -245,7 +244,7 @@ class VectorStore:
         """Index what is new for the keyword leg (see `ContextIndex.catch_up`)."""
         try:
             return self.context.catch_up(max_events)
-        except sqlite3.OperationalError:  # read-only or busy: the plain index covers it
+        except OperationalError:  # read-only or busy: the plain index covers it
             return 0
 
     def created(self, seqs: list[int]) -> dict[int, float]:
