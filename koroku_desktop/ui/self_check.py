@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from koroku_desktop.app.config import ApiKey, Paths
 from koroku_desktop.app.lazy_model import LazyGeminiModel
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import open_desktop
 
 
 def run_self_check() -> int:
@@ -45,7 +45,7 @@ def _self_check_in(paths: Paths) -> None:
     app.setApplicationName("Koroku")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    desktop = Desktop(app, paths, use_tray=True)
+    desktop = open_desktop(app, paths, use_tray=True)
 
     async def check() -> None:
         try:

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import Desktop, open_desktop
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_server import FakeGemini
 
@@ -85,7 +85,7 @@ def running_desktop(qtbot: QtBot) -> Iterator[Desktop]:
     """The whole app on this test's data dir, window shown; quit and deleted afterwards."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    desk = Desktop(app, default_paths(), use_tray=True)
+    desk = open_desktop(app, default_paths(), use_tray=True)
     run(qtbot, desk.start())
     qtbot.waitExposed(desk.window)
     try:
