@@ -126,7 +126,7 @@ async def bench_turns(turns: int, work: Path) -> dict[str, Any]:
     from koroku_desktop.agent.loop import Agent, AgentOptions
     from koroku_desktop.llm.gemini import GeminiChatModel
     from koroku_desktop.mcp import McpManager
-    from koroku_desktop.store.event_log import SqliteEventLog
+    from koroku_desktop.store import SqliteEventLog
     from koroku_desktop.tools.approval import ApprovalPolicy
     from koroku_desktop.tools.registry import ToolRegistry
     from tests.fakes.gemini_server import FakeGemini

@@ -79,7 +79,7 @@ def make_log(home: Path, events: int) -> None:
     """A log of `events` realistic messages (user/model turns with Markdown and code)."""
     from koroku_desktop.domain.events import MessageEvent
     from koroku_desktop.domain.parts import TextPart
-    from koroku_desktop.store.event_log import SqliteEventLog
+    from koroku_desktop.store import SqliteEventLog
 
     home.mkdir(parents=True, exist_ok=True)
     log = SqliteEventLog(home / "koroku.db")

@@ -15,9 +15,9 @@ from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.app.sync_wiring import SyncSetup, open_sync
 from koroku_desktop.domain.ids import new_id
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import open_event_log
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.store.local_lease import SqliteTurnLock
 
 
 @dataclass

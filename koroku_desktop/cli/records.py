@@ -17,7 +17,7 @@ from koroku_desktop.cli.recall_commands import (
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
 from koroku_desktop.domain.events import DamagedEvent, LogEntry, dump_event
-from koroku_desktop.store.portable import exported_entries, sniff
+from koroku_desktop.maintenance.portable import exported_entries, sniff
 
 
 def register(sub: Any) -> None:

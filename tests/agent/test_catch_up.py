@@ -18,7 +18,7 @@ from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.parts import FunctionCallPart, TextPart
-from koroku_desktop.store.memory_log import InMemoryEventLog, LeaseBoard, MemoryTurnLock
+from koroku_desktop.store.log.memory_log import InMemoryEventLog, LeaseBoard, MemoryTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.conftest import YesApprover

@@ -16,10 +16,10 @@ from koroku_desktop.app.config import Paths, Settings
 from koroku_desktop.app.sync_wiring import SyncRuntime, wire_sync
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.sync.hub_lease import lock_key
 from koroku_desktop.sync.service import SyncState
-from koroku_desktop.sync.turn_lock import lock_key
 from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import Device
 from tests.sync.pg_server import PASSWORD, PgServer

@@ -15,7 +15,7 @@ from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.app.sync_wiring import SyncSetup, open_sync
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.sync.engine import to_hub
 from tests.sync.conftest import Device
 from tests.sync.test_sync_crash import hub_ids, write_turns

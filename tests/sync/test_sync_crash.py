@@ -10,11 +10,11 @@ from pathlib import Path
 import psycopg
 
 from koroku_desktop.app.runtime import CONVERSATION_ID
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import wait_for
 from tests.sync.conftest import Device
 from tests.sync.pg_server import PASSWORD

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob, sha256_of
 from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
     DamagedEvent,
@@ -30,9 +31,8 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.projection import Fix, log_fixes
-from koroku_desktop.store.blobs import BlobStore, MissingBlob, sha256_of
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.search.searchable import searchable_text
 
 EXPORT_FORMAT = "koroku-export"
 EXPORT_VERSION = 1
