@@ -76,7 +76,7 @@ class BackgroundEmbedder:
             return await self.catch_up()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # a closed or damaged store must not surface as a crash
+        except Exception as exc:  # noqa: BLE001 — a closed or damaged store must not surface as a crash
             log.warning("background embedding stopped: %s", exc)
             self.last_error = str(exc)
             return 0

@@ -258,7 +258,7 @@ class Agent:
             for callback in list(self.after_turn):
                 try:
                     await callback(result)
-                except Exception:
+                except Exception:  # one failing step must not fail the turn
                     log.exception("after-turn step failed")
         # Told once the lease is given back: the next turn (anywhere) may start now.
         self.hooks.on_turn_finished(result)

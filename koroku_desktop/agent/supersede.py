@@ -14,6 +14,7 @@ from typing import Literal
 
 from koroku_desktop.agent.turn import Journal
 from koroku_desktop.domain.context import ContextView
+from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import MessageEvent, StoredEvent, SupersededEvent
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.remembered import said_text
@@ -21,7 +22,7 @@ from koroku_desktop.domain.remembered import said_text
 Reason = Literal["regenerate", "edit"]
 
 
-class SupersedeError(ValueError):
+class SupersedeError(RefusedError, ValueError):
     """The turn asked for cannot be replaced (no longer the last one, compacted, running)."""
 
 

@@ -231,7 +231,7 @@ class Runtime:
             await self.mcp.start()
             if wait_s > 0:
                 await self.mcp.wait_settled(wait_s)
-        except Exception:
+        except Exception:  # start_mcp never raises: a server's failure is its status
             log.warning("the MCP servers could not be started", exc_info=True)
 
     async def stop_mcp(self) -> None:

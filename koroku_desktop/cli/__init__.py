@@ -19,6 +19,7 @@ from koroku_desktop.cli import (
     records,
     sync_command,
 )
+from koroku_desktop.domain.errors import ConfigError, KorokuError
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -72,4 +73,13 @@ def main(
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+    except KorokuError as exc:  # one the command did not turn into its own message
+        print(f"koroku: {exc}", file=sys.stderr)
+        return exit_code(exc)
     return code
+
+
+def exit_code(exc: KorokuError) -> int:
+    """A terminal command's exit code for an error: 2 for what the user must set up
+    differently (settings, a hub URL, a key), 1 for everything else."""
+    return 2 if isinstance(exc, ConfigError) else 1

@@ -18,6 +18,7 @@ from koroku_desktop.app.config import (
 from koroku_desktop.app.runtime import DatabaseUnavailable
 from koroku_desktop.app.sync_once import open_sync_once
 from koroku_desktop.app.sync_wiring import HubError, SyncConfigError, login_refused
+from koroku_desktop.domain.errors import SyncError
 
 BATCH_ENV = "KOROKU_SYNC_BATCH"
 """Events per push transaction / pull page (tests set it small to exercise resuming)."""
@@ -76,13 +77,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
                 print(
                     f"koroku sync: memory files not brought up to date: {problem}", file=sys.stderr
                 )
-        return 0
     except HubError as exc:
         why = login_refused(exc) or f"the hub failed: {exc}".strip()
         print(f"koroku sync: {why}", file=sys.stderr)
         return 1
-    except RuntimeError as exc:  # HubMismatchError, HubMovedError
+    except SyncError as exc:  # HubMismatchError, HubMovedError
         print(f"koroku sync: {exc}", file=sys.stderr)
         return 1
     finally:
         sync.close()
+    return 0

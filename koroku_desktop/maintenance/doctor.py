@@ -125,7 +125,7 @@ def readable_rows(conn: sqlite3.Connection, lost: list[tuple[int, int]]) -> Iter
                     created_at,
                     *(None if value is None else _text(value) for value in identity),
                 )
-            return
+            return  # noqa: TRY300 — the loop goes on after an error, not after success
         except sqlite3.DatabaseError:
             pass
         bad = last + 1 if last is not None else start

@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, Implementation, Tool
 
 from koroku_desktop import __version__
+from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.mcp.config import ServerConfig
 from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerState
 
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 _LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
 
 
-class McpUnavailable(RuntimeError):
+class McpUnavailable(KorokuError, RuntimeError):
     """The server is not connected (starting, failed or stopped)."""
 
 
@@ -228,7 +229,7 @@ class ServerConnection:
                     self._set("ready", None)
                     error = await self._serve(client)
                     self._client = None
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — a server failing in any way is its status, never the app's crash
                 error = describe_error(exc)
             finally:
                 deadline.cancel()
@@ -250,7 +251,7 @@ class ServerConnection:
             try:
                 with anyio.fail_after(self.timing.health_timeout):
                     tools = await _list_tools(client, self.name, refresh=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — any failure of the health check means the server stopped answering
                 return f"stopped answering: {describe_error(exc)}"
             if tools != self.tools:
                 self.tools = tools

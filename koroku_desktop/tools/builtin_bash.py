@@ -62,7 +62,7 @@ async def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process
     """After a cancel during start-up: wait for the process to exist, then kill its group."""
     try:
         proc = await starting
-    except Exception:
+    except Exception:  # noqa: BLE001 — the start failed, so there is nothing to kill (the start reports it)
         return
     await _kill_group(proc)
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.fsutil import atomic_write
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 from koroku_desktop.tools.sensitive import read_verdict
@@ -22,7 +23,7 @@ READ_LIMIT_CHARS = 100_000
 _READ_LIMIT_BYTES = 8_000_000  # files up to this size are decoded whole, for exact counts
 
 
-class ToolFailure(Exception):
+class ToolFailure(KorokuError):
     """An expected failure whose message is shown to the model as the tool's error."""
 
 

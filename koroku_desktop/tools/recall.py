@@ -105,7 +105,7 @@ class Recall(AgentTool):
                 hits = await ctx.recall(self.query, self.limit)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # a failed search is part of the tool's answer
                 log.exception("recall search failed")
                 response["conversation_search_error"] = f"{type(exc).__name__}: {exc}"
             else:

@@ -180,7 +180,7 @@ class ToolRegistry:
             result = await tool.execute(ctx)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # a tool's failure is its error result to the model
             log.exception("tool %s failed", name)
             return tool_error(f"{name} failed: {type(exc).__name__}: {exc}"), False
         if not isinstance(result, dict):

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
 from koroku_desktop.store.database import KorokuDatabase, create_private_file
@@ -220,7 +221,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
-class MigrationNeeded(RuntimeError):
+class MigrationNeeded(StorageError, RuntimeError):
     """A read-only open met a file that must be migrated first (which writes)."""
 
 
