@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
 
 from koroku_desktop.agent.hooks import AgentHooks
 from koroku_desktop.agent.options import AgentOptions
 from koroku_desktop.agent.ports import ApprovalRequest, Approver
 from koroku_desktop.agent.turn import Journal, TurnState
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch, ToolContext
@@ -60,10 +60,10 @@ class ToolCaller:
         """Ask (if needed), run and answer one call; over the budget it is not run."""
         self.hooks.on_tool_call(call)
         options = self.options
-        args: dict[str, Any] = dict(call.args)
+        args: JsonObject = dict(call.args)
         media = None
         if state.calls_made >= options.max_tool_calls:
-            response: dict[str, Any] = dict(OVER_BUDGET)
+            response: JsonObject = dict(OVER_BUDGET)
         else:
             state.calls_made += 1
             allowed = True

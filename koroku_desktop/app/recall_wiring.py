@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent
@@ -18,6 +17,7 @@ from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.app.config import ApiKey
+from koroku_desktop.domain.json_value import JsonObject, JsonValue
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.recall import EmbeddingStatus, MemoryMatch, RecallHit
 from koroku_desktop.store import SqliteEventLog
@@ -67,15 +67,15 @@ class LazyGeminiEmbedder:
         return await self._embedder().embed_query(text)
 
 
-def hit_record(hit: RecallHit, in_context: bool) -> dict[str, Any]:
+def hit_record(hit: RecallHit, in_context: bool) -> JsonObject:
     """One hybrid-search hit as the `recall` tool returns it."""
     h = hit.hit
-    found_by = [
+    found_by: list[JsonValue] = [
         name
         for name, present in (("keywords", hit.keyword_rank), ("meaning", hit.similarity))
         if present is not None
     ]
-    record: dict[str, Any] = {
+    record: JsonObject = {
         "seq": h.seq,
         "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
         "kind": h.kind,
@@ -88,7 +88,7 @@ def hit_record(hit: RecallHit, in_context: bool) -> dict[str, Any]:
     return record
 
 
-def memory_record(match: MemoryMatch) -> dict[str, Any]:
+def memory_record(match: MemoryMatch) -> JsonObject:
     """A memory-file piece found by meaning, as the `recall` tool returns it."""
     return {
         "source": "memory",
@@ -102,7 +102,7 @@ def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
     """The `recall` tool's search: hybrid, without the running turn's own events, and marking
     results the model already has in its live context."""
 
-    async def run(query: str, limit: int) -> list[dict[str, Any]]:
+    async def run(query: str, limit: int) -> list[JsonObject]:
         result = await search.search(query, limit, below_seq=agent.turn_from_seq)
         live = live_seqs(agent.view)
         records = [hit_record(h, h.hit.seq in live) for h in result.hits]

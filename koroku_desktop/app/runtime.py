@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.embedding import BackgroundEmbedder
@@ -46,6 +45,7 @@ from koroku_desktop.blobs.attachments import read_attachment_file as read_attach
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.blobs.blob_store import MissingBlob as MissingBlob
 from koroku_desktop.domain.ids import writer_name
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.doctor import diagnose as check_database
@@ -260,7 +260,7 @@ def mcp_manager(paths: Paths) -> McpManager:
 def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     """The `recall` tool's search over the whole log, run off the event loop."""
 
-    async def search(query: str, limit: int) -> list[dict[str, Any]]:
+    async def search(query: str, limit: int) -> list[JsonObject]:
         hits = await asyncio.to_thread(event_log.search, query, limit)
         return [
             {
