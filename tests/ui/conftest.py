@@ -15,6 +15,7 @@ import qasync
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
@@ -81,11 +82,12 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @contextmanager
-def running_desktop(qtbot: QtBot) -> Iterator[Desktop]:
-    """The whole app on this test's data dir, window shown; quit and deleted afterwards."""
+def running_desktop(qtbot: QtBot, model: ChatModel | None = None) -> Iterator[Desktop]:
+    """The whole app on this test's data dir, window shown; quit and deleted afterwards.
+    `model` replaces Gemini as the agent's model (a `FakeChatModel`)."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    desk = open_desktop(app, default_paths(), use_tray=True)
+    desk = open_desktop(app, default_paths(), use_tray=True, model=model)
     run(qtbot, desk.start())
     qtbot.waitExposed(desk.window)
     try:

@@ -20,7 +20,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.bridge import AgentBridge
 from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import run
+from tests.ui.conftest import running_desktop
 from tests.ui.helpers import texts, type_and_send
 
 
@@ -29,36 +29,39 @@ def echo(request: ModelRequest) -> str:
     return f"the fake model heard: {said[-1]}"  # after the time note
 
 
+def test_desktop_takes_the_runtime_it_is_handed(qtbot: QtBot, qapp: QApplication) -> None:
+    bridge = AgentBridge()
+    runtime = build_runtime(bridge, default_paths(), model=FakeChatModel(echo))
+    desk = Desktop(qapp, runtime, bridge, use_tray=False)
+    try:
+        assert desk.runtime is runtime and desk.bridge is bridge and bridge.parent() is desk
+        assert runtime.agent.approver is bridge
+    finally:
+        runtime.close()
+        for widget in (desk.popup, desk.window):
+            widget.deleteLater()
+        desk.deleteLater()
+        qtbot.wait(10)
+
+
 def test_the_desktop_runs_its_turns_on_the_model_handed_to_it(
-    qloop: qasync.QEventLoop, qtbot: QtBot, qapp: QApplication, fake_gemini: FakeGemini
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini
 ) -> None:
     model = FakeChatModel(echo)
-    bridge = AgentBridge()
-    runtime = build_runtime(bridge, default_paths(), model=model)
-    desk = Desktop(qapp, runtime, bridge, use_tray=False)
-    assert desk.runtime is runtime and desk.bridge is bridge and bridge.parent() is desk
-    run(qtbot, desk.start())
-    try:
+    with running_desktop(qtbot, model) as desk:
         if desk.welcome is not None:
             desk.welcome.ok_button.click()
         type_and_send(qtbot, desk.window.input, "hello from the window")
-        chat = desk.window.model
         expected = "the fake model heard: hello from the window"
-        qtbot.waitUntil(lambda: texts(chat, "model") == [expected], timeout=15000)
+        qtbot.waitUntil(lambda: texts(desk.window.model, "model") == [expected], timeout=15000)
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
         assert len(model.requests) == 1
         assert fake_gemini.generate_requests() == []  # Gemini was never asked for a reply
         replies = [
-            e.event
-            for e in runtime.log.entries("default")
+            visible_text(e.event.parts)
+            for e in desk.runtime.log.entries("default")
             if isinstance(e, StoredEvent)
             and isinstance(e.event, MessageEvent)
             and e.event.role == "model"
         ]
-        assert [visible_text(r.parts) for r in replies] == [expected]
-    finally:
-        run(qtbot, desk.quit())
-        for widget in (desk.popup, desk.window):
-            widget.close()
-            widget.deleteLater()
-        desk.deleteLater()
+        assert replies == [expected]
