@@ -99,7 +99,7 @@ async def _two_turns(home: Path, *, inline: bool) -> dict[str, float]:
     compactor = Compactor()
     if inline:
         # How it ran before: the whole compaction inside the first turn's lease.
-        async def compact_inside(agent: Agent, result: TurnResult) -> None:
+        async def compact_inside(result: TurnResult) -> None:
             size = await compactor.prompt_tokens(agent)
             if size >= options.compact_at_tokens or agent.overflowing:
                 await compactor._compact(agent, size, hold_turn=False)

@@ -44,11 +44,11 @@ import asyncio, sys, time
 from PySide6.QtWidgets import QApplication
 import qasync
 from koroku_desktop.app.config import default_paths
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import Desktop, open_desktop
 app = QApplication(sys.argv[:1])
 loop = qasync.QEventLoop(app)
 asyncio.set_event_loop(loop)
-desk = Desktop(app, default_paths(), use_tray=False)
+desk = open_desktop(app, default_paths(), use_tray=False)
 async def main():
     await desk.start()
     shown = time.time()

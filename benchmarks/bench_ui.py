@@ -50,11 +50,11 @@ import asyncio, sys, time
 from PySide6.QtWidgets import QApplication
 import qasync
 from koroku_desktop.app.config import default_paths
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import Desktop, open_desktop
 app = QApplication(sys.argv[:1])
 loop = qasync.QEventLoop(app)
 asyncio.set_event_loop(loop)
-desk = Desktop(app, default_paths(), use_tray=False)
+desk = open_desktop(app, default_paths(), use_tray=False)
 async def main():
     desk.window.show()
     await asyncio.sleep(0)
@@ -303,12 +303,12 @@ def in_process(work: Path, repeat: int, chars: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from koroku_desktop.app.config import default_paths
-    from koroku_desktop.ui.app import Desktop
+    from koroku_desktop.ui.app import open_desktop
 
     app = QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    desk = Desktop(app, default_paths(), use_tray=False)
+    desk = open_desktop(app, default_paths(), use_tray=False)
 
     async def main() -> dict[str, Any]:
         await desk.start()

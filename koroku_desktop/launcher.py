@@ -20,10 +20,13 @@ def start_desktop(
     """Run the desktop app (or hand over to the running one); its exit code."""
     try:
         from koroku_desktop.ui.app import run_app
+        from koroku_desktop.ui.self_check import run_self_check
     except ImportError as exc:
         print(f"The desktop app is not available ({exc}); use `koroku chat`.", file=sys.stderr)
         return EXIT_USAGE
-    return run_app(self_check=self_check, quick_ask=quick_ask, screen=screen)
+    if self_check:
+        return run_self_check()
+    return run_app(quick_ask=quick_ask, screen=screen)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -78,3 +78,70 @@ def test_the_append_only_check_would_catch_a_violation() -> None:
     assert statement.search('conn.execute("DELETE FROM events WHERE seq = 1")')
     assert statement.search("UPDATE events SET payload = ?")
     assert not statement.search("DELETE FROM events_fts_pending")
+
+
+def import_circles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a module graph (its strongly connected components of more
+    than one module, or a module importing itself), each sorted, found with Tarjan's
+    algorithm (iteratively: the graph has hundreds of modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    circles: list[list[str]] = []
+    for root in sorted(imports):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(imports[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(imports.get(target, ())))))
+                elif target in on_stack:
+                    low[module] = min(low[module], index[target])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[module])
+            if low[module] == index[module]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == module:
+                        break
+                if len(component) > 1 or module in imports.get(module, ()):
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_no_import_circles_type_checking_imports_included() -> None:
+    """No module of the package reaches itself through imports, counting the ones under
+    `if TYPE_CHECKING:` too (a circle hidden there is still two modules that need each other)."""
+    import grimp
+
+    graph = grimp.build_graph("koroku_desktop", exclude_type_checking_imports=False, cache_dir=None)
+    imports = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    assert import_circles(imports) == []
+
+
+def test_the_circle_check_would_catch_a_circle() -> None:
+    imports = {
+        "a": {"b"},
+        "b": {"c", "d"},
+        "c": {"a"},
+        "d": set(),
+        "e": {"e"},
+        "f": {"d"},
+    }
+    assert import_circles(imports) == [["a", "b", "c"], ["e"]]

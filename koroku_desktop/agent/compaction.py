@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -31,7 +32,7 @@ from datetime import datetime
 from koroku_desktop.agent.context_size import CHARS_PER_TOKEN
 from koroku_desktop.agent.cut import choose_cut, estimate_tokens
 from koroku_desktop.agent.hooks import Hook, TurnResult
-from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.host import CompactionHost
 from koroku_desktop.agent.memory import memory_entry
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
@@ -84,7 +85,7 @@ class _Plan:
 
 
 def read_messages(
-    agent: Agent, first: int, before: int, also_rejected: frozenset[int] = frozenset()
+    agent: CompactionHost, first: int, before: int, also_rejected: frozenset[int] = frozenset()
 ) -> list[StoredEvent]:
     """The live message events that come before the message with seq `before` in entries
     order (the hub's order, then unpushed ones: not seq order once a sync placed pulled
@@ -152,9 +153,9 @@ class Compactor:
         self.task: asyncio.Task[CompactionEvent | None] | None = None
         """The background compaction, while it runs (see `background`)."""
 
-    def attach(self, agent: Agent) -> None:
+    def attach(self, agent: CompactionHost) -> None:
         """Check after each of `agent`'s turns whether to compact (in the background)."""
-        agent.after_turn.append(self.maybe_compact)
+        agent.after_turn.append(functools.partial(self.maybe_compact, agent))
 
     @property
     def running(self) -> bool:
@@ -179,7 +180,7 @@ class Compactor:
     # -- when ------------------------------------------------------------------------------
 
     async def maybe_compact(
-        self, agent: Agent, result: TurnResult | None = None
+        self, agent: CompactionHost, result: TurnResult | None = None
     ) -> asyncio.Task[CompactionEvent | None] | None:
         """After a turn (or on opening a long history): start a background compaction if
         the live context passed `compact_at_tokens` or overflowed. Returns its task."""
@@ -193,13 +194,15 @@ class Compactor:
         log.info("live context ~%d tokens >= %d: compacting", size, agent.options.compact_at_tokens)
         return self.start(agent, size)
 
-    def start(self, agent: Agent, tokens_before: int) -> asyncio.Task[CompactionEvent | None]:
+    def start(
+        self, agent: CompactionHost, tokens_before: int
+    ) -> asyncio.Task[CompactionEvent | None]:
         """Start `background` as a task (or return the one running)."""
         if self.task is None or self.task.done():
             self.task = asyncio.ensure_future(self.background(agent, tokens_before))
         return self.task
 
-    async def compact_now(self, agent: Agent) -> CompactionEvent | None:
+    async def compact_now(self, agent: CompactionHost) -> CompactionEvent | None:
         """Compact whatever the size, in the foreground; the caller holds the turn lease or
         no turn runs. None if nothing was appended (`last_problem` says why)."""
         if agent.busy:
@@ -215,7 +218,7 @@ class Compactor:
                 return None
             return await self._compact(agent, size, hold_turn=False)
 
-    async def background(self, agent: Agent, tokens_before: int) -> CompactionEvent | None:
+    async def background(self, agent: CompactionHost, tokens_before: int) -> CompactionEvent | None:
         """Compact without holding the turn lease while the model summarises.
 
         Under the compaction lease: choose the cut from the live context now, summarise
@@ -234,7 +237,7 @@ class Compactor:
             return None
 
     @contextlib.asynccontextmanager
-    async def _compaction_lease(self, agent: Agent) -> AsyncIterator[bool]:
+    async def _compaction_lease(self, agent: CompactionHost) -> AsyncIterator[bool]:
         """Hold `<conversation>#compaction` (True), or False when another process does."""
         lease = agent.turn_lock
         if lease is None:
@@ -252,7 +255,7 @@ class Compactor:
         finally:
             await asyncio.shield(asyncio.to_thread(lease.release, key))
 
-    async def prompt_tokens(self, agent: Agent, *, count: bool = False) -> int:
+    async def prompt_tokens(self, agent: CompactionHost, *, count: bool = False) -> int:
         """The live context's prompt size in tokens, counted by the model only when needed.
 
         The estimate (last reported usage + ~4 characters a token since) is exact when the
@@ -273,7 +276,7 @@ class Compactor:
             return estimate
 
     @staticmethod
-    def _estimate_is_exact(agent: Agent) -> bool:
+    def _estimate_is_exact(agent: CompactionHost) -> bool:
         messages = agent.view.messages
         if not messages:
             return False
@@ -288,7 +291,7 @@ class Compactor:
 
     # -- how -------------------------------------------------------------------------------
 
-    async def _plan(self, agent: Agent, tokens_before: int) -> _Plan | None:
+    async def _plan(self, agent: CompactionHost, tokens_before: int) -> _Plan | None:
         """What to fold, from the live context as it is now (copied: turns go on)."""
         view = agent.view
         stored = [m for m in view.messages if isinstance(m.event, MessageEvent)]
@@ -310,7 +313,7 @@ class Compactor:
         return _Plan(view.head_id, base, stored[:cut], stored[cut:], previous, tokens_before)
 
     async def _compact(
-        self, agent: Agent, tokens_before: int, *, hold_turn: bool
+        self, agent: CompactionHost, tokens_before: int, *, hold_turn: bool
     ) -> CompactionEvent | None:
         plan = await self._plan(agent, tokens_before)
         if plan is None:
@@ -360,7 +363,7 @@ class Compactor:
         return event
 
     async def _land(
-        self, agent: Agent, plan: _Plan, event: CompactionEvent, memory: MemoryEditEvent
+        self, agent: CompactionHost, plan: _Plan, event: CompactionEvent, memory: MemoryEditEvent
     ) -> bool:
         """Append `event` and its memory-file entry unless a clear or compaction landed
         since the plan (stale)."""
@@ -375,7 +378,9 @@ class Compactor:
         self.last_problem = None
         return True
 
-    async def _tokens_after(self, agent: Agent, summary: str, kept: list[StoredEvent]) -> int:
+    async def _tokens_after(
+        self, agent: CompactionHost, summary: str, kept: list[StoredEvent]
+    ) -> int:
         """The prompt size once compacted: counted by the model, or estimated if that fails."""
         contents = [MessageEvent(role="user", parts=[TextPart(text=SUMMARY_PREFIX + summary)])]
         contents.extend(m.event for m in kept if isinstance(m.event, MessageEvent))
@@ -388,7 +393,7 @@ class Compactor:
         fixed = len(request.system_instruction) + len(json.dumps(specs, ensure_ascii=False))
         return fixed // CHARS_PER_TOKEN + sum(estimate_tokens(c) for c in contents)
 
-    async def _remember(self, agent: Agent) -> None:
+    async def _remember(self, agent: CompactionHost) -> None:
         """Write the memory files from the log (the summary's entry is an event now); a
         failure there is only logged: the log has it, the next start writes it."""
         try:

@@ -106,7 +106,7 @@ class BackgroundEmbedder:
             return await self.catch_up()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # a closed or damaged store must not surface as a crash
+        except Exception as exc:  # noqa: BLE001 — a closed or damaged store must not surface as a crash
             log.warning("background embedding stopped: %s", exc)
             self.last_error = str(exc)
             return 0
@@ -224,7 +224,7 @@ class BackgroundEmbedder:
             return 0
         except EmbeddingStopped:
             return 0
-        except Exception as exc:  # a damaged store must not fail a search or an exit
+        except Exception as exc:  # noqa: BLE001 — a damaged store must not fail a search or an exit
             log.warning("embedding stopped: %s", exc)
             self.last_error = str(exc)
             return 0

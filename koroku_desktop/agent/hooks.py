@@ -37,7 +37,7 @@ class Hook(Generic[P]):
         for callback in list(self._callbacks):
             try:
                 callback(*args, **kwargs)
-            except Exception:
+            except Exception:  # one failing listener must not stop the others
                 log.exception("hook %s failed in %r", self.name, callback)
 
 

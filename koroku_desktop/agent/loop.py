@@ -23,7 +23,8 @@ from koroku_desktop.agent.tool_calls import (  # the answers stay importable fro
 )
 from koroku_desktop.agent.tool_calls import DENIED as DENIED
 from koroku_desktop.agent.tool_calls import OVER_BUDGET as OVER_BUDGET
-from koroku_desktop.agent.tool_calls import TurnState, run_calls
+from koroku_desktop.agent.tool_calls import ToolCaller
+from koroku_desktop.agent.turn import TurnState
 from koroku_desktop.agent.turn_endings import after_cancel, set_aside
 from koroku_desktop.agent.turn_gate import TurnGate
 from koroku_desktop.domain.context import ContextView
@@ -58,7 +59,7 @@ LIVE_TAIL_LIMIT = 5_000
 rest from the log (so the first turn after a big import does not wait for them)."""
 
 
-AfterTurn = Callable[["Agent", TurnResult], Awaitable[object]]
+AfterTurn = Callable[[TurnResult], Awaitable[object]]
 """A step run after every turn, inside the turn lock (compaction's check is one: it only
 decides, and the compaction itself runs in the background, see agent/compaction.py)."""
 
@@ -89,15 +90,16 @@ class Agent:
         self.approver = approver
         self.options = options
         self.conversation_id = conversation_id
-        self.recall = recall
         self.hooks = AgentHooks()
+        self.calls = ToolCaller(tools, policy, approver, options, self.hooks, recall)
+        """Runs each step's tool calls (agent/tool_calls.py)."""
         self._view: ContextView | None = None
         self._loading: asyncio.Future[tuple[ContextView, int]] | None = None
         self._current: asyncio.Task[TurnResult] | None = None
         self.overflowing = False
         """The last request left older turns out: the history is waiting for a compaction."""
         self.after_turn: list[AfterTurn] = []
-        """Async callables `f(agent, result)` run after each turn, inside the turn lock."""
+        """Async callables `f(result)` run after each turn, inside the turn lock."""
         self._gate = TurnGate(log, conversation_id, turn_lock, self.hooks.on_turn_waiting)
         self.clock: Callable[[], datetime] = datetime.now
         """When a user turn is sent (its time note); tests drive it instead of sleeping."""
@@ -105,6 +107,15 @@ class Agent:
         """The first seq of the running (or last) turn: searches leave its own events out."""
         self.memories: MemorySurfacer | None = None
         """Finds past passages to attach to a new user turn (None: never)."""
+
+    @property
+    def recall(self) -> RecallSearch | None:
+        """The `recall` tool's search (None: keyword search is not wired)."""
+        return self.calls.recall
+
+    @recall.setter
+    def recall(self, search: RecallSearch | None) -> None:
+        self.calls.recall = search
 
     # -- the live context --------------------------------------------------------------
 
@@ -246,8 +257,8 @@ class Agent:
             result = dataclasses.replace(result, turn_id=turn)
             for callback in list(self.after_turn):
                 try:
-                    await callback(self, result)
-                except Exception:
+                    await callback(result)
+                except Exception:  # one failing step must not fail the turn
                     log.exception("after-turn step failed")
         # Told once the lease is given back: the next turn (anywhere) may start now.
         self.hooks.on_turn_finished(result)
@@ -388,7 +399,7 @@ class Agent:
                 )
             if not tools_offered:
                 calls_without_tools += 1
-            await run_calls(self, calls, state)
+            await self.calls.run_calls(self, calls, state)
             if calls_without_tools >= MAX_CALLS_WITHOUT_TOOLS:
                 note = (
                     f"I stopped after {state.executed} tool calls (the limit for one turn). "

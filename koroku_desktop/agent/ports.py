@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from koroku_desktop.domain.events import Event, LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.queries import LiveLoad, SearchHit
@@ -146,7 +147,7 @@ class ApprovalRequest:
 
     call_id: str | None
     tool: str
-    args: dict[str, Any]
+    args: JsonObject
     source: str | None = None
     """Where the tool comes from when it is not Koroku's own (e.g. an MCP server and tool)."""
 
@@ -157,7 +158,7 @@ class ApprovalDecision:
 
     allowed: bool
     scope: ApprovalScope = "once"
-    args: dict[str, Any] | None = None
+    args: JsonObject | None = None
 
 
 class Approver(Protocol):

@@ -10,20 +10,19 @@ under it, so a turn another front end appended meanwhile is never replaced by mi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from koroku_desktop.agent.turn import Journal
 from koroku_desktop.domain.context import ContextView
+from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import MessageEvent, StoredEvent, SupersededEvent
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.remembered import said_text
 
-if TYPE_CHECKING:
-    from koroku_desktop.agent.loop import Agent
-
 Reason = Literal["regenerate", "edit"]
 
 
-class SupersedeError(ValueError):
+class SupersedeError(RefusedError, ValueError):
     """The turn asked for cannot be replaced (no longer the last one, compacted, running)."""
 
 
@@ -83,7 +82,7 @@ def supersede_events(
 
 
 async def supersede(
-    agent: Agent, turn_id: str, text: str | None
+    journal: Journal, turn_id: str, text: str | None
 ) -> tuple[str, tuple[AttachmentPart, ...]]:
     """Replace turn `turn_id` in the live context; the text and the files the new turn sends.
 
@@ -92,11 +91,11 @@ async def supersede(
     message's attachments go with it again.
     """
     reason: Reason = "regenerate" if text is None else "edit"
-    events, original = supersede_events(agent.view, turn_id, reason)
+    events, original = supersede_events(journal.view, turn_id, reason)
     files = original.attachments
     if text is not None and not text.strip() and not files:
         raise SupersedeError("the edited message is empty")
     if text is None and not original.text.strip() and not files:
         raise SupersedeError("the message of that turn has no text to send again")
-    await agent.append(events)
+    await journal.append(events)
     return (original.text if text is None else text), files

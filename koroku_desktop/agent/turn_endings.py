@@ -6,24 +6,20 @@ requests leave it out); a cancel keeps the partial answer and answers the dangli
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from koroku_desktop.agent.tool_calls import CANCELLED, TurnState
+from koroku_desktop.agent.tool_calls import CANCELLED
+from koroku_desktop.agent.turn import Journal, TurnState
 from koroku_desktop.domain.events import MessageEvent, RejectedEvent
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.domain.projection import largest_in_turn
 
-if TYPE_CHECKING:
-    from koroku_desktop.agent.loop import Agent
 
-
-async def set_aside(agent: Agent, exc: ModelError) -> ModelError:
+async def set_aside(journal: Journal, exc: ModelError) -> ModelError:
     """Mark the turn's biggest message rejected (kept out of later requests); say so."""
-    target = largest_in_turn(agent.view.messages)
+    target = largest_in_turn(journal.view.messages)
     if target is None:
         return exc
-    await agent.append(
+    await journal.append(
         [RejectedEvent(rejected_seq=target.seq, reason=exc.message, rejected_id=target.event_id)]
     )
     person = isinstance(target.event, MessageEvent) and target.event.is_user_turn
@@ -37,17 +33,17 @@ async def set_aside(agent: Agent, exc: ModelError) -> ModelError:
     )
 
 
-async def after_cancel(agent: Agent, state: TurnState) -> None:
+async def after_cancel(journal: Journal, state: TurnState) -> None:
     """Leave the log consistent after a cancel: partial text kept, dangling calls answered."""
     if state.partial_text:
         text = "".join(state.partial_text)
-        await agent.append(
+        await journal.append(
             [
                 MessageEvent(
                     role="model", origin="model", parts=[TextPart(text=text + "\n\n[stopped]")]
                 )
             ]
         )
-    repair = agent.view.repair(CANCELLED)
+    repair = journal.view.repair(CANCELLED)
     if repair is not None:
-        await agent.append([repair])
+        await journal.append([repair])

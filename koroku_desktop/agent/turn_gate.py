@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from koroku_desktop.agent.ports import EventLog, TurnLock
+from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.domain.lease import LockHolder
 
@@ -19,7 +20,7 @@ POLL_S = 0.1
 CATCH_UP_PAGE = 1000
 
 
-class TurnBusyError(RuntimeError):
+class TurnBusyError(RefusedError, RuntimeError):
     """Another front end holds the conversation's turn and we were told not to wait."""
 
     def __init__(self, holder: LockHolder) -> None:

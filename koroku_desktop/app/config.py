@@ -13,6 +13,8 @@ from typing import Any, Literal
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from koroku_desktop.domain.errors import ConfigError
+
 log = logging.getLogger(__name__)
 
 KEYRING_SERVICE = "koroku"
@@ -30,7 +32,7 @@ ENV_OVERRIDES: dict[str, str] = {
 }
 
 
-class SettingsError(ValueError):
+class SettingsError(ConfigError, ValueError):
     """A setting that cannot be used, with a message fit for a person."""
 
 
@@ -162,7 +164,7 @@ def apply_env(settings: Settings) -> Settings:
 # -- API key ----------------------------------------------------------------------------
 
 
-class KeyringUnavailable(RuntimeError):
+class KeyringUnavailable(ConfigError, RuntimeError):
     """No usable OS keyring backend."""
 
 
@@ -214,7 +216,7 @@ def keyring_backend_name() -> str | None:
         if isinstance(backend, fail.Keyring):
             return None
         return type(backend).__name__
-    except Exception:
+    except Exception:  # noqa: BLE001 — a backend may fail in any way: no keyring
         return None
 
 

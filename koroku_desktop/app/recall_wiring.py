@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.app.config import ApiKey
+from koroku_desktop.domain.json_value import JsonObject, JsonValue
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.recall import EmbeddingStatus, MemoryMatch, RecallHit
 from koroku_desktop.store import SqliteEventLog
@@ -69,15 +70,15 @@ class LazyGeminiEmbedder:
         return await self._embedder().embed_query(text)
 
 
-def hit_record(hit: RecallHit, in_context: bool) -> dict[str, Any]:
+def hit_record(hit: RecallHit, in_context: bool) -> JsonObject:
     """One hybrid-search hit as the `recall` tool returns it."""
     h = hit.hit
-    found_by = [
+    found_by: list[JsonValue] = [
         name
         for name, present in (("keywords", hit.keyword_rank), ("meaning", hit.similarity))
         if present is not None
     ]
-    record: dict[str, Any] = {
+    record: JsonObject = {
         "seq": h.seq,
         "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
         "kind": h.kind,
@@ -90,7 +91,7 @@ def hit_record(hit: RecallHit, in_context: bool) -> dict[str, Any]:
     return record
 
 
-def memory_record(match: MemoryMatch) -> dict[str, Any]:
+def memory_record(match: MemoryMatch) -> JsonObject:
     """A memory-file piece found by meaning, as the `recall` tool returns it."""
     return {
         "source": "memory",
@@ -104,7 +105,7 @@ def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
     """The `recall` tool's search: hybrid, without the running turn's own events, and marking
     results the model already has in its live context."""
 
-    async def run(query: str, limit: int) -> list[dict[str, Any]]:
+    async def run(query: str, limit: int) -> list[JsonObject]:
         result = await search.search(query, limit, below_seq=agent.turn_from_seq)
         live = live_seqs(agent.view)
         records = [hit_record(h, h.hit.seq in live) for h in result.hits]

@@ -12,14 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
-from koroku_desktop.agent.ports import Approver
+from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.config import (
@@ -45,6 +44,7 @@ from koroku_desktop.blobs.attachments import read_attachment_file as read_attach
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.blobs.blob_store import MissingBlob as MissingBlob
 from koroku_desktop.domain.ids import writer_name
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.doctor import diagnose as check_database
@@ -93,6 +93,8 @@ class Runtime:
     tools: ToolRegistry
     policy: ApprovalPolicy
     model: LazyGeminiModel
+    """The Gemini adapter and the key it uses (the agent's model unless another was handed
+    to `build_runtime`)."""
     agent: Agent
     compactor: Compactor = field(default_factory=Compactor)
     mcp: McpManager | None = None
@@ -234,7 +236,7 @@ class Runtime:
             await self.mcp.start()
             if wait_s > 0:
                 await self.mcp.wait_settled(wait_s)
-        except Exception:
+        except Exception:  # start_mcp never raises: a server's failure is its status
             log.warning("the MCP servers could not be started", exc_info=True)
 
     async def stop_mcp(self) -> None:
@@ -263,7 +265,7 @@ def mcp_manager(paths: Paths) -> McpManager:
 def recall_search(event_log: SqliteEventLog) -> RecallSearch:
     """The `recall` tool's search over the whole log, run off the event loop."""
 
-    async def search(query: str, limit: int) -> list[dict[str, Any]]:
+    async def search(query: str, limit: int) -> list[JsonObject]:
         hits = await asyncio.to_thread(event_log.search, query, limit)
         return [
             {
@@ -285,18 +287,26 @@ def build_runtime(
     *,
     read_only: bool = False,
     front_end: str = "app",
+    model: ChatModel | None = None,
+    clock: Callable[[], datetime] | None = None,
+    settings_store: SettingsStore | None = None,
+    event_log: SqliteEventLog | None = None,
 ) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
     `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
     `open_event_log`).
 
     `front_end` (app, ask, chat, compact...) is recorded on every event written and on the
-    turn lease, so another front end can say whose turn it is waiting for.
+    turn lease, so another front end can say whose turn it is waiting for. The rest replace
+    what would be built from `paths`: `model` the agent's chat model (Gemini; tests hand in a
+    `FakeChatModel`), `clock` the time a turn is sent at, `settings_store` the settings,
+    `event_log` an open log of `paths.db`.
     """
     paths = paths or default_paths()
-    settings_store = SettingsStore.open(paths)
+    settings_store = settings_store or SettingsStore.open(paths)
     settings = settings_store.effective
-    event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
+    if event_log is None:
+        event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
     switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)
     sync = switch.current if switch is not None else None
@@ -305,7 +315,7 @@ def build_runtime(
     tools.add_source(mcp)
     # With a hub, the blob store fetches an attachment made on another device on first need.
     attachments = AttachmentStore(switch.blobs if switch else BlobStore(paths.blobs))
-    model = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
+    gemini = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
     policy = ApprovalPolicy(always=settings.always_allow)
     policy.trust_read_only = settings.mcp_trust_read_only
     options = AgentOptions(
@@ -320,7 +330,7 @@ def build_runtime(
     )
     agent = Agent(
         event_log,
-        model,
+        gemini if model is None else model,
         tools,
         policy,
         approver,
@@ -330,7 +340,9 @@ def build_runtime(
         turn_lock=switch.lock if switch is not None else turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
-    model.on_retry.append(agent.hooks.on_retry)
+    gemini.on_retry.append(agent.hooks.on_retry)
+    if clock is not None:
+        agent.clock = clock
     compactor = Compactor()
     compactor.attach(agent)
     runtime = Runtime(
@@ -339,7 +351,7 @@ def build_runtime(
         event_log,
         tools,
         policy,
-        model,
+        gemini,
         agent,
         compactor,
         mcp=mcp,

@@ -219,6 +219,10 @@ class SyncSwitch:
         if current is not None:
             current.service.poke()
 
+    def url_problem(self, url: str) -> str | None:
+        """Why this hub URL would be refused (for the settings page), None when it is fine."""
+        return sync_url_problem(url)
+
     def describe(self) -> str:
         """The state in one line: the service's, or why there is none ('Sync: off' without
         a hub, the error for a refused URL)."""

@@ -21,12 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
+from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.fsutil import PRIVATE, atomic_write
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-class MissingBlob(LookupError):
+class MissingBlob(StorageError, LookupError):
     """No copy of this blob here (and no source had it): the attachment cannot be sent."""
 
     def __init__(self, sha256: str) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from koroku_desktop import __version__
 from koroku_desktop.cli import desktop
+from koroku_desktop.domain.errors import ConfigError, KorokuError
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -79,6 +80,9 @@ def main(
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+    except KorokuError as exc:  # one the command did not turn into its own message
+        print(f"koroku: {exc}", file=sys.stderr)
+        return exit_code(exc)
     return code
 
 
@@ -93,7 +97,17 @@ def _search(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
+        if args.status or args.backfill:  # through the full runtime (see recall_commands)
+            from koroku_desktop.cli.recall_commands import cmd_status
+
+            return cmd_status(args)
         return cmd_search(args)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+
+
+def exit_code(exc: KorokuError) -> int:
+    """A terminal command's exit code for an error: 2 for what the user must set up
+    differently (settings, a hub URL, a key), 1 for everything else."""
+    return 2 if isinstance(exc, ConfigError) else 1

@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
         help="search everything ever said, ranked by keywords and meaning (exit 1: no match)",
     )
     add_search_arguments(search)
-    search.set_defaults(handler=cmd_search)
+    search.set_defaults(handler=_search_or_status)
 
     export = sub.add_parser("export", help="write the log as Markdown or as JSON")
     export.add_argument("--format", choices=("md", "json"), default="md")
@@ -76,6 +76,11 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 
 # -- search status ---------------------------------------------------------------------------
+
+
+def _search_or_status(args: argparse.Namespace) -> int:
+    """`koroku search`: `--status`/`--backfill` through the runtime, else the lean search."""
+    return cmd_status(args) if args.status or args.backfill else cmd_search(args)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

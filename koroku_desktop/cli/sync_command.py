@@ -7,23 +7,18 @@ import getpass
 import os
 import sys
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.app.config import (
     KeyringUnavailable,
     SettingsError,
     default_paths,
     store_sync_password,
 )
-from koroku_desktop.app.runtime import CONVERSATION_ID
-from koroku_desktop.app.settings_store import SettingsStore
-from koroku_desktop.app.sync_wiring import HubError, SyncConfigError, login_refused, open_sync
-from koroku_desktop.domain.ids import new_id
-from koroku_desktop.store import SqliteEventLog
-from koroku_desktop.store.db_errors import DB_ERRORS, DatabaseUnavailable, open_event_log
-from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.app.runtime import DatabaseUnavailable
+from koroku_desktop.app.sync_once import open_sync_once
+from koroku_desktop.app.sync_wiring import HubError, SyncConfigError, login_refused
+from koroku_desktop.domain.errors import SyncError
 
 BATCH_ENV = "KOROKU_SYNC_BATCH"
 """Events per push transaction / pull page (tests set it small to exercise resuming)."""
@@ -45,24 +40,6 @@ def _when(value: str | None) -> str:
     return datetime.fromtimestamp(float(value)).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _write_memory_files(event_log: SqliteEventLog, db: Path, home: Path) -> None:
-    """Bring the memory files up to the log, under the conversation's turn lease (as every
-    front end does, so a file edited by hand is taken in once); when a turn runs elsewhere,
-    that front end writes them after it."""
-    lock = SqliteTurnLock(db, "sync")
-    try:
-        if lock.try_acquire(CONVERSATION_ID, new_id()) is not None:
-            return
-        try:
-            sync_memory_files(event_log, CONVERSATION_ID, home)
-        finally:
-            lock.release(CONVERSATION_ID)
-    except DB_ERRORS as exc:
-        print(f"koroku sync: memory files not brought up to date: {exc}", file=sys.stderr)
-    finally:
-        lock.close()
-
-
 def cmd_sync(args: argparse.Namespace) -> int:
     """Run one sync (or `--status`, `--set-password`); exit 1 when the hub fails."""
     if args.set_password:
@@ -74,23 +51,16 @@ def cmd_sync(args: argparse.Namespace) -> int:
         print("Hub password stored in your OS keyring (service 'koroku').")
         return 0
     paths = default_paths().ensure()
+    batch = int(os.environ[BATCH_ENV]) if os.environ.get(BATCH_ENV) else None
     try:
-        settings = SettingsStore.open(paths).effective
-        event_log = open_event_log(paths.db)
-    except (SettingsError, DatabaseUnavailable) as exc:
+        sync = open_sync_once(paths, batch=batch)
+    except (SettingsError, DatabaseUnavailable, SyncConfigError, ValueError) as exc:
         print(f"koroku sync: {exc}", file=sys.stderr)
         return 2
-    try:
-        batch = int(os.environ[BATCH_ENV]) if os.environ.get(BATCH_ENV) else None
-        setup = open_sync(event_log, paths, settings, batch=batch)
-    except (SyncConfigError, ValueError) as exc:
-        print(f"koroku sync: {exc}", file=sys.stderr)
-        event_log.close()
-        return 2
-    if setup is None:
+    if sync is None:
         print("koroku sync: no hub configured: set sync_url in settings or KOROKU_SYNC_URL")
-        event_log.close()
         return 2
+    setup = sync.setup
     try:
         if args.status:
             events, turns = setup.ledger.pending_counts()
@@ -102,15 +72,18 @@ def cmd_sync(args: argparse.Namespace) -> int:
         report = setup.engine.sync_once()
         print(f"synced with {setup.address.display()}: {report.summary()}")
         if report.pulled:  # memory edits may have come: the files follow the log
-            _write_memory_files(event_log, paths.db, paths.home)
-        return 0
+            problem = sync.write_memory_files()
+            if problem is not None:
+                print(
+                    f"koroku sync: memory files not brought up to date: {problem}", file=sys.stderr
+                )
     except HubError as exc:
         why = login_refused(exc) or f"the hub failed: {exc}".strip()
         print(f"koroku sync: {why}", file=sys.stderr)
         return 1
-    except RuntimeError as exc:  # HubMismatchError, HubMovedError
+    except SyncError as exc:  # HubMismatchError, HubMovedError
         print(f"koroku sync: {exc}", file=sys.stderr)
         return 1
     finally:
-        setup.close()
-        event_log.close()
+        sync.close()
+    return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.parts import AttachmentPart
 
 MAX_ATTACHMENT_BYTES = 50_000_000
@@ -25,7 +26,7 @@ _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis"}
 _HEIF_GENERIC = {b"mif1", b"msf1"}
 
 
-class AttachmentRefused(ValueError):
+class AttachmentRefused(RefusedError, ValueError):
     """This file cannot be attached; the message names it and says why (shown as is)."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.domain.events import MessageEvent
 
 
@@ -60,7 +61,7 @@ ModelErrorKind = Literal[
 """`too_large`: the request's input is over the model's token limit (HTTP 400)."""
 
 
-class ModelError(Exception):
+class ModelError(KorokuError):
     """A failed model request, with a message fit to show a person (never the API key)."""
 
     def __init__(self, kind: ModelErrorKind, message: str, status: int | None = None) -> None:

@@ -148,7 +148,7 @@ class AttachmentSender:
             file = await _wait_active(client, file)
         except ModelError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
             raise ModelError(
                 "unavailable",
                 f"Uploading {part.name!r} to Gemini's Files API failed: {_why(exc)}",

@@ -82,7 +82,7 @@ class GeminiEmbedder:
             )
         except ModelError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
             raise to_model_error(exc, api_key=self._api_key, timeout_s=self._timeout_s) from None
         embeddings = response.embeddings or []
         if len(embeddings) != len(texts):

@@ -121,7 +121,7 @@ class GeminiChatModel:
                         chunk = await anext(stream)
                     except StopAsyncIteration:
                         break
-                    except Exception as exc:
+                    except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
                         raise self._error(exc) from None
                 for part in summary.observe(chunk):
                     text = visible_text(part)
@@ -171,7 +171,7 @@ class GeminiChatModel:
                     return stream, await anext(stream)
                 except StopAsyncIteration:
                     return stream, None
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
                 if stream is not None:
                     await _close(stream)
                 sender = self.attachments
@@ -210,7 +210,7 @@ class GeminiChatModel:
         """
         try:
             contents = await self._sdk_contents(self._require_client(), request)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
             raise self._error(exc) from None
         preamble = _preamble(request)
         if preamble:
@@ -221,7 +221,7 @@ class GeminiChatModel:
             response = await self._require_client().aio.models.count_tokens(
                 model=request.model, contents=contents
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
             raise self._error(exc) from None
         return int(response.total_tokens or 0)
 
@@ -231,7 +231,7 @@ class GeminiChatModel:
             response = await self._require_client().aio.models.count_tokens(
                 model=model, contents="ping"
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any SDK or httpx error becomes a ModelError
             raise self._error(exc) from None
         tokens = response.total_tokens
         return f"Connected to Gemini: the API key works and {model} answered ({tokens} tokens)."

@@ -143,7 +143,7 @@ def readable_rows(conn: Connection, lost: list[tuple[int, int]]) -> Iterator[Row
                     created_at,
                     *(_text(value) for value in identity),
                 )
-            return
+            return  # noqa: TRY300 — the loop goes on after an error, not after success
         except DatabaseError:
             pass
         bad = last + 1 if last is not None else start

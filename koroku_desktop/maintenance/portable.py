@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob, sha256_of
+from koroku_desktop.domain.errors import KorokuError, RefusedError
 from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
     DamagedEvent,
@@ -59,11 +60,11 @@ ImportFormat = Literal["export", "sqlite", "unknown"]
 Scope = Literal["all", "live"]
 
 
-class ExportFormatError(ValueError):
+class ExportFormatError(KorokuError, ValueError):
     """The file is not a Koroku export this version can read."""
 
 
-class LogNotEmptyError(RuntimeError):
+class LogNotEmptyError(RefusedError, RuntimeError):
     """An export can only be imported into an empty log."""
 
 

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from koroku_desktop.domain.errors import ConfigError
+
 Transport = Literal["stdio", "http"]
 
 
-class McpConfigError(ValueError):
+class McpConfigError(ConfigError, ValueError):
     """mcp.json as a whole cannot be used (not JSON, or not an object)."""
 
 

@@ -42,6 +42,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
+from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.mcp import sdk_log
 from koroku_desktop.mcp.config import ServerConfig
 from koroku_desktop.mcp.prompts import list_prompts
@@ -62,7 +63,7 @@ log = logging.getLogger(__name__)
 _LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
 
 
-class McpUnavailable(RuntimeError):
+class McpUnavailable(KorokuError, RuntimeError):
     """The server is not connected (starting, failed or stopped)."""
 
 
@@ -286,7 +287,7 @@ class ServerConnection:
         try:
             with anyio.fail_after(self.timing.health_timeout):
                 return await list_resources(client, self.name)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — a failed listing leaves the tools usable
             self.write_log(
                 sdk_log.format_lines("koroku", "WARNING", f"resources/list: {describe_error(exc)}"),
                 logging.INFO,
@@ -298,7 +299,7 @@ class ServerConnection:
         try:
             with anyio.fail_after(self.timing.health_timeout):
                 return await list_prompts(client, self.name)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — a failed listing leaves the tools usable
             line = f"prompts/list: {describe_error(exc)}"
             self.write_log(sdk_log.format_lines("koroku", "WARNING", line), logging.INFO)
             return self.prompts
@@ -429,7 +430,7 @@ class ServerConnection:
                     self._set("ready", None)
                     error = await self._serve(client)
                     self._client = None
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — a server failing in any way is its status, never the app's crash
                 error = describe_error(exc)
             finally:
                 deadline.cancel()
@@ -453,7 +454,7 @@ class ServerConnection:
             try:
                 with anyio.fail_after(self.timing.health_timeout):
                     tools = await _list_tools(client, self.name, refresh=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — any failure of the health check means the server stopped answering
                 return f"stopped answering: {describe_error(exc)}"
             resources = await self._list_resources(client)
             prompts = await self._list_prompts(client)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp.state import McpPromptInfo
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
 
 
-class McpPromptError(ValueError):
+class McpPromptError(RefusedError, ValueError):
     """A prompt that cannot be got: unknown, a missing argument, or the server's refusal."""
 
 
@@ -47,7 +48,7 @@ class McpExtras:
             return {"error": str(exc)}, []
         except TimeoutError:
             return {"error": f"MCP server {server!r} did not answer in time"}, []
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any server failure reaches the model as an error
             return {"error": f"MCP server {server!r}: {describe_error(exc)}"}, []
         return read_response(result)
 
@@ -72,7 +73,7 @@ class McpExtras:
         conn = self._connections.get(prompt.server)
         try:
             if conn is None:
-                raise McpPromptError(f"MCP server {prompt.server!r} is not running")
+                raise McpPromptError(f"MCP server {prompt.server!r} is not running")  # noqa: TRY301 — one message path for every failure
             result = await conn.client().get_prompt(prompt.name, args)
         except McpPromptError:
             raise
@@ -91,5 +92,5 @@ class McpExtras:
             return []
         try:
             return await complete(conn.client(), prompt.name, argument, value, known)
-        except Exception:
+        except Exception:  # noqa: BLE001 — completions are suggestions; none is a fine answer
             return []

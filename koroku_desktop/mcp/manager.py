@@ -193,14 +193,14 @@ class McpManager(McpExtras):
         for callback in list(self.notices):
             try:
                 callback(line)
-            except Exception:
+            except Exception:  # one failing listener must not stop the others
                 log.exception("MCP notice callback failed")
 
     def _changed(self) -> None:
         for callback in list(self.on_status_changed):
             try:
                 callback()
-            except Exception:
+            except Exception:  # one failing listener must not stop the others
                 log.exception("MCP status callback failed")
 
     # -- editing mcp.json (the settings page) ---------------------------------------------
@@ -405,7 +405,7 @@ class McpManager(McpExtras):
             return {"error": str(exc)}, []
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — an MCP tool failing in any way is that call's error result
             return {"error": f"MCP server {pair[0]!r}: {describe_error(exc)}"}, []
         with contextlib.suppress(Exception):
             return to_response(result)

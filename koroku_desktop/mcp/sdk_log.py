@@ -66,7 +66,7 @@ class SdkLogRouter(logging.Handler):
                 self.fallback_dir.mkdir(parents=True, exist_ok=True)
                 with open(self.fallback_dir / "mcp.log", "a", encoding="utf-8") as fh:
                     fh.write(format_lines(record.name, record.levelname, text))
-        except Exception:  # a log record must never break a connection
+        except Exception:  # noqa: BLE001 — a log record must never break a connection
             pass
 
 

@@ -72,7 +72,7 @@ def search_suggestions(rendered: str) -> list[tuple[str, str]]:
     try:
         chips.feed(rendered)
         chips.close()
-    except Exception:  # never let a bad snippet break the reply
+    except Exception:  # noqa: BLE001 — never let a bad snippet break the reply
         pass
     return chips.found
 

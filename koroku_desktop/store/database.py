@@ -20,6 +20,8 @@ from typing import Any
 
 from peewee import PeeweeException, SqliteDatabase
 
+from koroku_desktop.domain.errors import StorageError
+
 Connection = sqlite3.Connection
 Error = sqlite3.Error
 DatabaseError = sqlite3.DatabaseError
@@ -46,7 +48,7 @@ PRAGMAS: tuple[tuple[str, Any], ...] = (
 )
 
 
-class UnreadableError(sqlite3.DatabaseError):
+class UnreadableError(StorageError, sqlite3.DatabaseError):
     """SQLite failed with a message that is not UTF-8: text it quotes (the schema) is damaged."""
 
 

@@ -13,6 +13,7 @@ import errno
 import os
 from pathlib import Path
 
+from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.store.database import SQL_ERRORS
 from koroku_desktop.store.log.event_log import SqliteEventLog
 from koroku_desktop.store.log.migrations import MigrationNeeded
@@ -21,7 +22,7 @@ DB_ERRORS: tuple[type[Exception], ...] = (*SQL_ERRORS, OSError)
 """What a database failure may be raised as (Peewee wraps sqlite3's errors in its own)."""
 
 
-class DatabaseUnavailable(Exception):
+class DatabaseUnavailable(StorageError):
     """The log cannot be used; the message says why and what to do, in one line."""
 
 

@@ -12,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from koroku_desktop.domain.errors import ConfigError
 
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1", "[::1]"})
 SECURE_SSLMODES = frozenset({"require", "verify-ca", "verify-full"})
 
 
-class SyncConfigError(ValueError):
+class SyncConfigError(ConfigError, ValueError):
     """A hub URL Koroku refuses to use, with a message fit for a person."""
 
 
@@ -69,7 +72,7 @@ def check_url(url: str, password: str | PasswordSource | None = None) -> HubAddr
         raise SyncConfigError("the hub URL must look like postgresql://user@host:port/db")
     try:
         parts = conninfo_to_dict(url)
-    except Exception as exc:  # psycopg.ProgrammingError: a malformed URL
+    except (psycopg.ProgrammingError, ValueError) as exc:  # a malformed URL
         raise SyncConfigError(f"the hub URL cannot be read: {exc}") from None
     if parts.get("password"):
         raise SyncConfigError(

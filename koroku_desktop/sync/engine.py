@@ -85,7 +85,7 @@ def from_hub(row: HubEvent) -> StoredEvent | None:
     """The local event of a hub row (None, logged, when this version cannot read it)."""
     try:
         event = upcast(row.kind, json.loads(row.payload))
-    except Exception as exc:  # a newer Koroku's event: leave it on the hub
+    except Exception as exc:  # noqa: BLE001 — a newer Koroku's event: leave it on the hub
         log.warning("cannot read hub event %s (%s): %s", row.hub_seq, row.kind, exc)
         return None
     return StoredEvent(

@@ -7,20 +7,44 @@ after everything it has seen: the hub's order never reorders what a device alrea
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Concatenate, ParamSpec, TypeVar
 
 import psycopg
 
+from koroku_desktop.domain.errors import SyncError
 from koroku_desktop.sync.config import HubAddress
 from koroku_desktop.sync.hub_schema import CHANNEL, PUSH_LOCK, migrate
 
 log = logging.getLogger(__name__)
 
 Conn = psycopg.Connection[tuple[object, ...]]
-HubError = psycopg.Error
-"""What a hub call raises when the hub is unreachable or refuses (psycopg's base error)."""
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class HubError(SyncError):
+    """A hub call failed: the hub is unreachable, refused the login, or a statement failed.
+    Koroku's own type (psycopg's error is its `__cause__`), so no caller needs psycopg."""
+
+
+def hub_call(
+    method: Callable[Concatenate[PostgresHub, P], R],
+) -> Callable[Concatenate[PostgresHub, P], R]:
+    """Wrap psycopg's errors in `HubError` at the hub's boundary."""
+
+    @functools.wraps(method)
+    def call(hub: PostgresHub, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(hub, *args, **kwargs)
+        except psycopg.Error as exc:
+            raise HubError(str(exc).strip() or type(exc).__name__) from exc
+
+    return call
+
 
 LOGIN_REFUSALS = ("authentication failed", "no password supplied", "pg_hba.conf")
 """What libpq says when the server answered but refused this login (it gives no SQLSTATE)."""
@@ -39,11 +63,11 @@ def login_refused(exc: BaseException) -> str | None:
     )
 
 
-class HubMovedError(RuntimeError):
+class HubMovedError(SyncError, RuntimeError):
     """The hub got events this device has not pulled yet: pull, then push again."""
 
 
-class HubMismatchError(RuntimeError):
+class HubMismatchError(SyncError, RuntimeError):
     """This data dir synced with another hub before; mixing two hubs' orders is refused."""
 
 
@@ -74,6 +98,7 @@ class PostgresHub:
         self._conn: Conn | None = None
         self.migrated: list[str] = []
 
+    @hub_call
     def connect(self) -> Conn:
         """The open connection (made, and the schema migrated, on first use)."""
         if self._conn is None or self._conn.closed:
@@ -87,17 +112,20 @@ class PostgresHub:
             self._conn.close()
             self._conn = None
 
+    @hub_call
     def hub_id(self) -> str:
         """The hub's identity, made when its schema was created."""
         row = self.connect().execute("SELECT id FROM koroku.hub").fetchone()
         return str(row[0]) if row else ""
 
+    @hub_call
     def last_seq(self) -> int:
         """The highest hub position (0: empty hub)."""
         row = self.connect().execute("SELECT COALESCE(MAX(hub_seq), 0) FROM koroku.events")
         found = row.fetchone()
         return int(str(found[0])) if found else 0
 
+    @hub_call
     def fetch_after(self, position: int, limit: int) -> list[HubEvent]:
         """Up to `limit` events after `position`, in hub order."""
         rows = self.connect().execute(
@@ -120,6 +148,7 @@ class PostgresHub:
             for r in rows.fetchall()
         ]
 
+    @hub_call
     def push(self, pulled: int, events: Sequence[HubEvent]) -> list[tuple[str, int]]:
         """Append whole turns in one transaction, after `pulled`; return (event id, hub seq).
 
@@ -160,6 +189,7 @@ class PostgresHub:
             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(newest)))
         return [(str(r[0]), int(str(r[1]))) for r in rows]
 
+    @hub_call
     def seen_device(self, name: str) -> None:
         """Note that this device synced now (the `devices` table, for `--status`)."""
         self.connect().execute(
@@ -170,6 +200,7 @@ class PostgresHub:
 
     # -- blobs -----------------------------------------------------------------------------
 
+    @hub_call
     def missing_blobs(self, shas: Sequence[str]) -> set[str]:
         """Which of these blobs the hub lacks."""
         rows = self.connect().execute(
@@ -177,6 +208,7 @@ class PostgresHub:
         )
         return set(shas) - {str(r[0]) for r in rows.fetchall()}
 
+    @hub_call
     def put_blob(self, sha256: str, data: bytes) -> None:
         """Store a blob (a no-op when the hub has it)."""
         self.connect().execute(
@@ -185,6 +217,7 @@ class PostgresHub:
             (sha256, len(data), data),
         )
 
+    @hub_call
     def fetch_blob(self, sha256: str) -> bytes | None:
         """The blob's bytes, or None when the hub does not have it (the `BlobSource`)."""
         row = (

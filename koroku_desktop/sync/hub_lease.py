@@ -27,7 +27,6 @@ import psycopg
 
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.sync.config import HubAddress
-from koroku_desktop.sync.hub import HubError
 from koroku_desktop.sync.hub_schema import migrate
 
 log = logging.getLogger(__name__)
@@ -136,7 +135,7 @@ class HubTurnLock:
                     )
                     return None
                 holder = read_holder(conn, key)
-            except HubError as exc:
+            except psycopg.Error as exc:  # its own connection, not the hub's calls
                 log.info("hub unreachable, turn lock is local only: %s", exc)
                 self._drop()
                 return None
@@ -153,7 +152,7 @@ class HubTurnLock:
                     conn = self._connection()
                     conn.execute(_CLEAR_HOLDER, (key,))
                     conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                except HubError:
+                except psycopg.Error:
                     self._drop()  # the lock went with the connection
         self.local.release(conversation_id)
 

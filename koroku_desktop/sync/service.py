@@ -171,7 +171,7 @@ class SyncService:
             synced_before = self.status.last_success
             try:
                 self._follow()
-            except (HubError, OSError) as exc:
+            except (HubError, psycopg.Error, OSError) as exc:  # psycopg: the listener
                 self._unreachable(exc)
             except Exception as exc:  # a refused hub (mismatch), a bug: shown, retried
                 log.warning("sync failed", exc_info=True)

@@ -10,9 +10,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.model_io import ToolSpec
 
-RecallSearch = Callable[[str, int], Awaitable[list[dict[str, Any]]]]
+RecallSearch = Callable[[str, int], Awaitable[list[JsonObject]]]
 """Searches everything said before; injected by the composition root (used by `recall`)."""
 
 # Schema keywords worth sending to the model; anything else (title, additionalProperties,
@@ -63,7 +64,7 @@ class ToolContext:
         return tool_environment(**extra)
 
 
-def tool_error(message: str) -> dict[str, Any]:
+def tool_error(message: str) -> JsonObject:
     """The shape every tool failure takes: `{"error": message}`."""
     return {"error": message}
 
@@ -121,12 +122,12 @@ class AgentTool(BaseModel):
     needs_approval: ClassVar[bool] = True
     """Whether the default policy asks the user before running it (user tools always ask)."""
 
-    async def execute(self, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, ctx: ToolContext) -> JsonObject:
         """Run the tool; return a JSON-ready dict (errors as {"error": "..."})."""
         raise NotImplementedError
 
     @classmethod
-    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+    def approval_for(cls, args: JsonObject, workspace: Path) -> str:
         """How a call with these arguments is approved: `policy` (the tool's usual rule),
         `ask` (ask unless granted), `always_ask` (ask even when granted always) or `no_change`
         (the call can change nothing, e.g. an edit with nothing to replace: it runs, fails

@@ -8,10 +8,11 @@ import logging
 import os
 import shutil
 import signal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 from koroku_desktop.tools.env import tool_environment
 from koroku_desktop.tools.truncation import CappedBuffer
@@ -62,7 +63,7 @@ async def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process
     """After a cancel during start-up: wait for the process to exist, then kill its group."""
     try:
         proc = await starting
-    except Exception:
+    except Exception:  # noqa: BLE001 — the start failed, so there is nothing to kill (the start reports it)
         return
     await _kill_group(proc)
 
@@ -98,7 +99,7 @@ class Bash(AgentTool):
         default=30, gt=0, le=3600, description="Kill the command after this many seconds."
     )
 
-    async def execute(self, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, ctx: ToolContext) -> JsonObject:
         """Start the command and wait for it without ever blocking the event loop."""
         cwd = ctx.resolve(self.working_dir) if self.working_dir else ctx.workspace
         if not cwd.is_dir():
@@ -130,7 +131,7 @@ class Bash(AgentTool):
         return await _supervise(proc, self.timeout_seconds)
 
 
-async def _supervise(proc: asyncio.subprocess.Process, limit_seconds: float) -> dict[str, Any]:
+async def _supervise(proc: asyncio.subprocess.Process, limit_seconds: float) -> JsonObject:
     """Collect output until the command ends, times out, or the task is cancelled."""
     head, tail = OUTPUT_LIMIT_CHARS * 3, OUTPUT_LIMIT_CHARS
     out, err = CappedBuffer(head, tail), CappedBuffer(head, tail)
@@ -161,7 +162,7 @@ async def _supervise(proc: asyncio.subprocess.Process, limit_seconds: float) -> 
                 task.cancel()
         log.info("bash command cancelled; process group %s killed", proc.pid)
         raise
-    result: dict[str, Any] = {
+    result: JsonObject = {
         "exit_code": proc.returncode,
         "stdout": out.text(OUTPUT_LIMIT_CHARS),
         "stderr": err.text(OUTPUT_LIMIT_CHARS),

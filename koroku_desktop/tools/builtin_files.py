@@ -7,10 +7,12 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
+from koroku_desktop.domain.errors import KorokuError
+from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.fsutil import atomic_write
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 from koroku_desktop.tools.sensitive import read_verdict
@@ -22,7 +24,7 @@ READ_LIMIT_CHARS = 100_000
 _READ_LIMIT_BYTES = 8_000_000  # files up to this size are decoded whole, for exact counts
 
 
-class ToolFailure(Exception):
+class ToolFailure(KorokuError):
     """An expected failure whose message is shown to the model as the tool's error."""
 
 
@@ -81,10 +83,10 @@ def write_file_atomically(path: Path, data: bytes) -> bool:
     return created
 
 
-async def _guarded(path: Path, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+async def _guarded(path: Path, work: Callable[[], JsonObject]) -> JsonObject:
     """Run blocking `work()` in a thread; turn expected failures into error dicts."""
     try:
-        result: dict[str, Any] = await asyncio.to_thread(work)
+        result: JsonObject = await asyncio.to_thread(work)
     except ToolFailure as exc:
         return tool_error(str(exc))
     except OSError as exc:
@@ -106,7 +108,7 @@ class ReadFile(AgentTool):
     path: str = Field(description="Path of the file to read (absolute, or relative to workspace).")
 
     @classmethod
-    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+    def approval_for(cls, args: JsonObject, workspace: Path) -> str:
         """Free inside the workspace; outside it asks like a write; secrets always ask."""
         raw = args.get("path")
         if not isinstance(raw, str) or not raw:
@@ -114,11 +116,11 @@ class ReadFile(AgentTool):
         verdict = read_verdict(raw, workspace)
         return "policy" if verdict == "free" else verdict
 
-    async def execute(self, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, ctx: ToolContext) -> JsonObject:
         """Read the file in a worker thread."""
         path = ctx.resolve(self.path)
 
-        def work() -> dict[str, Any]:
+        def work() -> JsonObject:
             text, size, partial = _read_text(path, _READ_LIMIT_BYTES)
             if partial:
                 content = truncate_head(text, READ_LIMIT_CHARS, total=size, unit="bytes")
@@ -143,12 +145,12 @@ class WriteFile(AgentTool):
     path: str = Field(description="Path of the file to write (absolute, or relative to workspace).")
     content: str = Field(description="The complete new content of the file.")
 
-    async def execute(self, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, ctx: ToolContext) -> JsonObject:
         """Write the file in a worker thread."""
         path = ctx.resolve(self.path)
         data = self.content.encode("utf-8")
 
-        def work() -> dict[str, Any]:
+        def work() -> JsonObject:
             created = write_file_atomically(path, data)
             return {"ok": True, "path": str(path), "bytes": len(data), "created": created}
 
@@ -174,19 +176,19 @@ class EditFile(AgentTool):
     )
 
     @classmethod
-    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+    def approval_for(cls, args: JsonObject, workspace: Path) -> str:
         """An edit with nothing to replace changes nothing: it is not put to the person (it
         fails with its reason); every other edit follows the policy."""
         old = args.get("old_str")
         return "no_change" if not isinstance(old, str) or not old else "policy"
 
-    async def execute(self, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, ctx: ToolContext) -> JsonObject:
         """Edit the file in a worker thread."""
         path = ctx.resolve(self.path)
         if not self.old_str:
             return tool_error("old_str is empty: give the exact text to replace")
 
-        def work() -> dict[str, Any]:
+        def work() -> JsonObject:
             if not path.exists():
                 raise ToolFailure(f"file not found: {path} (use write_file to create it)")
             text, _, _ = _read_text(path, None)

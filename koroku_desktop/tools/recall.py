@@ -6,10 +6,11 @@ import asyncio
 import logging
 import re
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
+from koroku_desktop.domain.json_value import JsonObject, JsonValue
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ def _clip(line: str) -> str:
     return line if len(line) <= _MAX_LINE_CHARS else line[:_MAX_LINE_CHARS] + " [...]"
 
 
-def search_memory_files(memory_dir: Path, query: str, limit: int) -> list[dict[str, Any]]:
+def search_memory_files(memory_dir: Path, query: str, limit: int) -> list[JsonObject]:
     """Matching lines of `memory_dir/*.md`, newest file first, each with a line of context.
 
     A line matches when it contains every word of the query (case-insensitive); when no
@@ -50,7 +51,7 @@ def search_memory_files(memory_dir: Path, query: str, limit: int) -> list[dict[s
         except OSError as exc:
             log.warning("cannot read memory file %s: %s", path, exc)
     for require_all in (True, False):
-        hits: list[dict[str, Any]] = []
+        hits: list[JsonObject] = []
         for path, lines in texts:
             for index, line in enumerate(lines):
                 lowered = line.lower()
@@ -94,18 +95,18 @@ class Recall(AgentTool):
     )
     limit: int = Field(default=10, ge=1, le=50, description="Most results per source.")
 
-    async def execute(self, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, ctx: ToolContext) -> JsonObject:
         """Search the log (if a search is wired in) and the memory files."""
         if not self.query.strip():
             return tool_error("query is empty: give a few keywords")
-        results: list[dict[str, Any]] = []
-        response: dict[str, Any] = {"note": RECALL_NOTE, "query": self.query}
+        results: list[JsonValue] = []
+        response: JsonObject = {"note": RECALL_NOTE, "query": self.query}
         if ctx.recall is not None:
             try:
                 hits = await ctx.recall(self.query, self.limit)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # a failed search is part of the tool's answer
                 log.exception("recall search failed")
                 response["conversation_search_error"] = f"{type(exc).__name__}: {exc}"
             else:

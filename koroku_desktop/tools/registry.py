@@ -7,10 +7,11 @@ import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import ValidationError
 
+from koroku_desktop.domain.json_value import JsonObject, JsonValue
 from koroku_desktop.domain.model_io import ToolSpec
 from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
@@ -54,17 +55,17 @@ class ToolSource(Protocol):
         """Where the tool comes from, for the approval prompt (e.g. the server and tool)."""
         ...
 
-    async def call(
-        self, name: str, args: dict[str, Any]
-    ) -> tuple[dict[str, Any], list[InlineDataPart]]:
+    async def call(self, name: str, args: JsonObject) -> tuple[JsonObject, list[InlineDataPart]]:
         """Run the tool: its JSON response and media parts (images) the model should see."""
         ...
 
 
-def split_media(response: dict[str, Any]) -> list[InlineDataPart] | None:
+def split_media(response: JsonObject) -> list[InlineDataPart] | None:
     """Take the media parts `run` put under MEDIA_KEY out of `response` (None when none)."""
     media = response.pop(MEDIA_KEY, None)
-    return [InlineDataPart.model_validate(m) for m in media] if media else None
+    if not isinstance(media, list) or not media:
+        return None
+    return [InlineDataPart.model_validate(m) for m in media]
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -76,9 +77,9 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _json_ready(value: dict[str, Any]) -> dict[str, Any]:
+def _json_ready(value: JsonObject) -> JsonObject:
     """The result as plain JSON values (paths and other objects become strings)."""
-    ready: dict[str, Any] = json.loads(json.dumps(value, default=str))
+    ready: JsonObject = json.loads(json.dumps(value, default=str))
     return ready
 
 
@@ -161,8 +162,8 @@ class ToolRegistry:
         return None if source is None else source.describe(name)
 
     async def run(
-        self, name: str, args: Mapping[str, Any] | None, ctx: ToolContext
-    ) -> tuple[dict[str, Any], bool]:
+        self, name: str, args: Mapping[str, JsonValue] | None, ctx: ToolContext
+    ) -> tuple[JsonObject, bool]:
         """Validate and run one call; return (response, ok). Never raises but for cancellation.
 
         `ok` is False when the tool could not run or answer (an error response, a timeout).
@@ -189,7 +190,7 @@ class ToolRegistry:
             result = await tool.execute(ctx)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # a tool's failure is its error result to the model
             log.exception("tool %s failed", name)
             return tool_error(f"{name} failed: {type(exc).__name__}: {exc}"), False
         if not isinstance(result, dict):

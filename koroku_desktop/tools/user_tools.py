@@ -62,7 +62,7 @@ def check_tool_class(cls: type[AgentTool]) -> str | None:
         return f"{cls.__name__} ({name}): `execute` must be `async def`"
     try:
         json.dumps(cls.spec().parameters)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 — user code: any failure to describe its arguments is shown as a problem
         return f"{cls.__name__} ({name}): cannot describe its arguments: {exc}"
     return None
 
@@ -97,7 +97,7 @@ def _load(path: Path, signature: FileSignature) -> LoadedFile:
     loaded = LoadedFile(signature=signature)
     try:
         module = _import(path)
-    except (Exception, SystemExit) as exc:
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 — importing user code may raise anything; shown as a problem
         loaded.problems.append(f"failed to import: {type(exc).__name__}: {exc}")
         return loaded
     loaded.module_name = module.__name__

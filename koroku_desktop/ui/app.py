@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.memory_events import record_edit
+from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
@@ -52,12 +53,22 @@ class Desktop(QObject):
     screen_captured = Signal(bytes)
     """A screen capture (PNG) for the quick-ask popup, from `koroku quick-ask --screen`."""
 
-    def __init__(self, app: QApplication, paths: Paths, *, use_tray: bool | None = None) -> None:
+    def __init__(
+        self,
+        app: QApplication,
+        runtime: Runtime,
+        bridge: AgentBridge,
+        *,
+        use_tray: bool | None = None,
+    ) -> None:
+        """`runtime` is the composition root's (`build_runtime`, with `bridge` as its
+        approver); the desktop owns both from now on and closes the runtime on quit."""
         super().__init__()
         self.app = app
-        self.paths = paths
-        self.bridge = AgentBridge(self)
-        self.runtime: Runtime = build_runtime(self.bridge, paths)
+        self.paths = paths = runtime.paths
+        self.bridge = bridge
+        bridge.setParent(self)
+        self.runtime = runtime
         self.bridge.attach(self.runtime.agent, self._read_page)
         self.bridge.attachments = self.runtime.attachments
         self.runtime.compactor.progress.append(self.bridge.compaction_progress)
@@ -311,12 +322,27 @@ class Desktop(QObject):
         self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
 
 
-def run_app(self_check: bool = False, quick_ask: bool = False, screen: bool = False) -> int:
-    """Start the desktop app (or hand the wish to the running one); the exit code."""
-    if self_check:
-        from koroku_desktop.ui.self_check import run_self_check
+def open_desktop(
+    app: QApplication,
+    paths: Paths,
+    *,
+    use_tray: bool | None = None,
+    model: ChatModel | None = None,
+) -> Desktop:
+    """The desktop app on the data dir `paths`: the composition root builds the runtime (with
+    the bridge as its approver) and hands it to `Desktop`. `model` replaces Gemini as the
+    agent's model (tests hand in a `FakeChatModel`). Raises as `build_runtime` does."""
+    bridge = AgentBridge()
+    runtime = build_runtime(bridge, paths, model=model)
+    try:
+        return Desktop(app, runtime, bridge, use_tray=use_tray)
+    except BaseException:
+        runtime.close()
+        raise
 
-        return run_self_check()
+
+def run_app(quick_ask: bool = False, screen: bool = False) -> int:
+    """Start the desktop app (or hand the wish to the running one); the exit code."""
     import qasync
 
     existing = QApplication.instance()
@@ -330,7 +356,7 @@ def run_app(self_check: bool = False, quick_ask: bool = False, screen: bool = Fa
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        desktop = Desktop(app, paths)
+        desktop = open_desktop(app, paths)
     except SettingsError as exc:
         QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
         return 2

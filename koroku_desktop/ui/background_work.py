@@ -47,7 +47,7 @@ async def warm_up(runtime: Runtime) -> None:
         try:
             await asyncio.to_thread(runtime.model.prepare)
             runtime.connect_clients()
-        except Exception:
+        except Exception:  # warming up is optional: the first request does it
             log.warning("warming up the Gemini client failed", exc_info=True)
         if runtime.background_embedder is not None:
             runtime.background_embedder.kick()  # backfill what is not embedded yet

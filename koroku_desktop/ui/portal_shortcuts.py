@@ -20,6 +20,8 @@ from typing import Any
 from jeepney import DBusAddress, MatchRule, Message, message_bus, new_method_call
 from jeepney.io.asyncio import DBusRouter, Proxy, open_dbus_router
 
+from koroku_desktop.domain.errors import KorokuError
+
 log = logging.getLogger(__name__)
 
 PORTAL = DBusAddress(
@@ -31,7 +33,7 @@ SHORTCUT_ID = "quick-ask"
 TIMEOUT_S = 120.0  # the portal's dialog waits for the person
 
 
-class PortalError(Exception):
+class PortalError(KorokuError):
     """The portal refused or is not there."""
 
 
@@ -143,7 +145,7 @@ async def register(
     shortcut = PortalShortcut(activated)
     try:
         await shortcut.bind(description, trigger)
-    except Exception as exc:  # no bus, no portal, no GlobalShortcuts, refused: say why, go on
+    except Exception as exc:  # noqa: BLE001 — no bus, no portal, no GlobalShortcuts, refused: say why, go on
         log.info("no global shortcut through the desktop portal: %s", exc)
         await shortcut.close()
         return None

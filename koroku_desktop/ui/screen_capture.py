@@ -25,6 +25,8 @@ from urllib.parse import unquote, urlparse
 from jeepney import DBusAddress, MatchRule, Message, message_bus, new_method_call
 from jeepney.io.asyncio import Proxy, open_dbus_router
 
+from koroku_desktop.domain.errors import KorokuError
+
 log = logging.getLogger(__name__)
 
 PORTAL = DBusAddress(
@@ -37,7 +39,7 @@ X11_HELPER_TIMEOUT_S = 30.0
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-class ScreenCaptureError(Exception):
+class ScreenCaptureError(KorokuError):
     """The screen could not be captured; the message says why and what is missing."""
 
 
@@ -102,7 +104,7 @@ async def _portal_uri(interactive: bool) -> str:
     try:
         cm = open_dbus_router(bus="SESSION")
         router = await cm.__aenter__()
-    except Exception as exc:  # no DBUS_SESSION_BUS_ADDRESS, bus not running
+    except Exception as exc:  # noqa: BLE001 — no DBUS_SESSION_BUS_ADDRESS, bus not running
         raise PortalUnavailable(f"no D-Bus session bus: {exc}") from None
     try:
         token = "koroku" + secrets.token_hex(6)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from koroku_desktop.app.config import ApiKey, Paths
 from koroku_desktop.app.lazy_model import LazyGeminiModel
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import open_desktop
 
 
 def run_self_check() -> int:
@@ -30,7 +30,7 @@ def run_self_check() -> int:
             prefix="koroku-self-check-", ignore_cleanup_errors=True
         ) as tmp:
             _self_check_in(Paths(Path(tmp)).ensure())
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 — the check reports any failure, by type, as FAILED
         print(f"koroku self-check: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     print("koroku self-check: ok")
@@ -45,7 +45,7 @@ def _self_check_in(paths: Paths) -> None:
     app.setApplicationName("Koroku")
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    desktop = Desktop(app, paths, use_tray=True)
+    desktop = open_desktop(app, paths, use_tray=True)
 
     async def check() -> None:
         try:

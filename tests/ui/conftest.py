@@ -15,10 +15,11 @@ import qasync
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import Desktop, open_desktop
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
 
@@ -79,11 +80,12 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @contextmanager
-def running_desktop(qtbot: QtBot) -> Iterator[Desktop]:
-    """The whole app on this test's data dir, window shown; quit and deleted afterwards."""
+def running_desktop(qtbot: QtBot, model: ChatModel | None = None) -> Iterator[Desktop]:
+    """The whole app on this test's data dir, window shown; quit and deleted afterwards.
+    `model` replaces Gemini as the agent's model (a `FakeChatModel`)."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    desk = Desktop(app, default_paths(), use_tray=True)
+    desk = open_desktop(app, default_paths(), use_tray=True, model=model)
     run(qtbot, desk.start())
     qtbot.waitExposed(desk.window)
     warm_up = desk.warm_up

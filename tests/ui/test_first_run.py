@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import Desktop, open_desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.keyring_memory import MemoryKeyring
@@ -145,7 +145,7 @@ def test_welcome_on_the_very_first_start_only(
     save_screenshot(keyless.window, "welcome-card")
     welcome.ok_button.click()
     assert not welcome.isVisible()
-    second = Desktop(qapp, keyless.paths, use_tray=False)
+    second = open_desktop(qapp, keyless.paths, use_tray=False)
     try:
         assert second.welcome is None
     finally:

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from koroku_desktop.domain.coverage import whole_turns_together
+from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
     CompactionEvent,
@@ -60,7 +61,7 @@ _MERGE_EVENT = (
 _SET_HUB_SEQ = "UPDATE events SET hub_seq = ? WHERE event_id = ? AND hub_seq IS NULL"
 
 
-class StoreClosedError(RuntimeError):
+class StoreClosedError(StorageError, RuntimeError):
     """The log was used after `close()`."""
 
 
@@ -120,7 +121,7 @@ class SqliteEventLog(PagedLog):
         try:
             if not self.read_only:
                 self.index.flush()
-        except Exception as exc:  # closing must not fail; the text stays pending for next time
+        except Exception as exc:  # noqa: BLE001 — closing must not fail; the text stays pending for next time
             log.info("could not fold pending search text on close: %s", exc)
         self._closed = True
         # A reader in a worker thread (the viewer, a follow step) may still be inside SQLite:

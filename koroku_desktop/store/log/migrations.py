@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
 from koroku_desktop.store.database import Connection, KorokuDatabase, connect, create_private_file
@@ -228,7 +229,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
-class MigrationNeeded(RuntimeError):
+class MigrationNeeded(StorageError, RuntimeError):
     """A read-only open met a file that must be migrated first (which writes)."""
 
 

@@ -99,7 +99,7 @@ class MemoryVectors:
             data = json.loads(path.read_text(encoding="utf-8"))
             entries = data["entries"] if data.get("model") == model else []
             if not isinstance(entries, list):
-                raise ValueError("entries is not a list")
+                raise ValueError("entries is not a list")  # noqa: TRY301 — unreadable, as the rest
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("memory vectors %s unreadable, embedding again: %s", path, exc)
             entries = []

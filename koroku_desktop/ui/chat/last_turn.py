@@ -10,26 +10,59 @@ was being typed before. The turn itself is replaced by the agent, under the turn
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from koroku_desktop.agent.supersede import LastTurn, last_turn
 from koroku_desktop.ui.bridge import AgentBridge
-
-if TYPE_CHECKING:
-    from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.chat.composer import Composer
+from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.widgets.chat_input import ChatInput
 
 EDITING_TEXT = "✎ Editing your last message — Enter sends it in place of the original · Esc cancels"
+
+
+class EditingWindow(Protocol):
+    """What the editing state needs of the chat window (its rows, its message box, hints)."""
+
+    @property
+    def model(self) -> MessageModel:
+        """The conversation's rows (the last turn is marked on them)."""
+        ...
+
+    @property
+    def composer(self) -> Composer:
+        """The message box with its buttons."""
+        ...
+
+    @property
+    def input(self) -> ChatInput:
+        """The message box's text field."""
+        ...
+
+    @property
+    def send_button(self) -> QPushButton:
+        """Send (it reads "Send edit" while editing)."""
+        ...
+
+    def refocus_input(self) -> None:
+        """Put the focus back in the message box."""
+        ...
+
+    def show_hint(self, text: str) -> None:
+        """Say something briefly under the conversation."""
+        ...
 
 
 class LastTurnActions(QObject):
     """Which turn may be replaced now, the hover actions on it, and the editing state."""
 
-    def __init__(self, window: ChatWindow, bridge: AgentBridge) -> None:
-        super().__init__(window)
+    def __init__(self, window: EditingWindow, bridge: AgentBridge, parent: QWidget) -> None:
+        """`parent` (the window itself) owns the shortcuts Ctrl+Shift+R and Ctrl+Shift+E."""
+        super().__init__(parent)
         self._window = window
         self._bridge = bridge
         self.editing: LastTurn | None = None
@@ -60,7 +93,7 @@ class LastTurnActions(QObject):
         bridge.turn_started.connect(self._edit_went_through)
         window.input.escape_pressed.connect(self.cancel_edit)
         for keys, slot in (("Ctrl+Shift+R", self.regenerate), ("Ctrl+Shift+E", self.start_edit)):
-            shortcut = QShortcut(QKeySequence(keys), window)
+            shortcut = QShortcut(QKeySequence(keys), parent)
             shortcut.activated.connect(slot)
 
     def schedule_refresh(self, *_args: object) -> None:

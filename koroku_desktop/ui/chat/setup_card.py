@@ -146,7 +146,7 @@ class SetupCard(ThemedCard):
         self.save_button.setEnabled(False)
         try:
             await store_key(self.model, value)
-        except Exception as exc:  # shown in words, never raised into Qt
+        except Exception as exc:  # noqa: BLE001 — shown in words, never raised into Qt
             self.problem.setText(key_problem(exc))
             self.problem.setVisible(True)
             self.save_button.setEnabled(True)

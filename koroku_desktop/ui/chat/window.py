@@ -77,7 +77,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
-        self.row_actions = RowActions(self)
+        self.row_actions = RowActions(self, self)
         self.view.action_requested.connect(self.row_actions.run)
         self.turn_status = TurnStatus(bridge, self.model, self)
         bridge.retrying.connect(self.turn_status.on_retry)
@@ -111,7 +111,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             bridge, self.input, lambda text, ms: self.statusBar().showMessage(text, ms)
         )
         self.queued_strip.acted.connect(self.refocus_input)
-        self.last_turn = LastTurnActions(self, bridge)
+        self.last_turn = LastTurnActions(self, bridge, self)
         col.addWidget(self.last_turn.banner)
         col.addWidget(composer)
         # Approvals, queue and composer line up with the conversation's centred column.

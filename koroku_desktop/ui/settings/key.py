@@ -152,7 +152,7 @@ class ApiKeySection(QGroupBox):
         self.store_button.setEnabled(False)
         try:
             await store_key(self.model, value)
-        except Exception as exc:  # keyring failures are shown in words
+        except Exception as exc:  # noqa: BLE001 — keyring failures are shown in words
             self.result.setText(key_problem(exc))
             return False
         finally:

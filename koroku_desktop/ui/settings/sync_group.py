@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.app.config import KeyringUnavailable, Settings, store_sync_password
 from koroku_desktop.app.settings_store import overriding_variable
-from koroku_desktop.app.sync_wiring import sync_url_problem
 
 WHAT_SYNCS = (
     "Sync copies your memory to a PostgreSQL database you run (your “hub”) and from there "
@@ -44,6 +43,10 @@ class SyncControl(Protocol):
 
     def retry_now(self) -> None:
         """Try the hub again at once (a password was just stored)."""
+        ...
+
+    def url_problem(self, url: str) -> str | None:
+        """Why this hub URL would be refused, None when it is fine (or empty)."""
         ...
 
 
@@ -113,7 +116,9 @@ class SyncGroup(QGroupBox):
 
     def problem(self) -> str | None:
         """What is wrong with the URL typed (None: fine, empty or set by the environment)."""
-        return None if self.overridden else sync_url_problem(self.url.text())
+        if self.overridden or self._sync is None:  # no sync to switch (a read-only runtime)
+            return None
+        return self._sync.url_problem(self.url.text())
 
     def values(self) -> dict[str, Any]:
         """The edited values by setting name."""

@@ -52,9 +52,10 @@ class AttachmentBrowser(QTextBrowser):
             return
         store = THUMBNAILS.store
         args = self.parts.get(url.path(), {"sha256": url.path()})
+        if store is None:
+            self.setToolTip("That file cannot be opened: no attachment store")
+            return
         try:
-            if store is None:
-                raise LookupError("no attachment store")
             path = store.open_copy(attachment_part(args))
         except (LookupError, OSError, ValueError) as exc:
             self.setToolTip(f"That file cannot be opened: {exc}")

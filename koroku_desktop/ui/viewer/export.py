@@ -15,10 +15,12 @@ from typing import Any, Literal
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QPushButton, QWidget
 
+from koroku_desktop.domain.errors import KorokuError
+
 Format = Literal["md", "json"]
 
 
-class ExportFailed(RuntimeError):
+class ExportFailed(KorokuError, RuntimeError):
     """`koroku export` failed; the message says why."""
 
 

@@ -76,7 +76,7 @@ def mime_attachments(mime: QMimeData) -> list[Dropped]:
     """
     try:
         return _mime_attachments(mime)
-    except Exception:
+    except Exception:  # whatever was pasted, the app goes on
         log.exception("could not read the pasted or dropped data")
         return []
 

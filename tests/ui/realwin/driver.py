@@ -319,7 +319,7 @@ async def main(s: Session) -> None:
         for scene in (first_start, lambda s: conversation(s, fake)):
             try:
                 await scene(s)
-            except Exception as exc:  # reported, so the other scenes still run
+            except Exception as exc:  # noqa: BLE001 — reported, so the other scenes still run
                 s.report["errors"].append(f"{type(exc).__name__}: {exc}")
     finally:
         fake.stop()
