@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -21,6 +22,8 @@ from koroku_desktop.cli import (
 )
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
+EXIT_PIPE = 141
+"""The shell's code for a writer whose reader went away (128 + SIGPIPE), e.g. `| head`."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,7 +72,22 @@ def main(
         return start_desktop(self_check=args.self_check)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _pipe_closed()
     return code
+
+
+def _pipe_closed() -> int:
+    """The reader of stdout went away (`koroku history --all | head`): end quietly, as
+    `cat` does, with no traceback and no second error when Python flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file descriptor (tests, embedding)
+        pass
+    return EXIT_PIPE

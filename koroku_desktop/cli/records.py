@@ -47,7 +47,13 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
             "error": entry.error,
             "raw": entry.raw,
         }
-    return {"seq": entry.seq, "created_at": entry.created_at, **dump_event(entry.event)}
+    return {
+        "seq": entry.seq,
+        "created_at": entry.created_at,
+        "event_id": entry.event_id,
+        "turn_id": entry.turn_id,
+        **dump_event(entry.event),
+    }
 
 
 def cmd_history(args: argparse.Namespace) -> int:

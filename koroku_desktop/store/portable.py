@@ -32,6 +32,7 @@ from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.projection import Fix, log_fixes
 from koroku_desktop.store.blobs import BlobStore, MissingBlob, sha256_of
 from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store.order import entry_key
 from koroku_desktop.store.searchable import searchable_text
 
 EXPORT_FORMAT = "koroku-export"
@@ -84,10 +85,12 @@ class PortableImport:
 def exported_entries(
     log: SqliteEventLog, conversation_id: str | None = None, *, live: bool = False
 ) -> Iterator[LogEntry]:
-    """Every entry oldest first (all conversations when None), or only the live context.
+    """Every entry oldest first in the one order (all conversations when None), or only the
+    live context: synced events in the hub's order, then this device's unpushed ones, so two
+    devices export one history alike (store/order.py).
 
     The live context is the latest boundary (compaction/clear) and the events after it that
-    the model still sees, in seq order; it needs a `conversation_id`.
+    the model still sees; it needs a `conversation_id`.
     """
     if live:
         if conversation_id is None:
@@ -96,15 +99,9 @@ def exported_entries(
         items: list[LogEntry] = [*loaded.events, *loaded.damaged]
         if loaded.boundary is not None:
             items.append(loaded.boundary)
-        yield from sorted(items, key=lambda e: e.seq)
+        yield from sorted(items, key=entry_key)
         return
-    after = 0
-    while True:
-        page = log.entries(conversation_id, after_seq=after, limit=_PAGE)
-        if not page:
-            return
-        yield from page
-        after = page[-1].seq
+    yield from log.in_order(conversation_id, _PAGE)
 
 
 def entry_record(entry: LogEntry) -> dict[str, Any]:

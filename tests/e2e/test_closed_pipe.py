@@ -1,0 +1,42 @@
+"""A reader that goes away (`koroku history --all --jsonl | head`) ends the command quietly:
+exit 0 or 141 (128 + SIGPIPE), nothing but silence on stderr."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.conftest import Koroku
+from tests.sync.test_sync_crash import write_turns
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("history", "--all", "--jsonl"),
+        ("history", "--all"),
+        ("history", "--json"),
+        ("export", "--format", "json"),
+        ("export", "--format", "md"),
+        ("search", "--keyword", "-n", "400", "question"),
+    ],
+)
+def test_a_closed_pipe_ends_the_command_quietly(koroku: Koroku, command: tuple[str, ...]) -> None:
+    write_turns(koroku, 400, "question " + "x" * 400)  # far more than a pipe buffer holds
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "koroku_desktop", *command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=koroku.env(KOROKU_HOME=str(koroku.home)),
+        cwd=koroku.workspace,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.readline()  # `head -1`: one line, then the reader is gone
+    reader.stdout.close()
+    code = reader.wait(timeout=120)
+    stderr = reader.stderr.read().decode()
+    assert code in (0, 141), stderr
+    assert stderr == ""
