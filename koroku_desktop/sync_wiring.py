@@ -19,8 +19,9 @@ from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
 from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
+from koroku_desktop.sync.deadline import HubNotAnswering
 from koroku_desktop.sync.engine import SyncEngine, device_id
-from koroku_desktop.sync.hub import HubError, PostgresHub, login_refused
+from koroku_desktop.sync.hub import HubError, PostgresHub, describe_hub_error, login_refused
 from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
 from koroku_desktop.sync.turn_lock import HubTurnLock
 
@@ -28,12 +29,14 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "HubError",
+    "HubNotAnswering",
     "SyncConfigError",
     "SyncRuntime",
     "SyncSetup",
     "SyncState",
     "SyncStatus",
     "SyncSwitch",
+    "describe_hub_error",
     "hub_address",
     "login_refused",
     "open_sync",

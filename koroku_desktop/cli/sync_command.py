@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import logging
 import os
 import sqlite3
 import sys
@@ -24,8 +25,19 @@ from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
 from koroku_desktop.store.event_log import SqliteEventLog
 from koroku_desktop.store.turn_lock import SqliteTurnLock
-from koroku_desktop.sync_wiring import HubError, SyncConfigError, login_refused, open_sync
+from koroku_desktop.sync_wiring import (
+    HubError,
+    HubNotAnswering,
+    SyncConfigError,
+    describe_hub_error,
+    open_sync,
+)
 
+log = logging.getLogger(__name__)
+
+EXIT_NOT_ANSWERING = 75
+"""`koroku sync`'s exit code when the hub stopped answering or the connection was cut
+(EX_TEMPFAIL: nothing was half-pushed; run it again and it resumes)."""
 BATCH_ENV = "KOROKU_SYNC_BATCH"
 """Events per push transaction / pull page (tests set it small to exercise resuming)."""
 
@@ -65,7 +77,8 @@ def _write_memory_files(event_log: SqliteEventLog, db: Path, home: Path) -> None
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    """Run one sync (or `--status`, `--set-password`); exit 1 when the hub fails."""
+    """Run one sync (or `--status`, `--set-password`); exit 1 when the hub fails or refuses,
+    75 when it stopped answering or the connection was cut (run again to resume)."""
     if args.set_password:
         try:
             store_sync_password(getpass.getpass("Hub password (input hidden): "))
@@ -74,6 +87,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
             return 2
         print("Hub password stored in your OS keyring (service 'koroku').")
         return 0
+    if not getattr(args, "verbose", False):  # libpq's and psycopg's own words: with -v only
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
     paths = default_paths().ensure()
     try:
         settings = SettingsStore.open(paths).effective
@@ -105,9 +120,16 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if report.pulled:  # memory edits may have come: the files follow the log
             _write_memory_files(event_log, paths.db, paths.home)
         return 0
+    except HubNotAnswering as exc:
+        log.info("hub call failed: %s", exc.__cause__ or exc)  # libpq's words, with -v
+        print(
+            f"koroku sync: {exc}: nothing was half-pushed; run `koroku sync` again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_NOT_ANSWERING
     except HubError as exc:
-        why = login_refused(exc) or f"the hub failed: {exc}".strip()
-        print(f"koroku sync: {why}", file=sys.stderr)
+        log.info("hub call failed: %s", exc)  # libpq's words, with -v
+        print(f"koroku sync: {describe_hub_error(exc, setup.address.display())}", file=sys.stderr)
         return 1
     except RuntimeError as exc:  # HubMismatchError, HubMovedError
         print(f"koroku sync: {exc}", file=sys.stderr)
