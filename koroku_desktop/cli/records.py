@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
 from koroku_desktop.domain.events import DamagedEvent, LogEntry, dump_event
 from koroku_desktop.runtime import import_tutorial
+from koroku_desktop.store.export_checks import strict_json
 from koroku_desktop.store.portable import exported_entries, sniff
 
 
@@ -69,11 +69,11 @@ def cmd_history(args: argparse.Namespace) -> int:
                 entries = [*([live.boundary] if live.boundary else []), *live.events]
                 damaged = len(live.damaged)
             if args.json:
-                print(json.dumps([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
+                print(strict_json([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
                 return 0
             for entry in entries:
                 if args.jsonl:
-                    print(json.dumps(entry_json(entry), ensure_ascii=False))
+                    print(strict_json(entry_json(entry), ensure_ascii=False))
                 else:
                     render_entry(entry, sys.stdout)
             if damaged and not args.jsonl:
