@@ -32,27 +32,26 @@ from koroku_desktop.store.portable import (
 
 def _base_export() -> dict[str, Any]:
     """A real export of a small log: a question, a tool call and its answer, a reply."""
-    with tempfile.TemporaryDirectory() as tmp:
-        with SqliteEventLog(Path(tmp) / "koroku.db") as log:
-            log.append(
-                "default",
-                [
-                    MessageEvent(role="user", origin="person", parts=[TextPart(text="list it")]),
-                    MessageEvent(
-                        role="model",
-                        origin="model",
-                        parts=[FunctionCallPart(name="bash", args={"command": "ls", "n": [1, 2]})],
-                    ),
-                    MessageEvent(
-                        role="user",
-                        origin="tools",
-                        parts=[FunctionResponsePart(name="bash", response={"output": "a b"})],
-                    ),
-                    MessageEvent(role="model", origin="model", parts=[TextPart(text="a, b")]),
-                ],
-            )
-            out = io.StringIO()
-            write_export(out, exported_entries(log), scope="all", exported_at=1.0e9)
+    with tempfile.TemporaryDirectory() as tmp, SqliteEventLog(Path(tmp) / "koroku.db") as log:
+        log.append(
+            "default",
+            [
+                MessageEvent(role="user", origin="person", parts=[TextPart(text="list it")]),
+                MessageEvent(
+                    role="model",
+                    origin="model",
+                    parts=[FunctionCallPart(name="bash", args={"command": "ls", "n": [1, 2]})],
+                ),
+                MessageEvent(
+                    role="user",
+                    origin="tools",
+                    parts=[FunctionResponsePart(name="bash", response={"output": "a b"})],
+                ),
+                MessageEvent(role="model", origin="model", parts=[TextPart(text="a, b")]),
+            ],
+        )
+        out = io.StringIO()
+        write_export(out, exported_entries(log), scope="all", exported_at=1.0e9)
     data: dict[str, Any] = json.loads(out.getvalue())
     return data
 
@@ -203,22 +202,21 @@ def test_nan_infinity_and_numbers_too_large_for_a_float_are_refused() -> None:
 
 def test_a_nan_already_in_the_log_is_listed_as_valid_json() -> None:
     """A row an older Koroku stored with NaN in it is written out as null, never as NaN."""
-    with tempfile.TemporaryDirectory() as tmp:
-        with SqliteEventLog(Path(tmp) / "koroku.db") as log:
-            (stored,) = log.append(
-                "default",
-                [
-                    MessageEvent(
-                        role="model",
-                        origin="model",
-                        parts=[FunctionCallPart(name="f", args={"x": math.nan, "y": math.inf})],
-                    )
-                ],
-            )
-            (entry,) = list(exported_entries(log))
-            line = strict_json(entry_json(entry))
-            assert _strict_loads(line)["parts"][0]["args"] == {"x": None, "y": None}
-            out = io.StringIO()
-            write_export(out, [entry], scope="all", exported_at=1.0)
-            _strict_loads(out.getvalue())
-            assert stored.seq == entry.seq
+    with tempfile.TemporaryDirectory() as tmp, SqliteEventLog(Path(tmp) / "koroku.db") as log:
+        (stored,) = log.append(
+            "default",
+            [
+                MessageEvent(
+                    role="model",
+                    origin="model",
+                    parts=[FunctionCallPart(name="f", args={"x": math.nan, "y": math.inf})],
+                )
+            ],
+        )
+        (entry,) = list(exported_entries(log))
+        line = strict_json(entry_json(entry))
+        assert _strict_loads(line)["parts"][0]["args"] == {"x": None, "y": None}
+        out = io.StringIO()
+        write_export(out, [entry], scope="all", exported_at=1.0)
+        _strict_loads(out.getvalue())
+        assert stored.seq == entry.seq
