@@ -28,14 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from koroku_desktop.blobs.attachments import AttachmentStore
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.attachment import check_attachment
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import AttachmentPart, Part, TextPart
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.llm.upload_cache import UploadCache
-from koroku_desktop.store.attachments import AttachmentStore
-from koroku_desktop.store.blobs import BlobStore
 from tests.fakes.gemini_server import FakeGemini
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -31,9 +31,9 @@ from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.portable import import_export
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.maintenance.portable import import_export
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 

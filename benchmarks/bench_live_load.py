@@ -26,7 +26,7 @@ from pathlib import Path
 
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 RESULTS = Path(__file__).parent / "results" / "bench_live_load.json"
 

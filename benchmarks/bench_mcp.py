@@ -37,7 +37,7 @@ CHILD = """
 import asyncio, sys, time
 from PySide6.QtWidgets import QApplication
 import qasync
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.ui.app import Desktop
 app = QApplication(sys.argv[:1])
 loop = qasync.QEventLoop(app)
@@ -126,7 +126,7 @@ async def bench_turns(turns: int, work: Path) -> dict[str, Any]:
     from koroku_desktop.agent.loop import Agent, AgentOptions
     from koroku_desktop.llm.gemini import GeminiChatModel
     from koroku_desktop.mcp import McpManager
-    from koroku_desktop.store.event_log import SqliteEventLog
+    from koroku_desktop.store import SqliteEventLog
     from koroku_desktop.tools.approval import ApprovalPolicy
     from koroku_desktop.tools.registry import ToolRegistry
     from tests.fakes.gemini_server import FakeGemini

@@ -50,7 +50,7 @@ def follower(db: Path, idle: float, turns: int) -> None:
     from PySide6.QtWidgets import QApplication
 
     from koroku_desktop.agent.loop import Agent, AgentOptions
-    from koroku_desktop.store.event_log import SqliteEventLog
+    from koroku_desktop.store import SqliteEventLog
     from koroku_desktop.tools.approval import ApprovalPolicy
     from koroku_desktop.tools.registry import ToolRegistry
     from koroku_desktop.ui.bridge import AgentBridge
@@ -116,7 +116,7 @@ class InstantModel:
 def follow_figures(idle: float, turns: int, work: Path) -> dict[str, Any]:
     from koroku_desktop.domain.events import MessageEvent
     from koroku_desktop.domain.parts import TextPart
-    from koroku_desktop.store.event_log import SqliteEventLog
+    from koroku_desktop.store import SqliteEventLog
 
     db = work / "follow" / "koroku.db"
     SqliteEventLog(db).close()
@@ -172,8 +172,8 @@ def follow_figures(idle: float, turns: int, work: Path) -> dict[str, Any]:
 
 def lock_figures(turns: int, rounds: int, work: Path) -> dict[str, Any]:
     from koroku_desktop.agent.loop import Agent, AgentOptions
-    from koroku_desktop.store.event_log import SqliteEventLog
-    from koroku_desktop.store.turn_lock import SqliteTurnLock
+    from koroku_desktop.store import SqliteEventLog
+    from koroku_desktop.store.local_lease import SqliteTurnLock
     from koroku_desktop.tools.approval import ApprovalPolicy
     from koroku_desktop.tools.registry import ToolRegistry
 

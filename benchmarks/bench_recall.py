@@ -38,8 +38,8 @@ from koroku_desktop.agent.recall import HybridSearch  # noqa: E402
 from koroku_desktop.domain.events import MessageEvent  # noqa: E402
 from koroku_desktop.domain.parts import TextPart  # noqa: E402
 from koroku_desktop.llm.embeddings import DEFAULT_DIMENSIONS, GeminiEmbedder  # noqa: E402
-from koroku_desktop.store.event_log import SqliteEventLog  # noqa: E402
-from koroku_desktop.store.vectors import INDEX_FOLDER  # noqa: E402
+from koroku_desktop.store import SqliteEventLog  # noqa: E402
+from koroku_desktop.store.vectors.store import INDEX_FOLDER  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODEL = "gemini-embedding-001"
@@ -224,8 +224,8 @@ _LOAD_INDEX = """
 import sqlite3, sys
 from pathlib import Path
 import numpy as np
-from koroku_desktop.store.vector_files import VectorFiles
-from koroku_desktop.store.vector_index import VectorIndex, unit
+from koroku_desktop.store.vectors.files import VectorFiles
+from koroku_desktop.store.vectors.index import VectorIndex, unit
 home, mapped = Path(sys.argv[1]), sys.argv[2] == "mapped"
 conn = sqlite3.connect(f"file:{home / 'koroku.db'}?mode=ro", uri=True)
 space, model, dims = conn.execute("SELECT id, model, dims FROM vector_spaces").fetchone()

@@ -26,7 +26,7 @@ from bench_store import RESULTS, realistic_events
 from koroku_desktop.domain.context import SUMMARY_PREFIX, ContextView
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, dump_event
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 TAILS = (10, 100, 1000, 5000)
 HISTORY = 200  # events before the compaction boundary

@@ -24,8 +24,8 @@ from typing import Any
 
 from koroku_desktop.domain.events import CompactionEvent, Event, MessageEvent, dump_event
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.search.searchable import searchable_text
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -25,14 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from koroku_desktop.config import Paths, Settings
+from koroku_desktop.app.config import Paths, Settings
+from koroku_desktop.app.sync_wiring import SyncRuntime, wire_sync
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.sync.service import SyncState
-from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
 from tests.sync.pg_server import PASSWORD, PgServer, find_bin
 
 LATENCY_RUNS = 50

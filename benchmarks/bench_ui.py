@@ -49,7 +49,7 @@ KOROKU_CHILD = """
 import asyncio, sys, time
 from PySide6.QtWidgets import QApplication
 import qasync
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.ui.app import Desktop
 app = QApplication(sys.argv[:1])
 loop = qasync.QEventLoop(app)
@@ -79,7 +79,7 @@ def make_log(home: Path, events: int) -> None:
     """A log of `events` realistic messages (user/model turns with Markdown and code)."""
     from koroku_desktop.domain.events import MessageEvent
     from koroku_desktop.domain.parts import TextPart
-    from koroku_desktop.store.event_log import SqliteEventLog
+    from koroku_desktop.store import SqliteEventLog
 
     home.mkdir(parents=True, exist_ok=True)
     log = SqliteEventLog(home / "koroku.db")
@@ -302,7 +302,7 @@ def in_process(work: Path, repeat: int, chars: int) -> dict[str, Any]:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from koroku_desktop.config import default_paths
+    from koroku_desktop.app.config import default_paths
     from koroku_desktop.ui.app import Desktop
 
     app = QApplication(sys.argv[:1])

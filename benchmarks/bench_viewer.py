@@ -34,7 +34,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.widgets import theme
 

@@ -50,7 +50,7 @@ def test_no_update_or_delete_on_events() -> None:
 
     One exception: migration m004 fills the id columns it adds on rows written before them
     (`UPDATE events SET event_id = ?, turn_id = ?, writer = ?`); payloads are never touched.
-    And sync's bookkeeping: an event's hub position, set once from NULL (store/event_log.py;
+    And sync's bookkeeping: an event's hub position, set once from NULL (store/log/event_log.py;
     by seq for rows without an event id, store/sync_ledger.py).
     """
     statement = re.compile(r"\b(UPDATE|DELETE\s+FROM)\s+[\"'`]?events\b(?!_)", re.IGNORECASE)

@@ -12,7 +12,7 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from koroku_desktop.config import (
+from koroku_desktop.app.config import (
     KeyringUnavailable,
     Settings,
     SettingsError,
@@ -20,7 +20,7 @@ from koroku_desktop.config import (
     resolve_api_key,
     store_api_key,
 )
-from koroku_desktop.settings_store import SettingsStore
+from koroku_desktop.app.settings_store import SettingsStore
 
 
 class MemoryKeyring(KeyringBackend):

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from koroku_desktop.agent.memory import append_memory
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
+from koroku_desktop.app.exports import export_file
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime.exports import export_file
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 from koroku_desktop.agent.memory_events import memory_path, sync_memory_files
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
+from koroku_desktop.app.runtime import CONVERSATION_ID, Runtime, build_runtime
 from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
-from koroku_desktop.runtime import CONVERSATION_ID, Runtime, build_runtime
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.test_settings_store import NoApprover
 
 DAY = "04-03-2025"

@@ -13,9 +13,9 @@ import pytest
 from pydantic import ValidationError
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
-from koroku_desktop.config import Settings, default_paths
-from koroku_desktop.runtime import build_runtime
-from koroku_desktop.settings_store import SettingsStore, add_grant
+from koroku_desktop.app.config import Settings, default_paths
+from koroku_desktop.app.runtime import build_runtime
+from koroku_desktop.app.settings_store import SettingsStore, add_grant
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -184,7 +184,7 @@ class Embedder(Protocol):
 
 
 class RecallStore(Protocol):
-    """What recall by meaning reads and writes in the log's file (store/vectors.py)."""
+    """What recall by meaning reads and writes in the log's file (store/vectors/store.py)."""
 
     def status(self, model: str, dimensions: int) -> EmbeddingStatus:
         """How far the log is embedded with this model (a scan: not on every turn)."""
@@ -225,7 +225,7 @@ class RecallStore(Protocol):
 
 
 class MemoryVectorStore(Protocol):
-    """The memory files' vectors (store/memory_vectors.py), keyed by file and content hash."""
+    """The memory files' vectors (store/vectors/memory.py), keyed by file and content hash."""
 
     def pending(self, model: str, dims: int) -> list[MemoryChunk]:
         """Chunks of new or changed memory files (vectors of removed files are dropped)."""

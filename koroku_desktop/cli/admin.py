@@ -7,14 +7,14 @@ import getpass
 import sys
 from typing import Any
 
-from koroku_desktop.config import (
+from koroku_desktop.app.config import (
     KeyringUnavailable,
     SettingsError,
     default_paths,
     keyring_backend_name,
     store_api_key,
 )
-from koroku_desktop.settings_store import SettingsStore, remove_grants
+from koroku_desktop.app.settings_store import SettingsStore, remove_grants
 
 
 def register(sub: Any) -> None:

@@ -13,6 +13,7 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
+from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
@@ -29,7 +30,6 @@ from koroku_desktop.domain.parts import (
 )
 from koroku_desktop.render.citations import cite
 from koroku_desktop.render.text import mark, short_args
-from koroku_desktop.runtime import AttachmentRefused, Runtime, read_attachment_file
 
 EXIT_WORDS = {"exit", "quit", ":q"}
 MCP_START_WAIT_S = 15.0

@@ -7,8 +7,8 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from koroku_desktop.config import data_dir
-from koroku_desktop.runtime import DB_ERRORS, check_database, recover_database
+from koroku_desktop.app.config import data_dir
+from koroku_desktop.app.runtime import DB_ERRORS, check_database, recover_database
 
 
 def register(sub: Any) -> None:

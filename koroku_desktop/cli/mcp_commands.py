@@ -8,8 +8,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from koroku_desktop.config import default_paths
-from koroku_desktop.runtime import McpManager, ServerStatus, mcp_manager
+from koroku_desktop.app.config import default_paths
+from koroku_desktop.app.runtime import McpManager, ServerStatus, mcp_manager
 
 
 def register(sub: Any) -> None:

@@ -16,6 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.app.exports import write_log_export
+from koroku_desktop.app.runtime import Runtime
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.cli.text_input import argument_text
@@ -23,15 +26,12 @@ from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
-from koroku_desktop.render.text import when
-from koroku_desktop.runtime import Runtime
-from koroku_desktop.runtime.exports import write_log_export
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.portable import (
+from koroku_desktop.maintenance.portable import (
     ExportFormatError,
     LogNotEmptyError,
     import_export,
 )
+from koroku_desktop.render.text import when
 
 MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from koroku_desktop.app.runtime import import_tutorial
 from koroku_desktop.cli.recall_commands import (
     compact_long_history,
     import_koroku_export,
@@ -15,9 +16,8 @@ from koroku_desktop.cli.recall_commands import (
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
 from koroku_desktop.domain.events import DamagedEvent, LogEntry, dump_event
-from koroku_desktop.runtime import import_tutorial
-from koroku_desktop.store.export_checks import strict_json
-from koroku_desktop.store.portable import exported_entries, sniff
+from koroku_desktop.maintenance.export_checks import strict_json
+from koroku_desktop.maintenance.portable import exported_entries, sniff
 
 
 def register(sub: Any) -> None:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from koroku_desktop.agent.ports import Approver
-from koroku_desktop.config import NO_KEY_HELP, SettingsError
-from koroku_desktop.runtime import (
+from koroku_desktop.app.config import NO_KEY_HELP, SettingsError
+from koroku_desktop.app.runtime import (
     DB_ERRORS,
     DatabaseUnavailable,
     Runtime,

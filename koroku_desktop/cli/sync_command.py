@@ -13,25 +13,25 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.memory_events import sync_memory_files
-from koroku_desktop.config import (
+from koroku_desktop.app.config import (
     KeyringUnavailable,
     SettingsError,
     default_paths,
     store_sync_password,
 )
-from koroku_desktop.domain.ids import new_id
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.settings_store import SettingsStore
-from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
-from koroku_desktop.sync_wiring import (
+from koroku_desktop.app.runtime import CONVERSATION_ID
+from koroku_desktop.app.settings_store import SettingsStore
+from koroku_desktop.app.sync_wiring import (
     HubError,
     HubNotAnswering,
     SyncConfigError,
     describe_hub_error,
     open_sync,
 )
+from koroku_desktop.domain.ids import new_id
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
+from koroku_desktop.store.local_lease import SqliteTurnLock
 
 log = logging.getLogger(__name__)
 

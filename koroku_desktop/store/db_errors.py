@@ -13,8 +13,8 @@ from pathlib import Path
 
 import peewee
 
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.migrations import MigrationNeeded
+from koroku_desktop.store.log.event_log import SqliteEventLog
+from koroku_desktop.store.log.migrations import MigrationNeeded
 
 DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, peewee.PeeweeException, OSError)
 """What a database failure may be raised as (Peewee wraps sqlite3's errors in its own)."""

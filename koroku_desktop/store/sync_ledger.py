@@ -7,7 +7,7 @@ it has pulled everything before, so that number is exact, and it is crash-safe b
 construction (merging and recording a position are one transaction).
 
 Rows without an event id (written by a Koroku from before ids, or a raw import) are read with
-an id derived from the row (`legacy_id`, store/rows.py) that no column holds, so their hub
+an id derived from the row (`legacy_id`, store/log/rows.py) that no column holds, so their hub
 position is recorded by seq, and a pull that brings one back is matched by that derived id
 instead of being inserted again.
 """
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from koroku_desktop.domain.coverage import restated_by_id
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.rows import COLUMNS, parse_row
-from koroku_desktop.store.turn_lock import pid_alive
+from koroku_desktop.store.local_lease import pid_alive
+from koroku_desktop.store.log.event_log import SqliteEventLog
+from koroku_desktop.store.log.rows import COLUMNS, parse_row
 
 _SET_HUB_SEQ_BY_SEQ = (
     "UPDATE events SET hub_seq = ? WHERE seq = ? AND event_id IS NULL AND hub_seq IS NULL"

@@ -3,7 +3,7 @@
 Everything lives in the schema `koroku` of the user's database. `events` holds every pushed
 event keyed by its global id, with `hub_seq` (an identity column) as the one order all
 devices project; `blobs` holds attachments by SHA-256; `devices` says who synced when;
-`turn_holders` says who holds a conversation's cross-device turn lock (sync/turn_lock.py).
+`turn_holders` says who holds a conversation's cross-device turn lock (sync/hub_lease.py).
 Append-only list, like the local store's: never edit a step that has shipped.
 """
 

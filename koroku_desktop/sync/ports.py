@@ -55,7 +55,7 @@ class LocalLedger(Protocol):
 
 
 class LocalBlobs(Protocol):
-    """The content-addressed blob folder (store/blobs.py's BlobStore)."""
+    """The content-addressed blob folder (blobs/blob_store.py's BlobStore)."""
 
     def shas(self) -> Iterable[str]:
         """Every blob held here."""

@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.memory_events import record_edit
-from koroku_desktop.config import Paths, Settings, SettingsError, default_paths
+from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
+from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.domain.events import LogEntry
-from koroku_desktop.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.ui.background_work import compact_long_history, sync_memory, warm_up
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed

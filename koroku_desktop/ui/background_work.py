@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.ui.heap import freeze_startup_heap
 
 log = logging.getLogger(__name__)

@@ -24,12 +24,12 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.supersede import SupersedeError
+from koroku_desktop.app.runtime import AttachmentStore
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.parts import AttachmentPart
-from koroku_desktop.runtime import AttachmentStore
 from koroku_desktop.ui.approvals import ApprovalDesk, PendingApproval
 from koroku_desktop.ui.delta_batch import DeltaBatch
 from koroku_desktop.ui.log_follower import LogFollower

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from koroku_desktop.config import ApiKey, Paths
-from koroku_desktop.runtime.lazy_model import LazyGeminiModel
+from koroku_desktop.app.config import ApiKey, Paths
+from koroku_desktop.app.lazy_model import LazyGeminiModel
 from koroku_desktop.ui.app import Desktop
 
 

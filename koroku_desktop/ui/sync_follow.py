@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from koroku_desktop.runtime import Runtime
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.ui.bridge import AgentBridge
 
 

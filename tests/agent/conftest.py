@@ -14,9 +14,9 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
+from koroku_desktop.app.runtime import recall_search
 from koroku_desktop.llm.gemini import GeminiChatModel
-from koroku_desktop.runtime import recall_search
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.fixtures import TEST_API_KEY, fake_gemini

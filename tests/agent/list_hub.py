@@ -9,7 +9,7 @@ in the hub. The local side is the real `SqliteSyncLedger`.
 from __future__ import annotations
 
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
 
 

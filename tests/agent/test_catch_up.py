@@ -13,12 +13,12 @@ import pytest
 
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.turn_gate import TurnBusyError
+from koroku_desktop.app.lazy_model import LazyGeminiModel
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.parts import FunctionCallPart, TextPart
-from koroku_desktop.runtime.lazy_model import LazyGeminiModel
-from koroku_desktop.store.memory_log import InMemoryEventLog, LeaseBoard, MemoryTurnLock
+from koroku_desktop.store.log.memory_log import InMemoryEventLog, LeaseBoard, MemoryTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.conftest import YesApprover

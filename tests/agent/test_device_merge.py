@@ -32,7 +32,7 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import legacy_id
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.llm.gemini import GeminiChatModel
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.conftest import MODEL, Brain, YesApprover

@@ -13,7 +13,7 @@ from koroku_desktop.render.blocks import DismissedBlock
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.markdown import blocks_markdown
 from koroku_desktop.render.text import marker_text
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.agent.test_memories import mem
 from tests.agent.test_recall_by_meaning import Setup, setup
 from tests.fakes.gemini_server import FakeGemini

@@ -10,10 +10,10 @@ import pytest
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.recall import HybridSearch
-from koroku_desktop.recall_wiring import memory_record, recall_tool_search
-from koroku_desktop.store.embed_text import CHUNK_CHARS
-from koroku_desktop.store.memory_vectors import MemoryVectors, memory_chunks
-from koroku_desktop.store.vectors import INDEX_FOLDER
+from koroku_desktop.app.recall_wiring import memory_record, recall_tool_search
+from koroku_desktop.store.vectors.embed_text import CHUNK_CHARS
+from koroku_desktop.store.vectors.memory import MemoryVectors, memory_chunks
+from koroku_desktop.store.vectors.store import INDEX_FOLDER
 from tests.agent.test_recall_by_meaning import Setup, setup
 from tests.fakes.gemini_server import FakeGemini
 

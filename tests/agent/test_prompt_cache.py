@@ -17,7 +17,7 @@ from koroku_desktop.domain.turn_time import is_time_note
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.render.blocks import TextBlock
 from koroku_desktop.render.fold import entry_view
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.fixtures import TEST_API_KEY

@@ -16,13 +16,13 @@ from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.app.recall_wiring import recall_tool_search
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.llm.embeddings import GeminiEmbedder
 from koroku_desktop.llm.gemini import GeminiChatModel
-from koroku_desktop.recall_wiring import recall_tool_search
-from koroku_desktop.store.embed_text import CHUNK_CHARS
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.vectors.embed_text import CHUNK_CHARS
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.fixtures import TEST_API_KEY

@@ -16,14 +16,14 @@ import pytest
 
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
+from koroku_desktop.blobs.attachments import AttachmentStore
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import MessageEvent, SupersededEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.llm.gemini import GeminiChatModel
-from koroku_desktop.store.attachments import AttachmentStore
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.conftest import MODEL, Brain, YesApprover

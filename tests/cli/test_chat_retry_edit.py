@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from koroku_desktop.domain.context import ContextView
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.cli.test_recall_commands import Koroku, with_notes
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply, said_text

@@ -12,7 +12,7 @@ from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.remembered import parse_remembered
 from koroku_desktop.llm.gemini import GeminiChatModel
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.test_recall_by_meaning import _Yes

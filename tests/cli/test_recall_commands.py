@@ -18,14 +18,14 @@ from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.portable import (
+from koroku_desktop.maintenance.portable import (
     ExportFormatError,
     exported_entries,
     import_export,
     is_koroku_export,
     write_export,
 )
+from koroku_desktop.store import SqliteEventLog
 from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_replies import (
     CallsReply,

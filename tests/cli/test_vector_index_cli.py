@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from koroku_desktop.store.vectors import INDEX_FOLDER
+from koroku_desktop.store.vectors.store import INDEX_FOLDER
 from tests.cli.test_recall_commands import Koroku, koroku
 from tests.fakes.fixtures import fake_gemini
 

@@ -15,7 +15,7 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.text import marker_text
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 def msg(role: str, text: str) -> MessageEvent:

@@ -19,7 +19,7 @@ from koroku_desktop.domain.events import (
 
 # Every shape Koroku has written, oldest first (all schema version 1 so far: later fields
 # came with defaults, so no step was needed). Tutorial rows are converted by
-# store/tutorial_import.py when imported and never reach `upcast`.
+# maintenance/tutorial_import.py when imported and never reach `upcast`.
 HISTORICAL: list[tuple[str, dict[str, Any]]] = [
     ("message", {"role": "user", "parts": [{"kind": "text", "text": "hi"}]}),
     ("message", {"role": "model", "parts": [{"kind": "text", "text": "yo"}], "kind": "message"}),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini

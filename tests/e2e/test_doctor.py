@@ -8,7 +8,7 @@ from pathlib import Path
 
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import Koroku
 
 PAGE = 4096

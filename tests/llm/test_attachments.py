@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
+from koroku_desktop.blobs.attachments import AttachmentStore
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.attachment import check_attachment
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import AttachmentPart, Part, TextPart
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.llm.upload_cache import UploadCache
-from koroku_desktop.store.attachments import AttachmentStore
-from koroku_desktop.store.blobs import BlobStore
 from tests.fakes import FakeGemini
 from tests.fakes.gemini_replies import decode_b64
 from tests.llm.conftest import make_model

@@ -18,7 +18,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import FunctionResponsePart
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.mcp import McpManager, McpTiming
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.fixtures import TEST_API_KEY

@@ -13,8 +13,8 @@ def test_building_the_runtime_does_not_import_the_mcp_sdk(tmp_path: Path) -> Non
     (tmp_path / "mcp.json").write_text('{"mcpServers": {"x": {"command": "true"}}}')
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from koroku_desktop.config import Paths\n"
-        "from koroku_desktop.runtime import build_runtime\n"
+        "from koroku_desktop.app.config import Paths\n"
+        "from koroku_desktop.app.runtime import build_runtime\n"
         "from koroku_desktop.cli import build_parser\n"
         "from tests.mcp.test_agent_mcp import ScriptedApprover\n"
         f"runtime = build_runtime(ScriptedApprover(), Paths(Path({str(tmp_path)!r})).ensure())\n"

@@ -31,7 +31,7 @@ from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, event_blocks, part_block, part_blocks, speaker
 from koroku_desktop.render.markdown import block_markdown
 from koroku_desktop.render.text import clip, short_args
-from koroku_desktop.store.searchable import block_text
+from koroku_desktop.store.search.searchable import block_text
 
 PARTS: list[tuple[Part, b.Block]] = [
     (TextPart(text="hello"), b.TextBlock("hello")),

@@ -19,7 +19,7 @@ from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import cite, search_suggestions, sources_block
 from koroku_desktop.render.fold import message_blocks
 from koroku_desktop.render.markdown import markdown_entry
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store.search.searchable import searchable_text
 from tests.fakes.gemini_grounding import grounded_response
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 @pytest.fixture

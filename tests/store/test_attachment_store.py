@@ -13,27 +13,27 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.domain.attachment import AttachmentRefused, check_attachment
-from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.parts import Part, TextPart
-from koroku_desktop.render.blocks import AttachmentBlock
-from koroku_desktop.render.fold import event_blocks
-from koroku_desktop.render.markdown import write_markdown
-from koroku_desktop.store.attachments import (
+from koroku_desktop.blobs.attachments import (
     AttachmentStore,
     read_attachment_file,
     safe_file_name,
     sweep_copies,
 )
-from koroku_desktop.store.blobs import BlobStore, MissingBlob
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.portable import (
+from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob
+from koroku_desktop.domain.attachment import AttachmentRefused, check_attachment
+from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.parts import Part, TextPart
+from koroku_desktop.maintenance.portable import (
     ExportFormatError,
     exported_entries,
     import_export,
     write_export,
 )
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.render.blocks import AttachmentBlock
+from koroku_desktop.render.fold import event_blocks
+from koroku_desktop.render.markdown import write_markdown
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.search.searchable import searchable_text
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(200))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.store.blobs import BlobStore, MissingBlob, sha256_of
+from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob, sha256_of
 
 
 def test_put_keeps_one_private_copy_named_by_its_hash(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The derived coverage tables (store/coverage_index.py): the store loads exactly what the
+"""The derived coverage tables (store/log/coverage_index.py): the store loads exactly what the
 rule of domain/coverage.py says, from the tables, on logs shaped by two devices syncing."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.agent.list_hub import ListHub
 
 

@@ -21,8 +21,8 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import id_time
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.memory_log import InMemoryEventLog
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.log.memory_log import InMemoryEventLog
 
 Log = SqliteEventLog | InMemoryEventLog
 
@@ -42,7 +42,7 @@ class Store:
 
 class PushedAtOnceLog(SqliteEventLog):
     """The SQLite log of a device that syncs after every write: each event gets its hub
-    position at once, so every read goes through the hub-order key (store/order.py)."""
+    position at once, so every read goes through the hub-order key (store/log/order.py)."""
 
     def append(self, *args: object, **kwargs: object) -> list[StoredEvent]:
         return self._pushed(super().append(*args, **kwargs))  # type: ignore[arg-type]

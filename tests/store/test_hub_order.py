@@ -9,7 +9,7 @@ from pathlib import Path
 from koroku_desktop.domain.events import UNSYNCED_BASE, ClearedEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 def said(text: str) -> MessageEvent:

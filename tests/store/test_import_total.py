@@ -16,18 +16,18 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.records import entry_json
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.export_checks import MAX_DEPTH, strict_json
-from koroku_desktop.store.portable import (
+from koroku_desktop.maintenance.export_checks import MAX_DEPTH, strict_json
+from koroku_desktop.maintenance.portable import (
     ExportFormatError,
     exported_entries,
     import_export,
     write_export,
 )
+from koroku_desktop.store import SqliteEventLog
 
 
 def _base_export() -> dict[str, Any]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.search_index import FLUSH_AT
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.search.index import FLUSH_AT
 
 
 def _say(text: str) -> MessageEvent:
@@ -38,7 +38,7 @@ def test_search_sees_text_another_process_appended_and_never_folded(db_path: Pat
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from koroku_desktop.store.event_log import SqliteEventLog\n"
+        "from koroku_desktop.store.log.event_log import SqliteEventLog\n"
         "from koroku_desktop.domain.events import MessageEvent\n"
         "from koroku_desktop.domain.parts import TextPart\n"
         "log = SqliteEventLog(Path(sys.argv[1]))\n"

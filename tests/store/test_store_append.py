@@ -14,7 +14,7 @@ import pytest
 
 from koroku_desktop.domain.events import ClearedEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, TextPart
-from koroku_desktop.store.event_log import SqliteEventLog, StoreClosedError
+from koroku_desktop.store import SqliteEventLog, StoreClosedError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -89,7 +89,7 @@ def test_another_process_sees_appends_both_ways(log: SqliteEventLog, db_path: Pa
         from pathlib import Path
         from koroku_desktop.domain.events import MessageEvent
         from koroku_desktop.domain.parts import TextPart
-        from koroku_desktop.store.event_log import SqliteEventLog
+        from koroku_desktop.store import SqliteEventLog
         log = SqliteEventLog(Path(sys.argv[1]))
         print(len(log.load_live("c1").events))
         log.append("c1", [MessageEvent(role="model", parts=[TextPart(text="child replies")])])

@@ -16,11 +16,11 @@ FORBIDDEN = re.compile(
 
 # The one rewrite ever allowed: migration m004 fills the id columns it adds (event_id,
 # turn_id, writer) on rows written before they existed; payloads are never touched.
-BACKFILL = ("store/migrations.py", "UPDATE events SET event_id = ?, turn_id = ?, writer = ?")
+BACKFILL = ("store/log/migrations.py", "UPDATE events SET event_id = ?, turn_id = ?, writer = ?")
 # And sync's bookkeeping: an event's place in the hub's order, set once (NULL -> position)
 # when it is pushed or pulled; the event itself is never touched.
 HUB_ORDER = (
-    "store/event_log.py",
+    "store/log/event_log.py",
     '"UPDATE events SET hub_seq = ? WHERE event_id = ? AND hub_seq IS NULL"',
 )
 # The same for a row without an event id (an old Koroku's, a raw import): placed by seq.

@@ -16,7 +16,7 @@ from koroku_desktop.domain.events import (
     dump_event,
 )
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 RawInsert = Callable[..., int]
 

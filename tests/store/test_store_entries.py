@@ -6,7 +6,7 @@ import pytest
 
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 def user(text: str) -> MessageEvent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 def user(text: str) -> MessageEvent:

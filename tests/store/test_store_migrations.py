@@ -13,8 +13,8 @@ import pytest
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent, dump_event
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.migrations import MIGRATIONS
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.log.migrations import MIGRATIONS
 
 
 def backups(db_path: Path) -> list[Path]:
@@ -82,7 +82,7 @@ def test_pending_migration_backs_up_existing_file_and_backfills_fts(db_path: Pat
 
 def _old_database(path: Path) -> None:
     """A database as Koroku wrote it before m004: no id columns, ids unknown."""
-    from koroku_desktop.store import migrations
+    from koroku_desktop.store.log import migrations
 
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path)

@@ -11,8 +11,8 @@ from koroku_desktop.domain.parts import (
     InlineDataPart,
     TextPart,
 )
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.searchable import fts_query, searchable_text
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.search.searchable import fts_query, searchable_text
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from koroku_desktop.domain.parts import (
     TextPart,
     UnknownPart,
 )
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.tutorial_import import import_tutorial_db
-from koroku_desktop.store.tutorial_parts import part_from_json, standard_base64
+from koroku_desktop.maintenance.tutorial_import import import_tutorial_db
+from koroku_desktop.maintenance.tutorial_parts import part_from_json, standard_base64
+from koroku_desktop.store import SqliteEventLog
 
 SIG = bytes(range(250, 256)) + b"\xfb\xff signature"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.memory_log import LeaseBoard, MemoryTurnLock
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.store.log.memory_log import LeaseBoard, MemoryTurnLock
 
 Lock = SqliteTurnLock | MemoryTurnLock
 

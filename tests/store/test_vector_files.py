@@ -15,10 +15,10 @@ import pytest
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch
-from koroku_desktop.store import vector_index
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.vector_index import CANDIDATES
-from koroku_desktop.store.vectors import INDEX_FOLDER
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.vectors import index as vector_index
+from koroku_desktop.store.vectors.index import CANDIDATES
+from koroku_desktop.store.vectors.store import INDEX_FOLDER
 
 MODEL, DIMS = "m", 64
 

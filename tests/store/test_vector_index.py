@@ -6,7 +6,7 @@ import sqlite3
 
 import numpy as np
 
-from koroku_desktop.store.vector_index import CANDIDATES, VectorIndex, quantise, unit
+from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, quantise, unit
 
 DIMS = 768
 

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
+from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import Device
 from tests.sync.test_two_devices import live_ids

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import psycopg
 
-from koroku_desktop.config import Paths, Settings
+from koroku_desktop.app.config import Paths, Settings
+from koroku_desktop.app.sync_wiring import SyncRuntime, wire_sync
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.sync.hub_lease import lock_key
 from koroku_desktop.sync.service import SyncState
-from koroku_desktop.sync.turn_lock import lock_key
-from koroku_desktop.sync_wiring import SyncRuntime, wire_sync
 from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import Device
 from tests.sync.pg_server import PASSWORD, PgServer

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from koroku_desktop.config import Paths, Settings
+from koroku_desktop.app.config import Paths, Settings
+from koroku_desktop.app.runtime import CONVERSATION_ID
+from koroku_desktop.app.sync_wiring import SyncSetup, open_sync
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.sync.engine import to_hub
-from koroku_desktop.sync_wiring import SyncSetup, open_sync
 from tests.sync.conftest import Device
 from tests.sync.test_sync_crash import hub_ids, write_turns
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.sync.conftest import Device
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import psycopg
 
+from koroku_desktop.app.runtime import CONVERSATION_ID
+from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import wait_for
 from tests.sync.conftest import Device
 from tests.sync.pg_server import PASSWORD
@@ -90,8 +90,8 @@ def test_sigkill_during_pull_then_sync_again(devices: tuple[Device, Device], hub
 
 
 def test_attachments_reach_the_other_device_on_first_need(devices: tuple[Device, Device]) -> None:
-    from koroku_desktop.config import Paths, Settings
-    from koroku_desktop.sync_wiring import open_sync
+    from koroku_desktop.app.config import Paths, Settings
+    from koroku_desktop.app.sync_wiring import open_sync
 
     a, b = devices
     write_turns(a, 1, "A")

@@ -9,13 +9,13 @@ from contextlib import contextmanager
 import psycopg
 import pytest
 
-from koroku_desktop.config import default_paths, store_sync_password
+from koroku_desktop.app.config import default_paths, store_sync_password
+from koroku_desktop.app.runtime import CONVERSATION_ID, Runtime, build_runtime
+from koroku_desktop.app.settings_store import SettingsStore
+from koroku_desktop.app.sync_wiring import SyncSwitch
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID, Runtime, build_runtime
-from koroku_desktop.settings_store import SettingsStore
 from koroku_desktop.sync.service import SyncState, SyncStatus
-from koroku_desktop.sync_wiring import SyncSwitch
 from tests.sync.pg_server import PASSWORD, PgServer, free_port
 from tests.sync.test_follow_and_lock import wait_until
 from tests.sync.test_sync_crash import hub_ids

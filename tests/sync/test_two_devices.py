@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.domain.events import StoredEvent
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.fakes.gemini_replies import decode_b64
 from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import Device

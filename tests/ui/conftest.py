@@ -15,7 +15,7 @@ import qasync
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop

@@ -12,10 +12,10 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent import loop
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
-from koroku_desktop.config import default_paths
+from koroku_desktop.app.config import default_paths
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import running_desktop

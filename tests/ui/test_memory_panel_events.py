@@ -11,9 +11,9 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.memory_events import record_edit, sync_memory_files
-from koroku_desktop.config import Paths, default_paths
+from koroku_desktop.app.config import Paths, default_paths
 from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from tests.ui.conftest import run
 from tests.ui.screenshots import save_screenshot

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent, SupersededEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.items import ChatItem
 from tests.fakes.gemini_server import FakeGemini

@@ -10,7 +10,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.settings_store import SettingsStore, add_grant
+from koroku_desktop.app.settings_store import SettingsStore, add_grant
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.settings.dialog import SettingsDialog, parse_count
 from koroku_desktop.ui.widgets import theme

@@ -11,10 +11,10 @@ import pytest
 import qasync
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.runtime import CONVERSATION_ID
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
 from tests.sync.conftest import (  # noqa: F401 (hub, hub_url, pg_server: fixtures)

@@ -17,12 +17,12 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
+from koroku_desktop.maintenance.portable import import_export
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.text import FAIL_MARK, OK_MARK
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.portable import import_export
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.search.searchable import searchable_text
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.viewer.event_render import readable, summary

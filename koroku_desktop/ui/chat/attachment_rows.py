@@ -15,9 +15,9 @@ from typing import Any
 from PySide6.QtCore import QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainterPath, QPixmap
 
+from koroku_desktop.app.runtime import AttachmentStore
 from koroku_desktop.domain.attachment import human_size, kind_label
 from koroku_desktop.domain.parts import AttachmentPart
-from koroku_desktop.runtime import AttachmentStore
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.row_painting import GAP, Row, RowPainter
 from koroku_desktop.ui.widgets.attachment_tray import badge_text

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.config import keyring_backend_name
-from koroku_desktop.runtime.lazy_model import LazyGeminiModel
+from koroku_desktop.app.config import keyring_backend_name
+from koroku_desktop.app.lazy_model import LazyGeminiModel
 from koroku_desktop.ui.settings.key import (
     KEY_URL,
     NO_KEYRING_HELP,

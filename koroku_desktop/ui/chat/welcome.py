@@ -8,8 +8,8 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from koroku_desktop.config import Paths
-from koroku_desktop.settings_store import SettingsStore
+from koroku_desktop.app.config import Paths
+from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.ui.chat.setup_card import CardHost, ThemedCard, card_label
 
 

@@ -38,10 +38,10 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop import xdg
-from koroku_desktop.config import Settings
-from koroku_desktop.runtime import McpManager
-from koroku_desktop.runtime.lazy_model import LazyGeminiModel
-from koroku_desktop.settings_store import SettingsStore
+from koroku_desktop.app.config import Settings
+from koroku_desktop.app.lazy_model import LazyGeminiModel
+from koroku_desktop.app.runtime import McpManager
+from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.env_lock import env_lock
 from koroku_desktop.ui.settings.key import ApiKeySection

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from koroku_desktop.settings_store import overriding_variable
+from koroku_desktop.app.settings_store import overriding_variable
 
 
 def env_lock(widget: QWidget, name: str) -> QLabel | None:

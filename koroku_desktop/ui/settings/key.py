@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.config import (
+from koroku_desktop.app.config import (
     KEY_ENV_VARS,
     ApiKey,
     KeyringUnavailable,
@@ -27,8 +27,8 @@ from koroku_desktop.config import (
     resolve_api_key,
     store_api_key,
 )
+from koroku_desktop.app.lazy_model import LazyGeminiModel
 from koroku_desktop.domain.model_io import ModelError
-from koroku_desktop.runtime.lazy_model import LazyGeminiModel
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)

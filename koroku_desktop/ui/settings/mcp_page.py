@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.runtime import McpManager, ServerStatus
-from koroku_desktop.settings_store import SettingsStore
+from koroku_desktop.app.runtime import McpManager, ServerStatus
+from koroku_desktop.app.settings_store import SettingsStore
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000

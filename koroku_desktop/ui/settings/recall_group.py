@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
 
-from koroku_desktop.config import Settings
+from koroku_desktop.app.config import Settings
 
 LEVELS = (
     ("", "The model's default"),

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.config import KeyringUnavailable, Settings, store_sync_password
-from koroku_desktop.settings_store import overriding_variable
-from koroku_desktop.sync_wiring import sync_url_problem
+from koroku_desktop.app.config import KeyringUnavailable, Settings, store_sync_password
+from koroku_desktop.app.settings_store import overriding_variable
+from koroku_desktop.app.sync_wiring import sync_url_problem
 
 WHAT_SYNCS = (
     "Sync copies your memory to a PostgreSQL database you run (your “hub”) and from there "

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from koroku_desktop.config import Settings
+from koroku_desktop.app.config import Settings
 from koroku_desktop.ui.settings.env_lock import env_lock
 
 WEB_HELP = (

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.app.runtime import read_attachment_file
 from koroku_desktop.domain.attachment import (
     AttachmentRefused,
     PendingAttachment,
@@ -41,7 +42,6 @@ from koroku_desktop.domain.attachment import (
     human_size,
     kind_label,
 )
-from koroku_desktop.runtime import read_attachment_file
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import tinted_icon
 

@@ -103,7 +103,7 @@ class Paths:
     settings_file: Path = field(init=False, repr=False, compare=False)
     """settings.json."""
     blobs: Path = field(init=False, repr=False, compare=False)
-    """Attachments, content-addressed by SHA-256 (store/blobs.py)."""
+    """Attachments, content-addressed by SHA-256 (blobs/blob_store.py)."""
 
     def __post_init__(self) -> None:
         derived = {

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
-from koroku_desktop.store.rows import Row
+from koroku_desktop.store.log.rows import Row
 
 _LEAF = 0x0D
 _INTS = {1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8}

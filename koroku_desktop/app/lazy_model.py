@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from koroku_desktop.agent.ports import TextDeltaCallback, WarmableChatModel
-from koroku_desktop.config import NO_KEY_HELP, ApiKey
+from koroku_desktop.app.config import NO_KEY_HELP, ApiKey
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 

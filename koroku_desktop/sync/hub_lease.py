@@ -1,6 +1,6 @@
 """HubTurnLock: the turn lease across devices, a PostgreSQL advisory lock per conversation.
 
-Composed with the local lease (store/turn_lock.py): the local lease first (processes on this
+Composed with the local lease (store/local_lease.py): the local lease first (processes on this
 machine), then `pg_try_advisory_lock` on a connection held for this purpose, so two devices
 do not run turns in one conversation at the same moment. The hub frees the lock by itself if
 the holder's connection dies. Offline (the hub unreachable or sync off-line), it falls back

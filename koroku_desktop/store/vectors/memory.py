@@ -27,7 +27,7 @@ from typing import Any
 
 from koroku_desktop.domain.recall import MemoryChunk, MemoryMatch
 from koroku_desktop.fsutil import atomic_write
-from koroku_desktop.store.embed_text import CHUNK_CHARS, chunks
+from koroku_desktop.store.vectors.embed_text import CHUNK_CHARS, chunks
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class MemoryVectors:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        from koroku_desktop.store.vector_files import private_dir  # numpy: only when used
+        from koroku_desktop.store.vectors.files import private_dir  # numpy: only when used
 
         private_dir(self.index_dir)
         fd = os.open(self.index_dir / "memory.lock", os.O_RDWR | os.O_CREAT, 0o600)
@@ -139,7 +139,7 @@ class MemoryVectors:
         self, model: str, dims: int, chunks: list[MemoryChunk], vectors: list[list[float]]
     ) -> None:
         """Save the vectors of `chunks` (replacing older ones of the same files)."""
-        from koroku_desktop.store.vector_index import quantise, unit
+        from koroku_desktop.store.vectors.index import quantise, unit
 
         with self._locked():
             files = {c.file for c in chunks}
@@ -167,7 +167,7 @@ class MemoryVectors:
         left out; a file edited since keeps its old vectors until it is embedded again)."""
         import numpy as np
 
-        from koroku_desktop.store.vector_index import unit
+        from koroku_desktop.store.vectors.index import unit
 
         entries = [e for e in self._entries(model, dims) if (self.memory_dir / e["file"]).is_file()]
         if not entries or limit <= 0:

@@ -13,17 +13,17 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from koroku_desktop.config import Paths, Settings, resolve_sync_password
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.app.config import Paths, Settings, resolve_sync_password
+from koroku_desktop.blobs.blob_store import BlobStore
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
-from koroku_desktop.store.turn_lock import SqliteTurnLock
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
 from koroku_desktop.sync.deadline import HubNotAnswering
 from koroku_desktop.sync.engine import SyncEngine, device_id
 from koroku_desktop.sync.hub import HubError, PostgresHub, describe_hub_error, login_refused
+from koroku_desktop.sync.hub_lease import HubTurnLock
 from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
-from koroku_desktop.sync.turn_lock import HubTurnLock
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from koroku_desktop.blobs.attachments import AttachmentStore
 from koroku_desktop.fsutil import atomic_writer
 from koroku_desktop.render.markdown import write_markdown
-from koroku_desktop.store.attachments import AttachmentStore
-from koroku_desktop.store.event_log import SqliteEventLog
+from koroku_desktop.store import SqliteEventLog
 
 
 def write_log_export(
@@ -29,7 +29,7 @@ def write_log_export(
     `path` links copies in a `<name>.files/` folder beside it (the document travels with its
     files); on stdout it links the blobs themselves.
     """
-    from koroku_desktop.store.portable import exported_entries, write_export
+    from koroku_desktop.maintenance.portable import exported_entries, write_export
 
     entries = exported_entries(event_log, conversation_id if live else None, live=live)
     scope: Any = "live" if live else "all"

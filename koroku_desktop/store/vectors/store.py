@@ -23,13 +23,13 @@ from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus, VectorMatch
 from koroku_desktop.store.database import KorokuDatabase
-from koroku_desktop.store.embed_text import chunks, embeddable_text
-from koroku_desktop.store.rows import COLUMNS, parse_row
-from koroku_desktop.store.search_index import SearchIndex
-from koroku_desktop.store.searchable import fts_any_query
+from koroku_desktop.store.log.rows import COLUMNS, parse_row
+from koroku_desktop.store.search.index import SearchIndex
+from koroku_desktop.store.search.searchable import fts_any_query
+from koroku_desktop.store.vectors.embed_text import chunks, embeddable_text
 
 if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
-    from koroku_desktop.store.vector_index import VectorIndex
+    from koroku_desktop.store.vectors.index import VectorIndex
 
 EMBEDDED_KINDS = ("message", "compaction")
 _KINDS_SQL = "kind IN ('message', 'compaction')"
@@ -41,7 +41,7 @@ _BM25 = (
 )
 SNIPPET_CHARS = 240
 INDEX_FOLDER = "vector-index"
-"""The persisted vector index's folder in the data dir (see store/vector_files.py)."""
+"""The persisted vector index's folder in the data dir (see store/vectors/files.py)."""
 
 
 class VectorStore:
@@ -130,7 +130,7 @@ class VectorStore:
         self, model: str, dimensions: int, batch: EmbeddingBatch, vectors: list[list[float]]
     ) -> None:
         """Save a batch's vectors and move the space's progress past it, in one transaction."""
-        from koroku_desktop.store.vector_index import quantise, unit
+        from koroku_desktop.store.vectors.index import quantise, unit
 
         space = self._space(model, dimensions)
         rows = []
@@ -180,8 +180,8 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
-        from koroku_desktop.store.vector_files import VectorFiles
-        from koroku_desktop.store.vector_index import VectorIndex, unit
+        from koroku_desktop.store.vectors.files import VectorFiles
+        from koroku_desktop.store.vectors.index import VectorIndex, unit
 
         space = self._space_id(model, dimensions)
         if space is None:

@@ -25,9 +25,9 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
-from koroku_desktop.store.live_load import whole_turns
-from koroku_desktop.store.paging import PagedLog
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store.log.live_load import whole_turns
+from koroku_desktop.store.log.paging import PagedLog
+from koroku_desktop.store.search.searchable import searchable_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -10,7 +10,7 @@ import json
 import sqlite3
 
 from koroku_desktop.domain.queries import SearchHit
-from koroku_desktop.store.rows import Row
+from koroku_desktop.store.log.rows import Row
 
 SEARCH_SQL = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, CAST(e.payload AS BLOB),"

@@ -19,11 +19,11 @@ from typing import Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
-from koroku_desktop.store import coverage_index
 from koroku_desktop.store.database import KorokuDatabase, create_private_file
-from koroku_desktop.store.order import ORDER_KEY
-from koroku_desktop.store.rows import decode_payload, parse_row
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store.log import coverage_index
+from koroku_desktop.store.log.order import ORDER_KEY
+from koroku_desktop.store.log.rows import decode_payload, parse_row
+from koroku_desktop.store.search.searchable import searchable_text
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ def _m002_fts(conn: sqlite3.Connection) -> None:
 
 
 def _m003_fts_pending(conn: sqlite3.Connection) -> None:
-    # Search text waiting to be folded into events_fts (see store/search_index.py).
+    # Search text waiting to be folded into events_fts (see store/search/index.py).
     conn.execute(
         "CREATE TABLE IF NOT EXISTS events_fts_pending ("
         "seq INTEGER PRIMARY KEY, body TEXT NOT NULL)"
@@ -145,7 +145,7 @@ def _m004_event_ids(conn: sqlite3.Connection) -> None:
 
 
 def _m005_turn_leases(conn: sqlite3.Connection) -> None:
-    # The cross-process writer lock of each conversation (store/turn_lock.py).
+    # The cross-process writer lock of each conversation (store/local_lease.py).
     conn.execute(
         """CREATE TABLE IF NOT EXISTS turn_leases (
             conversation_id TEXT PRIMARY KEY,
@@ -161,7 +161,7 @@ def _m005_turn_leases(conn: sqlite3.Connection) -> None:
 
 
 def _m006_vectors(conn: sqlite3.Connection) -> None:
-    # Embeddings of the log (see store/vectors.py): one space per model and dimensionality.
+    # Embeddings of the log (see store/vectors/store.py): one space per model and dimensionality.
     conn.execute(
         "CREATE TABLE IF NOT EXISTS vector_spaces ("
         "id INTEGER PRIMARY KEY, model TEXT NOT NULL, dims INTEGER NOT NULL,"
@@ -177,7 +177,7 @@ def _m006_vectors(conn: sqlite3.Connection) -> None:
 def _m007_sync_hub_order(conn: sqlite3.Connection) -> None:
     # Sync through a PostgreSQL hub (koroku_desktop/sync/): each event's position in the
     # hub's order (NULL: not pushed yet) and the hub this log syncs with. Entries are read in
-    # ORDER_KEY order: synced events by hub order, then unsynced ones by seq (store/order.py).
+    # ORDER_KEY order: synced events by hub order, then unsynced ones by seq (store/log/order.py).
     # hub_seq is bookkeeping set once per row (on push or pull); the event itself never changes.
     conn.execute("ALTER TABLE events ADD COLUMN hub_seq INTEGER")
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS events_hub_seq ON events (hub_seq)")
@@ -196,7 +196,7 @@ def _m007_sync_hub_order(conn: sqlite3.Connection) -> None:
 
 
 def _m008_coverage(conn: sqlite3.Connection) -> None:
-    # What compactions cover, kept queryable (store/coverage_index.py): derived tables a
+    # What compactions cover, kept queryable (store/log/coverage_index.py): derived tables a
     # trigger fills from every compaction row inserted, filled here for the rows before it,
     # then each compaction's first live seq, in written order (each from its base's).
     for statement in (*coverage_index.SCHEMA, coverage_index.TRIGGER, *coverage_index.BACKFILL):

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob
 from koroku_desktop.domain.attachment import (
     AttachmentRefused,
     PendingAttachment,
@@ -28,8 +29,7 @@ from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.fsutil import PRIVATE, atomic_write
 from koroku_desktop.render.blocks import AttachmentBlock
 from koroku_desktop.render.markdown import AttachmentLink
-from koroku_desktop.store.blobs import BlobStore, MissingBlob
-from koroku_desktop.store.turn_lock import pid_alive
+from koroku_desktop.store.local_lease import pid_alive
 
 _UNSAFE = re.compile(r"[^\w.\- ()\[\]+,@]+")
 

@@ -31,8 +31,8 @@ from typing import Any
 
 from koroku_desktop.domain.events import CompactionEvent, Event, MessageEvent, Role
 from koroku_desktop.domain.projection import Fix, log_fixes
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.tutorial_parts import part_from_json
+from koroku_desktop.maintenance.tutorial_parts import part_from_json
+from koroku_desktop.store import SqliteEventLog
 
 ORDER_COLUMNS = ("id", "seq", "message_id")
 PAYLOAD_COLUMNS = ("payload", "content", "data", "message", "json", "event")

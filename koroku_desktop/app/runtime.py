@@ -23,44 +23,44 @@ from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.turn_gate import TurnBusyError
-from koroku_desktop.config import (
+from koroku_desktop.app.config import (
     ApiKey,
     Paths,
     Settings,
     default_paths,
     resolve_api_key,
 )
-from koroku_desktop.domain.ids import writer_name
-from koroku_desktop.domain.queries import SearchHit
-from koroku_desktop.domain.recall import MemoryMatch
-from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
-from koroku_desktop.mcp import ServerStatus as ServerStatus
-from koroku_desktop.recall_wiring import (
+from koroku_desktop.app.exports import export_file
+from koroku_desktop.app.lazy_model import LazyGeminiModel
+from koroku_desktop.app.recall_wiring import (
     LazyGeminiEmbedder,
     build_recall,
     progress_text,
     recall_tool_search,
 )
-from koroku_desktop.runtime.exports import export_file
-from koroku_desktop.runtime.lazy_model import LazyGeminiModel
-from koroku_desktop.settings_store import SettingsStore, add_grant
-from koroku_desktop.store.attachments import AttachmentRefused as AttachmentRefused
-from koroku_desktop.store.attachments import AttachmentStore as AttachmentStore
-from koroku_desktop.store.attachments import read_attachment_file as read_attachment_file
-from koroku_desktop.store.blobs import BlobStore
-from koroku_desktop.store.blobs import MissingBlob as MissingBlob
+from koroku_desktop.app.settings_store import SettingsStore, add_grant
+from koroku_desktop.app.sync_wiring import SyncRuntime, SyncSwitch
+from koroku_desktop.blobs.attachments import AttachmentRefused as AttachmentRefused
+from koroku_desktop.blobs.attachments import AttachmentStore as AttachmentStore
+from koroku_desktop.blobs.attachments import read_attachment_file as read_attachment_file
+from koroku_desktop.blobs.blob_store import BlobStore
+from koroku_desktop.blobs.blob_store import MissingBlob as MissingBlob
+from koroku_desktop.domain.ids import writer_name
+from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.domain.recall import MemoryMatch
+from koroku_desktop.maintenance.doctor import diagnose as check_database
+from koroku_desktop.maintenance.doctor import recover as recover_database
+from koroku_desktop.maintenance.tutorial_import import ImportReport, import_tutorial_db
+from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
+from koroku_desktop.mcp import ServerStatus as ServerStatus
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (
     DB_ERRORS,
     DatabaseUnavailable,
     explain,
     open_event_log,
 )
-from koroku_desktop.store.doctor import diagnose as check_database
-from koroku_desktop.store.doctor import recover as recover_database
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.turn_lock import SqliteTurnLock
-from koroku_desktop.store.tutorial_import import ImportReport, import_tutorial_db
-from koroku_desktop.sync_wiring import SyncRuntime, SyncSwitch
+from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry

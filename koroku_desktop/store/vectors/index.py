@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from koroku_desktop.domain.recall import VectorMatch
-from koroku_desktop.store.vector_files import Arrays, IndexMeta, VectorFiles, words
+from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, words
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from koroku_desktop.config import ENV_OVERRIDES, Paths, Settings, apply_env
+from koroku_desktop.app.config import ENV_OVERRIDES, Paths, Settings, apply_env
 from koroku_desktop.fsutil import atomic_write
 
 log = logging.getLogger(__name__)

@@ -17,11 +17,11 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.domain.events import StoredEvent
+from koroku_desktop.maintenance.doctor_pages import scan_pages
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.database import read_only_uri
-from koroku_desktop.store.doctor_pages import scan_pages
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.rows import COLUMNS, Row, decode_payload, parse_row, row_identity
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.store.log.rows import COLUMNS, Row, decode_payload, parse_row, row_identity
+from koroku_desktop.store.search.searchable import searchable_text
 
 _SCAN_LIMIT = 1 << 62
 """Highest seq probed past a damaged page (seqs are 64-bit rowids)."""

@@ -5,7 +5,7 @@ The cost follows what is live, not the history:
 - the last clear, and the head compaction after it, are the last rows of their kind in
   entries order (the `(conversation_id, kind, ORDER_KEY)` index), parsed alone;
 - the head's chain is walked in `compaction_links` only as far as needed, and the messages
-  are read from the head's first live seq on (store/coverage_index.py), each with the
+  are read from the head's first live seq on (store/log/coverage_index.py), each with the
   compactions covering it, so a covered one is dropped before it is parsed;
 - with no compaction, `tail_limit` reads only the newest messages in entries order.
 
@@ -27,9 +27,9 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.queries import LiveLoad
-from koroku_desktop.store.coverage_index import Chain, covering, first_live_seq
-from koroku_desktop.store.order import ORDER_KEY
-from koroku_desktop.store.rows import COLUMNS, Row
+from koroku_desktop.store.log.coverage_index import Chain, covering, first_live_seq
+from koroku_desktop.store.log.order import ORDER_KEY
+from koroku_desktop.store.log.rows import COLUMNS, Row
 
 Rows = Callable[[str, Sequence[object]], list[Row]]
 Parse = Callable[[Row], LogEntry]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from koroku_desktop.domain.events import UNSYNCED_BASE, LogEntry, StoredEvent
-from koroku_desktop.store.rows import COLUMNS, Row
+from koroku_desktop.store.log.rows import COLUMNS, Row
 
 ORDER_KEY = f"COALESCE(hub_seq, {UNSYNCED_BASE} + seq)"
 """The SQL expression of an `events` row's place in entries' order (indexed by m007); the

@@ -31,17 +31,17 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
-from koroku_desktop.store import coverage_index
 from koroku_desktop.store.database import KorokuDatabase, prepare_file
-from koroku_desktop.store.live_load import load_live
-from koroku_desktop.store.migrations import MigrationNeeded, migrate, pending_migrations
-from koroku_desktop.store.order import KEY_OF_SEQ, ORDER_KEY, in_order
-from koroku_desktop.store.paging import PagedLog
-from koroku_desktop.store.rows import COLUMNS, Row, parse_row
-from koroku_desktop.store.search import SEARCH_SQL, pending_rows, search_hits
-from koroku_desktop.store.search_index import SearchIndex
-from koroku_desktop.store.searchable import fts_query, searchable_text
-from koroku_desktop.store.vectors import INDEX_FOLDER, VectorStore
+from koroku_desktop.store.log import coverage_index
+from koroku_desktop.store.log.live_load import load_live
+from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
+from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY, in_order
+from koroku_desktop.store.log.paging import PagedLog
+from koroku_desktop.store.log.rows import COLUMNS, Row, parse_row
+from koroku_desktop.store.search.index import SearchIndex
+from koroku_desktop.store.search.query import SEARCH_SQL, pending_rows, search_hits
+from koroku_desktop.store.search.searchable import fts_query, searchable_text
+from koroku_desktop.store.vectors.store import INDEX_FOLDER, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class SqliteEventLog(PagedLog):
             self.migrations_run = migrate(self._db, self.path)
         self.index = SearchIndex(self._db)
         self.vectors = VectorStore(self._db, self.index, self.path.parent / INDEX_FOLDER)
-        """Embeddings of the log and the hybrid search's reads (store/vectors.py)."""
+        """Embeddings of the log and the hybrid search's reads (store/vectors/store.py)."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -297,7 +297,7 @@ class SqliteEventLog(PagedLog):
 
     def load_live(self, conversation_id: str, tail_limit: int | None = None) -> LiveLoad:
         """The head boundary, the `rejected` events and the live messages in turn order
-        (see store/live_load.py and domain/coverage.py).
+        (see store/log/live_load.py and domain/coverage.py).
 
         With `tail_limit`, a longer live part loads only its last `tail_limit` messages (an
         imported, uncompacted history) and says what it left out in `unloaded`.
@@ -315,7 +315,7 @@ class SqliteEventLog(PagedLog):
     def _page(self, query: EntryQuery) -> list[LogEntry]:
         """A page of the log (keyset, never OFFSET), damaged rows included.
 
-        In entries' order (store/order.py); `before_seq` pages back from a row's place in
+        In entries' order (store/log/order.py); `before_seq` pages back from a row's place in
         that order. `after_seq` means "written after" (what a follower has not seen yet),
         so a page with it is in seq order: events pulled by a sync are new even when their
         place is earlier.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob, sha256_of
 from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
     DamagedEvent,
@@ -28,12 +29,11 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.projection import Fix, log_fixes
-from koroku_desktop.store.blobs import BlobStore, MissingBlob, sha256_of
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.export_checks import ExportFormatError as ExportFormatError
-from koroku_desktop.store.export_checks import check_record, load_export_json, strict_json
-from koroku_desktop.store.order import entry_key
-from koroku_desktop.store.searchable import searchable_text
+from koroku_desktop.maintenance.export_checks import ExportFormatError as ExportFormatError
+from koroku_desktop.maintenance.export_checks import check_record, load_export_json, strict_json
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.log.order import entry_key
+from koroku_desktop.store.search.searchable import searchable_text
 
 EXPORT_FORMAT = "koroku-export"
 EXPORT_VERSION = 1

@@ -17,12 +17,12 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
-from koroku_desktop.config import ApiKey
+from koroku_desktop.app.config import ApiKey
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.recall import EmbeddingStatus, MemoryMatch, RecallHit
-from koroku_desktop.store.event_log import SqliteEventLog
-from koroku_desktop.store.memory_vectors import MemoryVectors
-from koroku_desktop.store.vectors import INDEX_FOLDER
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.vectors.memory import MemoryVectors
+from koroku_desktop.store.vectors.store import INDEX_FOLDER
 from koroku_desktop.tools.base import RecallSearch
 
 EMBEDDING_DIMENSIONS = 768

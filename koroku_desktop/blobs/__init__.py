@@ -1,0 +1,1 @@
+"""Content-addressed blobs and the attachments stored in them."""

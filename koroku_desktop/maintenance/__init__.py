@@ -1,0 +1,1 @@
+"""Keeping a data dir well: doctor, export/import, the tutorial's database."""

@@ -1,0 +1,1 @@
+"""Full-text search: the FTS5 index, its queries, each event's searchable text."""

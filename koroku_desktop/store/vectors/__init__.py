@@ -1,0 +1,1 @@
+"""Vectors: the embeddings table, the index files beside it, the text to embed."""
