@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
@@ -20,10 +19,9 @@ from koroku_desktop.cli import (
     records,
     sync_command,
 )
+from koroku_desktop.cli.terminal import EXIT_PIPE, stdout_to_devnull
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
-EXIT_PIPE = 141
-"""The shell's code for a writer whose reader went away (128 + SIGPIPE), e.g. `| head`."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,10 +82,5 @@ def main(
 def _pipe_closed() -> int:
     """The reader of stdout went away (`koroku history --all | head`): end quietly, as
     `cat` does, with no traceback and no second error when Python flushes stdout at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):  # stdout is not a file descriptor (tests, embedding)
-        pass
+    stdout_to_devnull()
     return EXIT_PIPE

@@ -22,7 +22,7 @@ import psycopg
 
 from koroku_desktop.sync.deadline import HubNotAnswering, answer_within
 from koroku_desktop.sync.engine import SyncEngine
-from koroku_desktop.sync.hub import HubError, login_refused
+from koroku_desktop.sync.hub import HubError, describe_hub_error, login_refused
 from koroku_desktop.sync.hub_schema import CHANNEL
 
 log = logging.getLogger(__name__)
@@ -172,10 +172,9 @@ class SyncService:
         # "since" is the first failure of a spell: not answering, then offline, is one spell.
         failing = self.status.state in (SyncState.OFFLINE, SyncState.NOT_ANSWERING)
         since = self.status.since if failing else None
-        log.info("sync hub unreachable: %s", exc)
-        self._set(
-            SyncStatus(state, since or time.time(), str(exc).strip(), self.status.last_success)
-        )
+        log.info("sync hub unreachable: %s", exc)  # libpq's own words, for the log
+        why = describe_hub_error(exc, self.engine.hub.address.display())
+        self._set(SyncStatus(state, since or time.time(), why, self.status.last_success))
 
     def _run(self) -> None:
         backoff = 1.0

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tests.e2e.conftest import Koroku
+from tests.fakes.gemini_server import FakeGemini
 from tests.sync.test_sync_crash import write_turns
 
 
@@ -40,3 +41,24 @@ def test_a_closed_pipe_ends_the_command_quietly(koroku: Koroku, command: tuple[s
     stderr = reader.stderr.read().decode()
     assert code in (0, 141), stderr
     assert stderr == ""
+
+
+def test_ask_whose_reader_goes_away_mid_answer_ends_quietly(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    fake_gemini.reply_text("\n".join(f"line {n} " + "y" * 200 for n in range(2000)))
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "koroku_desktop", "ask", "a long answer please"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=koroku.env(KOROKU_HOME=str(koroku.home)),
+        cwd=koroku.workspace,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.readline()
+    reader.stdout.close()
+    code = reader.wait(timeout=120)
+    stderr = reader.stderr.read().decode()
+    assert code in (0, 141), stderr
+    assert "Traceback" not in stderr and "Broken pipe" not in stderr, stderr

@@ -18,7 +18,7 @@ from koroku_desktop.sync.hub_schema import PUSH_LOCK
 from koroku_desktop.sync.service import SyncState
 from tests.sync.conftest import Device
 from tests.sync.fault_proxy import Arm, FaultProxy, fault_proxy
-from tests.sync.pg_server import PASSWORD, PgServer
+from tests.sync.pg_server import PASSWORD, PgServer, free_port
 from tests.sync.test_follow_and_lock import running_sync, wait_until
 from tests.sync.test_one_order import assert_one_order
 from tests.sync.test_sync_crash import hub_ids, write_turns
@@ -208,3 +208,20 @@ def test_the_app_shows_hub_not_answering_since_and_recovers(
     not_answering = [s for s in seen if s.startswith("Sync: hub not answering since ")]
     assert not_answering, seen
     assert seen.index(not_answering[0]) < len(seen) - 1
+
+
+def test_an_unreachable_hub_is_one_line_in_korokus_words_and_libpq_only_with_v(
+    devices: tuple[Device, Device],
+) -> None:
+    a, _b = devices
+    write_turns(a, 1, "A")
+    nobody = a.hub_url.rsplit(":", 1)[0] + f":{free_port()}/hub"
+    done = a.run("sync", KOROKU_SYNC_URL=nobody)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"koroku sync: cannot reach the hub koroku@127.0.0.1:{nobody.rsplit(':', 1)[1]}:"
+        " nothing listens there (is the server running?)"
+    ]
+    verbose = a.run("-v", "sync", KOROKU_SYNC_URL=nobody)
+    assert verbose.returncode == 1 and "Connection refused" in verbose.stderr
+    assert unpushed(a) == 2
