@@ -84,7 +84,7 @@ def answer_within(
         if isinstance(exc, HubNotAnswering):
             raise
         if fired.is_set():
-            raise HubNotAnswering(waiting_for, f"did not answer for {seconds:g} s") from exc
+            raise HubNotAnswering(waiting_for, f"did not answer for {seconds:.0f} s") from exc
         if isinstance(exc, psycopg.errors.QueryCanceled):  # its statement_timeout
             raise HubNotAnswering(waiting_for, "gave up (statement timeout)") from exc
         if conn.closed or conn.broken:
@@ -93,4 +93,4 @@ def answer_within(
     finally:
         timer.cancel()
     if fired.is_set():  # answered at the last moment, after the socket was shut: unusable
-        raise HubNotAnswering(waiting_for, f"did not answer for {seconds:g} s")
+        raise HubNotAnswering(waiting_for, f"did not answer for {seconds:.0f} s")

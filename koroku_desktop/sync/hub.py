@@ -24,6 +24,9 @@ Conn = psycopg.Connection[tuple[object, ...]]
 HubError = psycopg.Error
 """What a hub call raises when the hub is unreachable or refuses (psycopg's base error)."""
 
+SLOW_LINK_BYTES_S = 100_000
+"""The slowest uplink a hub call's bound allows for (bytes per second, about 1 Mbit/s)."""
+
 LOGIN_REFUSALS = ("authentication failed", "no password supplied", "pg_hba.conf")
 """What libpq says when the server answered but refused this login (it gives no SQLSTATE)."""
 
@@ -108,13 +111,17 @@ class PostgresHub:
         return self._conn
 
     @contextlib.contextmanager
-    def _answer(self, waiting_for: str, conn: Conn | None = None) -> Iterator[Conn]:
+    def _answer(
+        self, waiting_for: str, conn: Conn | None = None, sending: int = 0
+    ) -> Iterator[Conn]:
         """The connection, for calls the hub must answer within the address's bound
-        (sync/deadline.py); a cut or silent hub raises `HubNotAnswering` and the connection
-        is dropped (the next call reconnects)."""
+        (sync/deadline.py), plus a second per `SLOW_LINK_BYTES_S` bytes `sending` (a big
+        attachment on a slow uplink is not a silent hub); a cut or silent hub raises
+        `HubNotAnswering` and the connection is dropped (the next call reconnects)."""
         conn = conn or self.connect()
+        bound = self.address.answer_s + sending / SLOW_LINK_BYTES_S
         try:
-            with answer_within(conn, self.address.answer_s, waiting_for):
+            with answer_within(conn, bound, waiting_for):
                 yield conn
         except HubNotAnswering:
             self.close()
@@ -173,7 +180,8 @@ class PostgresHub:
             conn.execute("BEGIN")
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (PUSH_LOCK,))
         try:
-            with self._answer(f"pushing {len(events)} events", conn):
+            size = sum(len(e.payload) for e in events)
+            with self._answer(f"pushing {len(events)} events", conn, size):
                 rows = self._insert(conn, pulled, events)
             with self._answer(f"committing {len(events)} pushed events", conn):
                 conn.execute("COMMIT")
@@ -240,7 +248,7 @@ class PostgresHub:
 
     def put_blob(self, sha256: str, data: bytes) -> None:
         """Store a blob (a no-op when the hub has it)."""
-        with self._answer(f"pushing an attachment of {len(data):,} bytes") as conn:
+        with self._answer(f"pushing an attachment of {len(data):,} bytes", None, len(data)) as conn:
             conn.execute(
                 "INSERT INTO koroku.blobs (sha256, size, data) VALUES (%s, %s, %s)"
                 " ON CONFLICT (sha256) DO NOTHING",
@@ -249,7 +257,7 @@ class PostgresHub:
 
     def fetch_blob(self, sha256: str) -> bytes | None:
         """The blob's bytes, or None when the hub does not have it (the `BlobSource`)."""
-        with self._answer("fetching an attachment") as conn:
+        with self._answer("fetching an attachment", None, 20_000_000) as conn:  # up to 20 MB
             row = conn.execute(
                 "SELECT data FROM koroku.blobs WHERE sha256 = %s", (sha256,)
             ).fetchone()
