@@ -13,6 +13,24 @@ from tests.fakes.gemini_server import FakeGemini
 from tests.sync.test_sync_crash import write_turns
 
 
+def read_one_line_and_go(koroku: Koroku, *command: str) -> tuple[int, str]:
+    """Run `koroku command`, read one line of its stdout and close it (`| head -1`); its
+    exit code and stderr."""
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "koroku_desktop", *command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=koroku.env(KOROKU_HOME=str(koroku.home)),
+        cwd=koroku.workspace,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.readline()
+    reader.stdout.close()
+    code = reader.wait(timeout=120)
+    return code, reader.stderr.read().decode()
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -26,19 +44,7 @@ from tests.sync.test_sync_crash import write_turns
 )
 def test_a_closed_pipe_ends_the_command_quietly(koroku: Koroku, command: tuple[str, ...]) -> None:
     write_turns(koroku, 400, "question " + "x" * 400)  # far more than a pipe buffer holds
-    reader = subprocess.Popen(
-        [sys.executable, "-m", "koroku_desktop", *command],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=koroku.env(KOROKU_HOME=str(koroku.home)),
-        cwd=koroku.workspace,
-    )
-    assert reader.stdout is not None and reader.stderr is not None
-    assert reader.stdout.readline()  # `head -1`: one line, then the reader is gone
-    reader.stdout.close()
-    code = reader.wait(timeout=120)
-    stderr = reader.stderr.read().decode()
+    code, stderr = read_one_line_and_go(koroku, *command)
     assert code in (0, 141), stderr
     assert stderr == ""
 
@@ -47,18 +53,6 @@ def test_ask_whose_reader_goes_away_mid_answer_ends_quietly(
     koroku: Koroku, fake_gemini: FakeGemini
 ) -> None:
     fake_gemini.reply_text("\n".join(f"line {n} " + "y" * 200 for n in range(2000)))
-    reader = subprocess.Popen(
-        [sys.executable, "-m", "koroku_desktop", "ask", "a long answer please"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=koroku.env(KOROKU_HOME=str(koroku.home)),
-        cwd=koroku.workspace,
-    )
-    assert reader.stdout is not None and reader.stderr is not None
-    assert reader.stdout.readline()
-    reader.stdout.close()
-    code = reader.wait(timeout=120)
-    stderr = reader.stderr.read().decode()
+    code, stderr = read_one_line_and_go(koroku, "ask", "a long answer please")
     assert code in (0, 141), stderr
     assert "Traceback" not in stderr and "Broken pipe" not in stderr, stderr
