@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from koroku_desktop.app.config import (
     KeyringUnavailable,
@@ -21,34 +18,7 @@ from koroku_desktop.app.config import (
     store_api_key,
 )
 from koroku_desktop.app.settings_store import SettingsStore
-
-
-class MemoryKeyring(KeyringBackend):
-    """A real keyring backend that keeps passwords in a dict."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.store.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+from tests.support.keyring_memory import MemoryKeyring
 
 
 def test_data_dir_is_private_and_complete(koroku_home: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,8 +50,14 @@ from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.doctor import diagnose as check_database
 from koroku_desktop.maintenance.doctor import recover as recover_database
 from koroku_desktop.maintenance.tutorial_import import ImportReport, import_tutorial_db
+from koroku_desktop.mcp import McpElicitAnswer as McpElicitAnswer
+from koroku_desktop.mcp import McpElicitation as McpElicitation
 from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
+from koroku_desktop.mcp import McpProgress as McpProgress
+from koroku_desktop.mcp import McpPromptError as McpPromptError
+from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
 from koroku_desktop.mcp import ServerStatus as ServerStatus
+from koroku_desktop.mcp import elicit_form as elicit_form
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (
     DB_ERRORS,
@@ -209,7 +214,7 @@ class Runtime:
                     raise
         except TurnBusyError:
             return False
-        except (OSError, sqlite3.Error) as exc:
+        except DB_ERRORS as exc:
             log.info("could not bring the memory files up to date: %s", exc)
         return True
 

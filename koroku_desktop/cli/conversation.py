@@ -14,6 +14,9 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
+from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
+from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
@@ -38,8 +41,6 @@ from koroku_desktop.render.citations import cite
 from koroku_desktop.render.text import mark, short_args
 
 EXIT_WORDS = {"exit", "quit", ":q"}
-MCP_START_WAIT_S = 15.0
-"""How long a terminal command waits for MCP servers to start before its first turn."""
 
 
 def register(sub: Any) -> None:
@@ -211,7 +212,8 @@ async def _ask(
     `wait=False`: `TurnBusyError` at once if another front end's turn is running.
     """
     try:
-        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
+        follow_progress(runtime.mcp)
         parts = await keep_attachments(runtime, attached or [])
         await runtime.sync_memory(wait=wait)  # files edited while Koroku was closed
         result = await runtime.agent.run_turn(text, wait=wait, attachments=parts)
@@ -254,7 +256,8 @@ async def _chat_loop(runtime: Runtime) -> None:
         render_message(event, sys.stdout)
     print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh,")
     print("`/attach PATH` to attach a file to your next message, `/retry` for a new answer to")
-    print("your last message, `/edit <text>` to replace that message.")
+    print("your last message, `/edit <text>` to replace that message, `/prompts` for the MCP")
+    print("servers' prompts (`/server:prompt arg=value` sends one).")
     streaming = {"open": False}
 
     def on_delta(piece: str) -> None:
@@ -286,8 +289,11 @@ async def _chat_loop(runtime: Runtime) -> None:
     _progress_hooks(runtime, sys.stdout)
     _waiting_notice(runtime)
     _show_others(runtime, sys.stdout)
+    if runtime.mcp is not None:  # servers may ask for input in the chat
+        runtime.mcp.elicitor = terminal_elicitor(_read_line)
     try:
-        await runtime.start_mcp(MCP_START_WAIT_S, _mcp_notice)
+        await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
+        follow_progress(runtime.mcp)
         await _repl(runtime)
     finally:
         await runtime.stop_mcp()
@@ -317,12 +323,17 @@ def attach_command(line: str, pending: list[PendingAttachment]) -> str:
     return f"(attached to your next message: {names})"
 
 
+async def _read_line(prompt: str) -> str:
+    """One line from the terminal, off the loop (EOFError at the end of input)."""
+    return await asyncio.to_thread(input, prompt)
+
+
 async def _repl(runtime: Runtime) -> None:
     agent = runtime.agent
     attached: list[PendingAttachment] = []
     while True:
         try:
-            line = await asyncio.to_thread(input, "\nyou> ")
+            line = await _read_line("\nyou> ")
         except EOFError:
             print()
             return
@@ -338,6 +349,19 @@ async def _repl(runtime: Runtime) -> None:
         if text == "/attach" or text.startswith("/attach "):
             print(attach_command(text, attached))
             continue
+        if text == "/prompts":
+            print(mcp_prompts.list_text(runtime.mcp))
+            continue
+        prompt = mcp_prompts.is_prompt_command(runtime.mcp, text)
+        if prompt is None and (why := mcp_prompts.unknown_prompt(runtime.mcp, text)):
+            print(why, file=sys.stderr)
+            continue
+        if prompt is not None and runtime.mcp is not None:
+            sent = await mcp_prompts.prompt_message(runtime.mcp, prompt, text, _read_line)
+            if sent is None:
+                continue
+            print(f"(the prompt /{prompt.server}:{prompt.name} says:)\n{sent}")
+            text = sent
         command = text.split(maxsplit=1)[0]
         running = _replace_last(agent, text) if command in ("/retry", "/edit") else None
         if running is None:

@@ -37,6 +37,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     print(f"integrity check: {verdict[0]}")
     for line in verdict[1:6]:
         print(f"  {line}")
+    if report.schema:
+        print("schema: damaged")
+        for problem in report.schema[:6]:
+            print(f"  {problem}")
     if report.exists:
         unreadable = ", some rows unreadable" if report.unreadable else ""
         print(f"events: {report.good:,} good, {report.damaged:,} damaged{unreadable}")
@@ -66,5 +70,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     print(f"recovered {result.recovered:,} event(s) into a fresh {db.name}")
     if lost:
         print(f"unreadable and lost: {lost}")
+    if result.set_aside:
+        print(f"damaged and set aside ({len(result.set_aside):,}, still in the original):")
+        for seq, why in result.set_aside[:10]:
+            print(f"  #{seq}: {why}")
+        if len(result.set_aside) > 10:
+            print(f"  … and {len(result.set_aside) - 10:,} more")
     print(f"the damaged original is kept as {result.original_kept_as}")
     return 0

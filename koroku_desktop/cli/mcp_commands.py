@@ -5,11 +5,44 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any, TextIO
 
 from koroku_desktop.app.config import default_paths
-from koroku_desktop.app.runtime import McpManager, ServerStatus, mcp_manager
+from koroku_desktop.app.runtime import McpManager, McpProgress, ServerStatus, mcp_manager
+from koroku_desktop.tools.registry import ToolRegistry
+
+LIST_WAIT_S = 3.0
+"""How long `mcp list` waits for slow servers by default (they are shown as slow, with why)."""
+
+
+MCP_START_WAIT_S = 3.0
+"""How long a terminal command waits for MCP servers to start before its first turn (slow
+ones are reported and join when ready); `KOROKU_MCP_WAIT` (seconds) changes it."""
+
+
+def mcp_start_wait() -> float:
+    """`KOROKU_MCP_WAIT` if it is a number of seconds, else MCP_START_WAIT_S."""
+    try:
+        return max(0.0, float(os.environ.get("KOROKU_MCP_WAIT", MCP_START_WAIT_S)))
+    except ValueError:
+        return MCP_START_WAIT_S
+
+
+def follow_progress(manager: McpManager | None) -> None:
+    """Print each new progress line of a running MCP call on stderr (`  … ev x: 40%`)."""
+    if manager is None:
+        return
+    last: dict[str, str] = {}
+
+    def show(update: McpProgress) -> None:
+        line = update.line()
+        if last.get(update.function) != line:
+            last[update.function] = line
+            print(f"  … {line}", file=sys.stderr, flush=True)
+
+    manager.on_progress.append(show)
 
 
 def register(sub: Any) -> None:
@@ -21,9 +54,9 @@ def register(sub: Any) -> None:
     listing.add_argument(
         "--wait",
         type=float,
-        default=15.0,
+        default=LIST_WAIT_S,
         metavar="SECONDS",
-        help="how long to wait for the servers to start (default 15)",
+        help=f"how long to wait for the servers to start (default {LIST_WAIT_S:g})",
     )
     listing.set_defaults(handler=cmd_mcp_list)
 
@@ -46,8 +79,18 @@ def status_json(status: ServerStatus) -> dict[str, Any]:
         "status": status.state,
         "target": status.target,
         "tools": [
-            {"name": t.name, "description": t.description, "read_only": t.read_only}
+            {
+                "name": t.name,
+                "model_name": status.model_names.get(t.name),
+                "description": t.description,
+                "read_only": t.read_only,
+            }
             for t in status.tools
+        ],
+        "protocol": status.protocol or None,
+        "resources": [
+            {"uri": r.uri, "name": r.name, "mime_type": r.mime_type, "template": r.template}
+            for r in status.resources
         ],
         "last_error": status.last_error,
     }
@@ -67,10 +110,17 @@ def print_statuses(statuses: list[ServerStatus], out: TextIO) -> None:
         if status.target:
             out.write(f"    {status.target}\n")
         if status.tools:
-            names = ", ".join(
-                t.name + (" (read-only)" if t.read_only else "") for t in status.tools
-            )
-            out.write(f"    tools: {names}\n")
+            out.write("    tools (as the model sees them <- as the server names them):\n")
+            for t in status.tools:
+                seen = status.model_names.get(t.name, "(not offered)")
+                flag = " (read-only)" if t.read_only else ""
+                out.write(f"      {seen} <- {t.name}{flag}\n")
+        if status.resources:
+            templates = sum(1 for r in status.resources if r.template)
+            listed = len(status.resources) - templates
+            out.write(f"    resources: {listed}, templates: {templates} (read_mcp_resource)\n")
+        if status.protocol:
+            out.write(f"    protocol: {status.protocol}\n")
         if status.last_error:
             out.write(f"    last error: {status.last_error}\n")
 
@@ -79,6 +129,7 @@ def cmd_mcp_list(args: argparse.Namespace) -> int:
     """Print every server of mcp.json; exit 0 even when some fail (their errors are shown)."""
     paths = default_paths()
     manager = mcp_manager(paths)
+    manager.reserved_names = tuple(ToolRegistry(paths.tools).names())
     statuses = asyncio.run(_statuses(manager, args.wait))
     if args.json:
         data: dict[str, Any] = {

@@ -6,7 +6,6 @@ import argparse
 import getpass
 import logging
 import os
-import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +29,7 @@ from koroku_desktop.app.sync_wiring import (
 )
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.store import SqliteEventLog
-from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
+from koroku_desktop.store.db_errors import DB_ERRORS, DatabaseUnavailable, open_event_log
 from koroku_desktop.store.local_lease import SqliteTurnLock
 
 log = logging.getLogger(__name__)
@@ -70,7 +69,7 @@ def _write_memory_files(event_log: SqliteEventLog, db: Path, home: Path) -> None
             sync_memory_files(event_log, CONVERSATION_ID, home)
         finally:
             lock.release(CONVERSATION_ID)
-    except (OSError, sqlite3.Error) as exc:
+    except DB_ERRORS as exc:
         print(f"koroku sync: memory files not brought up to date: {exc}", file=sys.stderr)
     finally:
         lock.close()

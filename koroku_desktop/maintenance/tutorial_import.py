@@ -24,7 +24,6 @@ parsed are skipped and reported; the import is one transaction.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from koroku_desktop.domain.events import CompactionEvent, Event, MessageEvent, R
 from koroku_desktop.domain.projection import Fix, log_fixes
 from koroku_desktop.maintenance.tutorial_parts import part_from_json
 from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.database import Connection, connect
 
 ORDER_COLUMNS = ("id", "seq", "message_id")
 PAYLOAD_COLUMNS = ("payload", "content", "data", "message", "json", "event")
@@ -66,7 +66,7 @@ def _pick(columns: list[str], wanted: tuple[str, ...]) -> str | None:
     return next((lowered[w] for w in wanted if w in lowered), None)
 
 
-def _find_table(conn: sqlite3.Connection) -> tuple[str, list[str]] | None:
+def _find_table(conn: Connection) -> tuple[str, list[str]] | None:
     names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     ordered = sorted(names, key=lambda n: n.lower() != "messages")
     for name in ordered:
@@ -138,9 +138,9 @@ def import_tutorial_db(
     """Copy the tutorial's `messages` rows into `conversation_id`, in order, tolerantly.
 
     `session_id` keeps only that session's rows (default: all rows). Never raises for a bad
-    row; raises `sqlite3.Error` only if `src` is not a readable SQLite database.
+    row; raises `Error` only if `src` is not a readable SQLite database.
     """
-    conn = sqlite3.connect(f"{Path(src).resolve().as_uri()}?mode=ro", uri=True)
+    conn = connect(f"{Path(src).resolve().as_uri()}?mode=ro", uri=True)
     try:
         found = _find_table(conn)
         if found is None:

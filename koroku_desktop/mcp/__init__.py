@@ -13,13 +13,27 @@ from koroku_desktop.mcp.config import (
     remove_server,
     save_server,
 )
+from koroku_desktop.mcp.extras import McpPromptError
 from koroku_desktop.mcp.manager import McpManager
-from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
+from koroku_desktop.mcp.state import (
+    McpElicitAnswer,
+    McpElicitation,
+    McpProgress,
+    McpPromptInfo,
+    McpTiming,
+    McpToolInfo,
+    ServerStatus,
+)
 
 __all__ = [
     "McpConfig",
     "McpConfigError",
+    "McpElicitAnswer",
+    "McpElicitation",
     "McpManager",
+    "McpProgress",
+    "McpPromptError",
+    "McpPromptInfo",
     "McpTiming",
     "McpToolInfo",
     "ServerConfig",

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
-import re
+import time
+import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -24,11 +26,36 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Implementation, Tool
+from mcp_types import (
+    CallToolResult,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    Implementation,
+    LoggingMessageNotificationParams,
+    PromptListChangedNotification,
+    ReadResourceResult,
+    ResourceListChangedNotification,
+    Tool,
+    ToolListChangedNotification,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
+from koroku_desktop.mcp import sdk_log
 from koroku_desktop.mcp.config import ServerConfig
-from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerState
+from koroku_desktop.mcp.prompts import list_prompts
+from koroku_desktop.mcp.resources import list_resources
+from koroku_desktop.mcp.state import (
+    Elicitor,
+    McpElicitation,
+    McpPromptInfo,
+    McpResourceInfo,
+    McpTiming,
+    McpToolInfo,
+    ServerState,
+)
+from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +82,9 @@ def _tool_info(server: str, tool: Tool) -> McpToolInfo:
         description=tool.description or tool.title or tool.name,
         input_schema=dict(tool.input_schema or {}),
         read_only=bool(hints is not None and hints.read_only_hint),
+        destructive=bool(hints is not None and hints.destructive_hint),
+        open_world=bool(hints is not None and hints.open_world_hint),
+        task_support=(tool.execution.task_support if tool.execution else None) or "forbidden",
     )
 
 
@@ -84,6 +114,8 @@ class ServerConnection:
         self.timing = timing
         self.state: ServerState = "starting"
         self.tools: tuple[McpToolInfo, ...] = ()
+        self.resources: tuple[McpResourceInfo, ...] = ()
+        self.prompts: tuple[McpPromptInfo, ...] = ()
         self.last_error: str | None = None
         self.restarts = 0
         self._log_dir = log_dir
@@ -95,8 +127,26 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._errlog: TextIO | None = None
         self._errlog_start = 0
+        self.stage = "starting"
+        """What the current attempt is doing (launching, initializing, listing tools...)."""
+        self.attempt_started = time.monotonic()
+        self.slow = False
+        """A front end stopped waiting for this attempt before it got ready."""
+        self._sdk_error = ""
+        self.protocol = ""
+        self.tasks_ok = False
+        self.elicitor: Elicitor | None = None
+        """Asks the person for a server's elicitation (None: the capability is not declared)."""
+        """The server takes task-augmented calls (else task-required tools are not offered)."""
+        """The protocol version negotiated with the server (once connected)."""
+        sdk_log.install(log_dir)
         self.ready = asyncio.Event()
         """Set once the first attempt has ended, connected or not (for `wait_settled`)."""
+
+    @property
+    def log_path(self) -> Path | None:
+        """`logs/mcp-<name>.log`: the server's stderr, the SDK's records, its notifications."""
+        return None if self._log_dir is None else sdk_log.log_file(self._log_dir, self.name)
 
     @property
     def name(self) -> str:
@@ -130,25 +180,59 @@ class ServerConnection:
         self.state = state
         self._on_change(self, notice)
 
-    async def call(self, tool: str, args: dict[str, Any], limit_s: float) -> CallToolResult:
-        """Run `tool`; raises McpUnavailable, TimeoutError, or the SDK's error."""
+    async def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        limit_s: float,
+        on_progress: Callable[[float | None, float | None, str | None, str | None], None],
+    ) -> CallToolResult:
+        """Run `tool` (as a task when it requires one), reporting progress; raises
+        McpUnavailable, TimeoutError, or the SDK's error. Cancelling cancels the call."""
         client = self._client
         if client is None or self.state != "ready":
             detail = f": {self.last_error}" if self.last_error else ""
             raise McpUnavailable(f"MCP server {self.name!r} is {self.state}{detail}")
+        info = next((t for t in self.tools if t.name == tool), None)
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            on_progress(progress, total, message, None)
+
+        def status(state: str, message: str | None) -> None:
+            on_progress(None, None, message, state)
+
+        token = sdk_log.current_sink.set(self)
         try:
             async with asyncio.timeout(limit_s):
-                return await client.call_tool(tool, args)
+                if info is not None and info.task_support == "required":
+                    return await call_as_task(client, tool, args, status)
+                return await client.call_tool(tool, args, progress_callback=report)
         except MCPError:
             self._wake.set()  # maybe the connection is gone: check now
             raise
+        finally:
+            sdk_log.current_sink.reset(token)
+
+    def write_log(self, text: str, level: int) -> None:
+        """Append one of Koroku's records (the SDK's, the server's notifications) to the log."""
+        if level >= logging.WARNING:
+            first = text.split("] ", 1)[-1].splitlines()[0].strip()
+            self._sdk_error = first or self._sdk_error
+        fh = self._open_log()
+        if fh is not None:
+            fh.write(text)
+            fh.flush()
 
     # -- supervision -------------------------------------------------------------------
 
     async def _supervise(self) -> None:
+        sdk_log.current_sink.set(self)  # this task's context: the SDK's tasks inherit it
         failures = 0
         while not self._stopping:
-            self._set("starting", None)
+            self.attempt_started, self.slow, self._sdk_error = time.monotonic(), False, ""
+            self.stage = "launching" if self.config.transport == "stdio" else "connecting"
+            if self.last_error is None:  # a retry stays "failed", with why, until it is ready
+                self._set("starting", None)
             error, was_ready = await self._run_once()
             self.ready.set()
             if self._stopping:
@@ -165,16 +249,21 @@ class ServerConnection:
                 await self._wake.wait()
             self._wake.clear()
 
-    def _stderr(self) -> TextIO | None:
+    def _open_log(self) -> TextIO | None:
         if self._log_dir is None:
             return None
         if self._errlog is None:
             self._log_dir.mkdir(parents=True, exist_ok=True)
-            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
-            self._errlog = open(self._log_dir / f"mcp-{safe}.log", "a", encoding="utf-8")  # noqa: SIM115
-        self._errlog.flush()
-        self._errlog_start = self._errlog.tell()
+            path = sdk_log.log_file(self._log_dir, self.name)
+            self._errlog = open(path, "a", encoding="utf-8")  # noqa: SIM115
         return self._errlog
+
+    def _stderr(self) -> TextIO | None:
+        errlog = self._open_log()
+        if errlog is not None:
+            errlog.flush()
+            self._errlog_start = errlog.tell()
+        return errlog
 
     def _stderr_tail(self) -> str:
         """The last line the server wrote to stderr during this attempt, if any."""
@@ -183,10 +272,93 @@ class ServerConnection:
         try:
             with open(self._errlog.name, encoding="utf-8", errors="replace") as fh:
                 fh.seek(self._errlog_start)
-                lines = [ln.strip() for ln in fh.read()[-4000:].splitlines() if ln.strip()]
+                lines = [
+                    ln.strip()
+                    for ln in fh.read()[-20000:].splitlines()
+                    if ln.strip() and not ln.startswith(sdk_log.PREFIX)
+                ]
         except OSError:
             return ""
         return lines[-1] if lines else ""
+
+    async def _list_resources(self, client: Client) -> tuple[McpResourceInfo, ...]:
+        """Its resources and templates; a listing that fails leaves the tools usable."""
+        try:
+            with anyio.fail_after(self.timing.health_timeout):
+                return await list_resources(client, self.name)
+        except Exception as exc:
+            self.write_log(
+                sdk_log.format_lines("koroku", "WARNING", f"resources/list: {describe_error(exc)}"),
+                logging.INFO,
+            )
+            return self.resources
+
+    async def _list_prompts(self, client: Client) -> tuple[McpPromptInfo, ...]:
+        """Its prompts; a listing that fails leaves the tools usable."""
+        try:
+            with anyio.fail_after(self.timing.health_timeout):
+                return await list_prompts(client, self.name)
+        except Exception as exc:
+            line = f"prompts/list: {describe_error(exc)}"
+            self.write_log(sdk_log.format_lines("koroku", "WARNING", line), logging.INFO)
+            return self.prompts
+
+    def client(self) -> Client:
+        """The connected client; raises McpUnavailable when not ready."""
+        if self._client is None or self.state != "ready":
+            raise McpUnavailable(f"MCP server {self.name!r} is {self.state}")
+        return self._client
+
+    async def _elicit(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
+        """A server asks the person something; no answer within the limit declines."""
+        del context  # the request's own context is not needed to ask
+        ask = self.elicitor
+        if ask is None:
+            return ElicitResult(action="decline")
+        if isinstance(params, ElicitRequestURLParams):
+            request = McpElicitation(self.name, params.message, url=params.url)
+        else:
+            request = McpElicitation(self.name, params.message, dict(params.requested_schema))
+        try:
+            async with asyncio.timeout(self.timing.elicit_timeout):
+                answer = await ask(request)
+        except TimeoutError:
+            return ElicitResult(action="decline")
+        content = answer.content if answer.action == "accept" and request.url is None else None
+        return ElicitResult(action=answer.action, content=content)
+
+    async def _on_message(self, message: Any) -> None:
+        """A server's list-changed notification: list again now."""
+        if isinstance(
+            message,
+            ResourceListChangedNotification
+            | ToolListChangedNotification
+            | PromptListChangedNotification,
+        ):
+            self._wake.set()
+
+    async def read_resource(self, uri: str, limit_s: float) -> ReadResourceResult:
+        """`resources/read` of `uri`; raises McpUnavailable, TimeoutError or the SDK's error."""
+        client = self._client
+        if client is None or self.state != "ready":
+            raise McpUnavailable(f"MCP server {self.name!r} is {self.state}")
+        token = sdk_log.current_sink.set(self)
+        try:
+            async with asyncio.timeout(limit_s):
+                return await client.read_resource(uri, cache_mode="refresh")
+        finally:
+            sdk_log.current_sink.reset(token)
+
+    def why_not_ready(self) -> str:
+        """For a slow start: what this attempt is waiting for, and what went wrong so far."""
+        waited = time.monotonic() - self.attempt_started
+        parts = [f"not ready after {waited:.0f} s ({self.stage})"]
+        if self._sdk_error:
+            parts.append(f"last error: {self._sdk_error}")
+        tail = self._stderr_tail()
+        if tail:
+            parts.append(f"stderr: {tail}")
+        return "; ".join(parts)
 
     async def _open(self, stack: AsyncExitStack) -> Client:
         cfg = self.config
@@ -196,11 +368,35 @@ class ServerConnection:
                 command=cfg.command, args=list(cfg.args), env=dict(cfg.env)
             )
             errlog = self._stderr()
+            self.stage = "initializing"
             transport = stdio_client(params) if errlog is None else stdio_client(params, errlog)
         else:
             http = await stack.enter_async_context(create_mcp_http_client(dict(cfg.headers)))
             transport = streamable_http_client(cfg.url, http_client=http)
-        return await stack.enter_async_context(Client(transport, client_info=info))
+            self.stage = "initializing"
+        client = Client(
+            transport,
+            client_info=info,
+            logging_callback=self._server_log,
+            log_level="info",
+            message_handler=self._on_message,
+            elicitation_callback=self._elicit if self.elicitor is not None else None,
+        )
+        await stack.enter_async_context(client)
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS and (
+            client.server_capabilities.logging is not None
+        ):  # a handshake-era server sends its log only after logging/setLevel
+            with warnings.catch_warnings(), contextlib.suppress(Exception):
+                warnings.simplefilter("ignore")
+                await client.set_logging_level("info")
+        return client
+
+    async def _server_log(self, params: LoggingMessageNotificationParams) -> None:
+        """A `notifications/message` from the server, kept in its log."""
+        data = params.data
+        text = data if isinstance(data, str) else json.dumps(data, default=str)
+        source = f"server {params.logger}" if params.logger else "server"
+        self.write_log(sdk_log.format_lines(source, params.level.upper(), text), logging.INFO)
 
     async def _run_once(self) -> tuple[str, bool]:
         """One connection, from start to its end; (why it ended, whether it got ready)."""
@@ -220,7 +416,12 @@ class ServerConnection:
             try:
                 async with AsyncExitStack() as stack:
                     client = await self._open(stack)
+                    self.protocol = client.protocol_version
+                    self.tasks_ok = can_call_tasks(client.server_capabilities)
+                    self.stage = "listing tools"
                     tools = await _list_tools(client, self.name, refresh=False)
+                    self.resources = await self._list_resources(client)
+                    self.prompts = await self._list_prompts(client)
                     deadline.cancel()
                     self._client, self.tools, self.last_error = client, tools, None
                     was_ready = True
@@ -235,7 +436,9 @@ class ServerConnection:
                 self._client = None
                 self._scope = None
         if timed_out:
-            error = f"did not answer within {self.timing.start_timeout:g} s"
+            error = f"did not answer within {self.timing.start_timeout:g} s ({self.stage})"
+            if self._sdk_error:
+                error += f"; last error: {self._sdk_error}"
         tail = "" if was_ready else self._stderr_tail()  # a live server's log is noise
         return (f"{error} (stderr: {tail})" if tail else error), was_ready
 
@@ -252,6 +455,8 @@ class ServerConnection:
                     tools = await _list_tools(client, self.name, refresh=True)
             except Exception as exc:
                 return f"stopped answering: {describe_error(exc)}"
-            if tools != self.tools:
-                self.tools = tools
+            resources = await self._list_resources(client)
+            prompts = await self._list_prompts(client)
+            if (tools, resources, prompts) != (self.tools, self.resources, self.prompts):
+                self.tools, self.resources, self.prompts = tools, resources, prompts
                 self._set("ready", None)

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
+import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,9 +19,17 @@ from typing import TYPE_CHECKING, Any
 from koroku_desktop.domain.model_io import ToolSpec
 from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp import config as mcp_config
+from koroku_desktop.mcp import resource_tool
 from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
+from koroku_desktop.mcp.extras import McpExtras
 from koroku_desktop.mcp.naming import assign_names
-from koroku_desktop.mcp.state import McpTiming, McpToolInfo, ServerStatus
+from koroku_desktop.mcp.state import (
+    Elicitor,
+    McpProgress,
+    McpTiming,
+    McpToolInfo,
+    ServerStatus,
+)
 
 if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
@@ -42,7 +51,7 @@ def _schema(info: McpToolInfo) -> dict[str, Any]:
     return schema
 
 
-class McpManager:
+class McpManager(McpExtras):
     """Starts, restarts, reconfigures and stops the servers in mcp.json; runs their tools."""
 
     def __init__(
@@ -54,11 +63,18 @@ class McpManager:
         self.notices: list[Notice] = []
         """Called with one line whenever a server fails, crashes or the config is bad."""
         self.on_status_changed: list[Callable[[], None]] = []
+        self.elicitor: Elicitor | None = None
+        """How a front end asks the person when a server elicits (set before `start`; None
+        declares no elicitation, so servers hide what needs it)."""
+        self.on_progress: list[Callable[[McpProgress], None]] = []
+        """Called with every progress report and task status of a running call."""
         self._config = McpConfig()
         self._config_error: str | None = None
         self._stamp: tuple[int, int] | None = None
         self._connections: dict[str, ServerConnection] = {}
         self._names: dict[str, tuple[str, str]] = {}
+        self.reserved_names: tuple[str, ...] = ()
+        """Koroku's own tool names, which MCP tools avoid (set by `specs`, or by a caller)."""
         self._started = False
         self._apply_lock: asyncio.Lock | None = None
         self._pending: set[asyncio.Task[None]] = set()
@@ -82,13 +98,24 @@ class McpManager:
         self._changed()
 
     async def wait_settled(self, limit_s: float) -> None:
-        """Wait until every server has connected or failed once, at most `limit_s` s."""
+        """Wait until every server has connected or failed once, at most `limit_s` s.
+
+        A server still starting then is marked slow, and a notice says what it waits for
+        (its tools are offered as soon as it gets ready).
+        """
         await self.refresh()
-        waits = [asyncio.ensure_future(c.ready.wait()) for c in self._connections.values()]
+        conns = list(self._connections.values())
+        waits = [asyncio.ensure_future(c.ready.wait()) for c in conns]
         if waits:
             _, pending = await asyncio.wait(waits, timeout=limit_s)
             for task in pending:
                 task.cancel()
+        for conn in conns:
+            if not conn.ready.is_set() and conn.state == "starting":
+                conn.slow = True
+                self._notify(f"MCP server {conn.name!r} is slow to start: {conn.why_not_ready()}")
+        if any(c.slow for c in conns):
+            self._changed()
 
     def _read(self) -> bool:
         """Re-read mcp.json if its mtime or size changed; return whether it did."""
@@ -151,6 +178,7 @@ class McpManager:
                 )
                 for cfg in new:
                     conn = module.ServerConnection(cfg, self.timing, self.log_dir, self._on_conn)
+                    conn.elicitor = self.elicitor
                     self._connections[cfg.name] = conn
                     conn.start()
             self._changed()
@@ -214,6 +242,7 @@ class McpManager:
     def statuses(self) -> list[ServerStatus]:
         """Every configured server with its state, tools and last error, in file order."""
         out: list[ServerStatus] = []
+        names = assign_names(((t.server, t.name) for t in self._ready_tools()), self.reserved_names)
         for name, cfg in self._config.servers.items():
             conn = self._connections.get(name)
             target = _target(cfg)
@@ -222,21 +251,42 @@ class McpManager:
             elif conn is None:
                 out.append(ServerStatus(name, cfg.transport, True, "stopped", target=target))
             else:
+                state, error = conn.state, conn.last_error
+                started = conn.attempt_started
+                if state == "starting" and (
+                    conn.slow or time.monotonic() - started >= self.timing.slow_after
+                ):
+                    state, error = "slow", conn.why_not_ready()
+                model = {
+                    t.name: names[(name, t.name)] for t in conn.tools if (name, t.name) in names
+                }
                 out.append(
                     ServerStatus(
                         name,
                         cfg.transport,
                         True,
-                        conn.state,
+                        state,
                         conn.tools,
-                        conn.last_error,
+                        error,
                         conn.restarts,
                         target,
+                        model,
+                        conn.protocol,
+                        conn.resources,
+                        conn.prompts,
                     )
                 )
         for name, error in self._config.errors.items():
             out.append(ServerStatus(name, "?", False, "invalid", last_error=error))
         return out
+
+    def log_path(self, name: str) -> Path | None:
+        """Where server `name`'s log is (its stderr, the SDK's records, its notifications)."""
+        if self.log_dir is None:
+            return None
+        from koroku_desktop.mcp.sdk_log import log_file
+
+        return log_file(self.log_dir, name)
 
     # -- the tool source ---------------------------------------------------------------
 
@@ -248,20 +298,37 @@ class McpManager:
             for c in self._connections.values()
             if c.state == "ready" and current.get(c.name) == c.config
             for t in c.tools
+            if t.task_support != "required" or c.tasks_ok  # offered only when callable
         ]
 
     def specs(self, reserved: Collection[str] = ()) -> list[ToolSpec]:
         """Declarations of the tools of every ready server (names avoid `reserved`)."""
         self.reload_if_changed()
+        self.reserved_names = tuple(reserved)
         tools = self._ready_tools()
         names = assign_names(((t.server, t.name) for t in tools), reserved)
         self._names = {fn: pair for pair, fn in names.items()}
         specs = []
+        readable = self._readable_servers()
+        if readable and resource_tool.NAME not in reserved:
+            specs.append(resource_tool.spec(readable))
         for info in tools:
             fn = names[(info.server, info.name)]
             about = f"[MCP server {info.server!r}, tool {info.name!r}] {info.description}"
             specs.append(ToolSpec(name=fn, description=about, parameters=_schema(info)))
         return sorted(specs, key=lambda s: s.name)
+
+    def _call_limit(self) -> float:
+        return self.timing.call_timeout
+
+    def _readable_servers(self) -> list[str]:
+        """Ready servers that list resources (the model may read theirs)."""
+        current = self._config.servers
+        return [
+            c.name
+            for c in self._connections.values()
+            if c.state == "ready" and current.get(c.name) == c.config and c.resources
+        ]
 
     def _lookup(self, name: str) -> tuple[ServerConnection | None, McpToolInfo | None]:
         pair = self._names.get(name)
@@ -274,23 +341,43 @@ class McpManager:
         return conn, info
 
     def owns(self, name: str) -> bool:
-        """Whether `name` is an MCP tool offered in the last declarations."""
+        """Whether `name` is an MCP tool (of the last declarations, or of a server ready since)."""
+        if name == resource_tool.NAME:
+            return name not in self.reserved_names and bool(self._readable_servers())
+        if name not in self._names:
+            self.specs(self.reserved_names)
         return name in self._names
 
     def is_read_only(self, name: str) -> bool:
-        """Whether the server marked the tool `readOnlyHint`."""
+        """Whether the server marked the tool `readOnlyHint` (reading a resource is)."""
+        if name == resource_tool.NAME:
+            return True
         _, info = self._lookup(name)
         return info is not None and info.read_only
 
+    def is_destructive(self, name: str) -> bool:
+        """Whether the server marked the tool `destructiveHint` (and not read-only)."""
+        _, info = self._lookup(name)
+        return info is not None and info.destructive and not info.read_only
+
     def describe(self, name: str) -> str | None:
-        """`MCP server 'x', tool 'y'` for approval cards and prompts."""
+        """`MCP server 'x', tool 'y'` and the server's hints, for approval cards and prompts."""
+        if name == resource_tool.NAME:
+            return "MCP resources — read-only"
         pair = self._names.get(name)
-        return None if pair is None else f"MCP server {pair[0]!r}, tool {pair[1]!r}"
+        if pair is None:
+            return None
+        _, info = self._lookup(name)
+        hints = info.hints() if info is not None else []
+        about = f"MCP server {pair[0]!r}, tool {pair[1]!r}"
+        return f"{about} — {', '.join(hints)}" if hints else about
 
     async def call(
         self, name: str, args: dict[str, Any]
     ) -> tuple[dict[str, Any], list[InlineDataPart]]:
         """Run one MCP tool; every failure is an `{"error": ...}` response, never raised."""
+        if name == resource_tool.NAME:
+            return await self.read_resource(str(args.get("server", "")), str(args.get("uri", "")))
         pair = self._names.get(name)
         conn, _ = self._lookup(name)
         if pair is None or conn is None:
@@ -299,8 +386,19 @@ class McpManager:
         from koroku_desktop.mcp.results import to_response
 
         timeout = self.timing.call_timeout
+
+        def report(
+            done: float | None, total: float | None, text: str | None, task: str | None
+        ) -> None:
+            update = McpProgress(name, pair[0], pair[1], done, total, text, task)
+            for callback in list(self.on_progress):
+                try:
+                    callback(update)
+                except Exception:
+                    log.exception("MCP progress callback failed")
+
         try:
-            result = await conn.call(pair[1], args, timeout)
+            result = await conn.call(pair[1], args, timeout, report)
         except TimeoutError:
             return {"error": f"MCP server {pair[0]!r} did not answer within {timeout:g} s"}, []
         except McpUnavailable as exc:

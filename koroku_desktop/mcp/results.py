@@ -1,14 +1,17 @@
 """An MCP tool result -> the function response Koroku logs and sends, plus media parts.
 
 Text blocks are joined; `isError` becomes an `error` key (the one failure rule sees it);
-images, audio and binary documents Gemini reads become inline-data parts sent with the
-response; other embedded resources and links are listed by URI.
+images, audio and documents Gemini reads become inline-data parts sent with the response;
+embedded blobs of a text or JSON type are decoded to text; other binary types are named by
+URI, type and size; links are listed by URI. Long text is cut (`MAX_TEXT`), and said so.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
+from collections.abc import Callable
 from typing import Any
 
 from mcp_types import (
@@ -24,7 +27,38 @@ from mcp_types import (
 
 from koroku_desktop.domain.parts import InlineDataPart
 
-_MEDIA_PREFIXES = ("image/", "audio/", "application/pdf")
+GEMINI_INLINE = frozenset(
+    {
+        "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif",
+        "audio/wav", "audio/mp3", "audio/mpeg", "audio/aiff", "audio/aac", "audio/ogg",
+        "audio/flac", "video/mp4", "video/mpeg", "video/mov", "video/quicktime", "video/avi",
+        "video/x-flv", "video/mpg", "video/webm", "video/wmv", "video/3gpp", "application/pdf",
+    }
+)  # fmt: skip
+"""Types Gemini takes as inline data; other binary types are named, not sent."""
+
+_TEXT_TYPES = frozenset(
+    {"application/json", "application/xml", "application/javascript", "application/yaml",
+     "application/x-yaml", "application/toml", "application/sql", "application/x-sh",
+     "application/graphql", "application/ld+json", "image/svg+xml"}
+)  # fmt: skip
+
+
+def is_text_type(mime: str) -> bool:
+    """Whether content of `mime` is text a person (and the model) reads as such."""
+    base = mime.split(";", 1)[0].strip().lower()
+    return base.startswith("text/") or base in _TEXT_TYPES or base.endswith(("+json", "+xml"))
+
+
+MAX_TEXT = 200_000
+"""Characters of text one result may put before the model; the rest is cut, and said so."""
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """`text`, or its first `limit` characters with a note saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... cut: the result had {len(text):,} characters, {limit:,} kept]"
 
 
 def _valid_base64(data: str) -> bool:
@@ -35,6 +69,28 @@ def _valid_base64(data: str) -> bool:
     return True
 
 
+def blob_entry(
+    uri: str, mime_type: str | None, blob: str, add_media: Callable[[str, str, str], None]
+) -> dict[str, Any]:
+    """A base64 blob: text types decoded to text, Gemini's media inline, others named."""
+    mime = (mime_type or "application/octet-stream").split(";", 1)[0].strip().lower()
+    try:
+        raw = base64.b64decode(blob, validate=True)
+    except (binascii.Error, ValueError):
+        return {"uri": uri, "mime_type": mime, "error": "content that was not valid base64"}
+    if is_text_type(mime):
+        return {"uri": uri, "mime_type": mime, "text": clip(raw.decode("utf-8", "replace"))}
+    if mime in GEMINI_INLINE:
+        add_media(mime, blob, uri)
+        return {"uri": uri, "mime_type": mime, "attached": True}
+    return {
+        "uri": uri,
+        "mime_type": mime,
+        "size": len(raw),
+        "note": "binary content of a type the model cannot read; not sent",
+    }
+
+
 def to_response(result: CallToolResult) -> tuple[dict[str, Any], list[InlineDataPart]]:
     """The response dict and the media parts of one `tools/call` result."""
     texts: list[str] = []
@@ -42,9 +98,11 @@ def to_response(result: CallToolResult) -> tuple[dict[str, Any], list[InlineData
     resources: list[dict[str, Any]] = []
 
     def add_media(mime: str, data: str, uri: str | None = None) -> None:
-        if _valid_base64(data):
+        if uri is not None:  # a blob: blob_entry checked it and names it
             media.append(InlineDataPart(mime_type=mime, data=data))
-            resources.append({"attached": mime, **({"uri": uri} if uri else {})})
+        elif _valid_base64(data):
+            media.append(InlineDataPart(mime_type=mime, data=data))
+            resources.append({"attached": mime})
         else:
             texts.append(f"[{mime} content that was not valid base64 was dropped]")
 
@@ -56,24 +114,25 @@ def to_response(result: CallToolResult) -> tuple[dict[str, Any], list[InlineData
         elif isinstance(block, EmbeddedResource):
             res = block.resource
             if isinstance(res, TextResourceContents):
-                entry = {"uri": str(res.uri), "mime_type": res.mime_type, "text": res.text}
+                entry = {"uri": str(res.uri), "mime_type": res.mime_type, "text": clip(res.text)}
                 resources.append(entry)
             elif isinstance(res, BlobResourceContents):
-                mime = res.mime_type or "application/octet-stream"
-                if mime.startswith(_MEDIA_PREFIXES):
-                    add_media(mime, res.blob, str(res.uri))
-                else:
-                    resources.append({"uri": str(res.uri), "mime_type": mime, "binary": True})
+                resources.append(blob_entry(str(res.uri), res.mime_type, res.blob, add_media))
         elif isinstance(block, ResourceLink):
             resources.append({"uri": str(block.uri), "name": block.name, "link": True})
-    text = "\n".join(texts)
+    text = clip("\n".join(texts))
     response: dict[str, Any] = {}
     if result.is_error:
         response["error"] = text or "the MCP tool reported an error"
     else:
         response["result"] = text
-        if result.structured_content is not None:
-            response["structured"] = result.structured_content
+        structured = result.structured_content
+        if structured is not None:
+            size = len(json.dumps(structured, default=str))
+            if size <= MAX_TEXT:
+                response["structured"] = structured
+            else:
+                response["structured_cut"] = f"structured content of {size:,} characters left out"
     if resources:
         response["resources"] = resources
     return response, media

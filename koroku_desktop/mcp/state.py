@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ServerState = Literal["disabled", "invalid", "starting", "ready", "failed", "stopped"]
+ServerState = Literal["disabled", "invalid", "starting", "slow", "ready", "failed", "stopped"]
+"""`slow`: still starting after a front end stopped waiting (its reason in `last_error`)."""
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,46 @@ class McpToolInfo:
     input_schema: dict[str, Any] = field(default_factory=dict)
     read_only: bool = False
     """The server marked it `readOnlyHint` (it promises to change nothing)."""
+    destructive: bool = False
+    """The server marked it `destructiveHint: true` (it may delete or overwrite things)."""
+    open_world: bool = False
+    """The server marked it `openWorldHint: true` (it reaches things outside, e.g. the web)."""
+    task_support: str = "forbidden"
+    """`execution.taskSupport`: forbidden, optional or required (2025-11-25 tasks)."""
+
+    def hints(self) -> list[str]:
+        """The server's annotations as short phrases for an approval card."""
+        out = []
+        if self.read_only:
+            out.append("marked read-only")
+        elif self.destructive:
+            out.append("marked destructive: may delete or overwrite data")
+        if self.open_world:
+            out.append("marked open-world: reaches outside this computer")
+        return out
+
+
+@dataclass(frozen=True)
+class McpResourceInfo:
+    """One resource (or, with `template`, a URI template) a server lists."""
+
+    server: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str | None = None
+    template: bool = False
+
+
+@dataclass(frozen=True)
+class McpPromptInfo:
+    """One prompt a server lists: a slash command `/server:name` in `koroku chat`."""
+
+    server: str
+    name: str
+    description: str = ""
+    arguments: tuple[tuple[str, bool, str], ...] = ()
+    """(name, required, description) of each argument, in order."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +75,14 @@ class ServerStatus:
     restarts: int = 0
     target: str = ""
     """The command line (stdio) or URL (HTTP), for display."""
+    model_names: dict[str, str] = field(default_factory=dict)
+    """Tool name on the server -> the function name the model sees."""
+    protocol: str = ""
+    """The MCP revision negotiated with the server (e.g. 2026-07-28), once connected."""
+    resources: tuple[McpResourceInfo, ...] = ()
+    """Its resources and URI templates, as last listed."""
+    prompts: tuple[McpPromptInfo, ...] = ()
+    """Its prompts, as last listed."""
 
 
 @dataclass(frozen=True)
@@ -46,3 +96,61 @@ class McpTiming:
     backoff_base: float = 1.0
     backoff_max: float = 60.0
     stop_timeout: float = 8.0
+    elicit_timeout: float = 300.0
+    """A server's question left unanswered this long is declined."""
+    slow_after: float = 3.0
+    """A server still starting after this long is shown as slow, with what it waits for."""
+
+
+@dataclass(frozen=True)
+class McpProgress:
+    """A running MCP call's progress, as its server reported it (for the card and status)."""
+
+    function: str
+    """The function name the model called."""
+    server: str
+    tool: str
+    progress: float | None = None
+    total: float | None = None
+    message: str | None = None
+    task_status: str | None = None
+    """For a task: working, input_required, completed, failed or cancelled."""
+
+    def line(self) -> str:
+        """`server tool: 40% — Analyzing content...` for the terminal."""
+        return f"{self.server} {self.tool}: {self.detail()}"
+
+    def detail(self) -> str:
+        """`40% — Analyzing content...` (or `running`) for a card."""
+        bits = []
+        if self.progress is not None and self.total:
+            bits.append(f"{100 * self.progress / self.total:.0f}%")
+        elif self.progress is not None:
+            bits.append(f"{self.progress:g}")
+        if self.task_status and self.task_status != "working":
+            bits.append(self.task_status.replace("_", " "))
+        if self.message:
+            bits.append(self.message)
+        return " — ".join(bits) if bits else "running"
+
+
+@dataclass(frozen=True)
+class McpElicitation:
+    """A server's request for input: a form (`schema`) or a URL to open (`url`)."""
+
+    server: str
+    message: str
+    schema: dict[str, Any] = field(default_factory=dict)
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class McpElicitAnswer:
+    """The person's answer: accept (with the form's `content`), decline or cancel."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+Elicitor = Callable[[McpElicitation], Awaitable[McpElicitAnswer]]
+"""A front end's way of asking the person (a card, a terminal prompt)."""

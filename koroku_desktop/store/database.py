@@ -1,4 +1,13 @@
-"""Opening the SQLite file through Peewee: private file, WAL, one connection per thread."""
+"""The one database policy: every connection to a data dir's SQLite file is opened here.
+
+One `KorokuDatabase` per file and mode (Peewee 4's `SqliteDatabase`, which took in what
+`playhouse.sqlite_ext.SqliteExtDatabase` was), shared by the event log, its search index and
+vectors, the turn lease and the sync ledger (store/data_dir.py): WAL, `synchronous=NORMAL`, and the
+busy timeout from one setting (`KOROKU_BUSY_TIMEOUT_S`, 5 s by default). Its connections read
+SQLite's errors without trusting their bytes: a message that is not UTF-8 (damaged schema text
+quoted in it) is a `DatabaseError`, never a `UnicodeDecodeError`. This is the one module of the
+package that imports `sqlite3`.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +18,27 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from peewee import SqliteDatabase
+from peewee import PeeweeException, SqliteDatabase
 
-BUSY_TIMEOUT_S = 5.0
+Connection = sqlite3.Connection
+Error = sqlite3.Error
+DatabaseError = sqlite3.DatabaseError
+OperationalError = sqlite3.OperationalError
+IntegrityError = sqlite3.IntegrityError
+SQL_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, PeeweeException)
+"""What a failed statement raises (Peewee wraps sqlite3's errors in its own)."""
+
+
+def _busy_timeout_s() -> float:
+    """How long a statement waits for another writer: `KOROKU_BUSY_TIMEOUT_S`, else 5 s."""
+    try:
+        value = float(os.environ.get("KOROKU_BUSY_TIMEOUT_S", "5"))
+    except ValueError:
+        return 5.0
+    return value if 0 <= value <= 3600 else 5.0
+
+
+BUSY_TIMEOUT_S = _busy_timeout_s()
 PRAGMAS: tuple[tuple[str, Any], ...] = (
     ("journal_mode", "wal"),
     ("synchronous", "normal"),
@@ -19,8 +46,102 @@ PRAGMAS: tuple[tuple[str, Any], ...] = (
 )
 
 
+class UnreadableError(sqlite3.DatabaseError):
+    """SQLite failed with a message that is not UTF-8: text it quotes (the schema) is damaged."""
+
+
+def undecodable(exc: UnicodeDecodeError) -> UnreadableError:
+    """The database error a `UnicodeDecodeError` from sqlite3 stands for, its text repaired.
+
+    sqlite3 builds an error's message with a strict UTF-8 decode, so a damaged byte in the
+    schema text SQLite quotes raises `UnicodeDecodeError` in place of the real error.
+    """
+    raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+    text = raw.decode("utf-8", errors="replace")
+    if "malformed" not in text:
+        text = f"malformed database schema ({text})"
+    return UnreadableError(text)
+
+
+class SafeCursor(sqlite3.Cursor):
+    """A cursor whose statements raise database errors only (see `undecodable`)."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> SafeCursor:
+        try:
+            super().execute(sql, parameters)
+        except UnicodeDecodeError as exc:
+            raise undecodable(exc) from None
+        return self
+
+    def executemany(self, sql: str, parameters: Any, /) -> SafeCursor:
+        try:
+            super().executemany(sql, parameters)
+        except UnicodeDecodeError as exc:
+            raise undecodable(exc) from None
+        return self
+
+    def executescript(self, script: str, /) -> SafeCursor:
+        try:
+            super().executescript(script)
+        except UnicodeDecodeError as exc:
+            raise undecodable(exc) from None
+        return self
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except UnicodeDecodeError as exc:
+            raise undecodable(exc) from None
+
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        try:
+            return super().fetchmany(size if size is not None else self.arraysize)
+        except UnicodeDecodeError as exc:
+            raise undecodable(exc) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except UnicodeDecodeError as exc:
+            raise undecodable(exc) from None
+
+
+class SafeConnection(sqlite3.Connection):
+    """A connection whose cursors are `SafeCursor`s, `execute` and friends included."""
+
+    def cursor(self, factory: Any = SafeCursor) -> Any:
+        return super().cursor(factory)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> SafeCursor:
+        cursor: SafeCursor = self.cursor()
+        return cursor.execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> SafeCursor:
+        cursor: SafeCursor = self.cursor()
+        return cursor.executemany(sql, parameters)
+
+    def executescript(self, script: str, /) -> SafeCursor:
+        cursor: SafeCursor = self.cursor()
+        return cursor.executescript(script)
+
+
+def connect(target: str | Path, *, uri: bool = False, autocommit: bool = False) -> Connection:
+    """A connection outside the shared database (a backup target, a private watch, doctor's
+    read of a damaged file, a file to import): the same timeout and error reading."""
+    conn = sqlite3.connect(
+        str(target),
+        timeout=BUSY_TIMEOUT_S,
+        uri=uri,
+        check_same_thread=False,
+        factory=SafeConnection,
+        isolation_level=None if autocommit else "DEFERRED",
+    )
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    return conn
+
+
 class KorokuDatabase(SqliteDatabase):
-    """A Peewee SQLite database that remembers every per-thread connection it opened.
+    """The Peewee database of one file; remembers every per-thread connection it opened.
 
     Peewee keeps one connection per thread (worker threads of `asyncio.to_thread` included);
     `close_all` closes them all, which plain `close()` (current thread only) cannot.
@@ -29,22 +150,22 @@ class KorokuDatabase(SqliteDatabase):
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
+        self.path = Path(path)
         self.read_only = read_only
+        common: dict[str, Any] = {
+            "timeout": BUSY_TIMEOUT_S,
+            "check_same_thread": False,
+            "factory": SafeConnection,
+        }
         if read_only:
             super().__init__(
                 read_only_uri(path),
                 pragmas=[("busy_timeout", int(BUSY_TIMEOUT_S * 1000))],
-                timeout=BUSY_TIMEOUT_S,
-                check_same_thread=False,
                 uri=True,
+                **common,
             )
             return
-        super().__init__(
-            str(path),
-            pragmas=list(PRAGMAS),
-            timeout=BUSY_TIMEOUT_S,
-            check_same_thread=False,
-        )
+        super().__init__(str(path), pragmas=list(PRAGMAS), **common)
 
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection = super()._connect()  # type: ignore[misc]
@@ -76,7 +197,7 @@ def read_only_uri(path: Path) -> str:
     base = "file:" + urllib.parse.quote(str(path.resolve()))
     uri = base + "?mode=ro"
     try:
-        probe = sqlite3.connect(uri, uri=True)
+        probe = connect(uri, uri=True)
         try:
             probe.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         finally:
@@ -88,6 +209,15 @@ def read_only_uri(path: Path) -> str:
     except sqlite3.DatabaseError:
         return uri  # a damaged file: the caller's own queries meet and report the damage
     return uri
+
+
+def backup_to(conn: Connection, target: Path) -> None:
+    """Copy the database behind `conn` into the new file `target` (SQLite's backup API)."""
+    dest = connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
 
 
 def prepare_file(path: Path) -> bool:

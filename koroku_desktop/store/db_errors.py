@@ -1,22 +1,23 @@
 """What went wrong with the database file, said in one line with the way out.
 
-Every front end shows these instead of a traceback: a damaged (malformed or truncated) file,
-a read-only one, one locked by another process, or a full disk.
+The store's one error translation: every front end shows these instead of a traceback: a
+damaged file (malformed, truncated, a flipped byte in the schema text, a column name or a
+row's text), a read-only one, one locked by another process, or a full disk. Messages are
+read as SQLite gave them, never trusting their bytes (store/database.py repairs those that are
+not UTF-8 before they get here).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import sqlite3
 from pathlib import Path
 
-import peewee
-
+from koroku_desktop.store.database import SQL_ERRORS
 from koroku_desktop.store.log.event_log import SqliteEventLog
 from koroku_desktop.store.log.migrations import MigrationNeeded
 
-DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, peewee.PeeweeException, OSError)
+DB_ERRORS: tuple[type[Exception], ...] = (*SQL_ERRORS, OSError)
 """What a database failure may be raised as (Peewee wraps sqlite3's errors in its own)."""
 
 
@@ -48,6 +49,20 @@ def explain(exc: BaseException, path: Path) -> str | None:
     return None
 
 
+_DAMAGE = (
+    "malformed",
+    "not a database",
+    "corrupt",
+    "could not decode",  # a row's text that is not UTF-8 (turn_id, writer, ...)
+    "no such column",  # a flipped byte in a column's name in the schema text
+    "no such table",
+    "has no column named",
+    "no such index",
+)
+"""What SQLite says about a damaged file (the migrations wrote every table, column and index,
+so one missing later is damage, not a version difference)."""
+
+
 def _explain_one(exc: BaseException, path: Path) -> str | None:
     text = str(exc).lower()
     if (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "disk is full" in text:
@@ -61,7 +76,7 @@ def _explain_one(exc: BaseException, path: Path) -> str | None:
             "there for this command. Fix the permissions or mount, or set KOROKU_HOME to a "
             "writable folder. (`history`, `search` and `export` work read-only.)"
         )
-    if not isinstance(exc, sqlite3.Error | peewee.PeeweeException):
+    if not isinstance(exc, SQL_ERRORS):
         return None
     if "locked" in text or "busy" in text:
         return (
@@ -74,7 +89,7 @@ def _explain_one(exc: BaseException, path: Path) -> str | None:
             "permissions or mount, or set KOROKU_HOME to a writable folder. (`history`, "
             "`search` and `export` work read-only.)"
         )
-    if "malformed" in text or "not a database" in text or "corrupt" in text:
+    if any(sign in text for sign in _DAMAGE):
         backups = _backups(path)
         extra = f" Backups: {', '.join(b.name for b in backups)}." if backups else ""
         return (

@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +25,8 @@ from pathlib import Path
 
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
+from koroku_desktop.store.data_dir import DataDir, data_dir_for, release
+from koroku_desktop.store.database import Connection, Error, KorokuDatabase
 
 log = logging.getLogger(__name__)
 
@@ -71,29 +72,29 @@ class SqliteTurnLock:
         self.ttl = ttl
         self.heartbeat = heartbeat
         self.clock = clock
-        self._conn: sqlite3.Connection | None = None
+        self._dir: DataDir | None = None
         self._conn_lock = threading.Lock()
         self._beats: dict[str, threading.Event] = {}
 
     # -- the connection ---------------------------------------------------------------------
 
-    def _db(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = sqlite3.connect(
-                self.path, timeout=5, isolation_level=None, check_same_thread=False
-            )
-            # A lease need not survive a power cut (it would have expired): no fsync.
-            self._conn.execute("PRAGMA synchronous = normal")
-        return self._conn
+    def _shared(self) -> KorokuDatabase:
+        """The data dir's one database (store/database.py), shared with its event log."""
+        if self._dir is None:
+            self._dir = data_dir_for(self.path)
+        return self._dir.database
+
+    def _db(self) -> Connection:
+        return self._shared().conn()
 
     def close(self) -> None:
-        """Release every lease this instance holds and close its connection."""
+        """Release every lease this instance holds and let go of the database."""
         for conversation_id in list(self._beats):
             self.release(conversation_id)
         with self._conn_lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            if self._dir is not None:
+                release(self._dir)
+                self._dir = None
 
     # -- the lease -------------------------------------------------------------------------
 
@@ -102,7 +103,11 @@ class SqliteTurnLock:
         if row is None:
             return None
         owner, front_end, host, pid, turn_id, expires_at = row
-        pid_number, expiry = int(str(pid)), float(str(expires_at))
+        try:
+            pid_number, expiry = int(str(pid)), float(str(expires_at))
+        except ValueError:  # a damaged lease row holds nothing: the next taker replaces it
+            log.warning("ignoring a damaged turn lease row: %r", row)
+            return None
         holder = LockHolder(str(owner), str(front_end), str(host), pid_number, str(turn_id), expiry)
         if holder.owner == self.owner or holder.expires_at <= self.clock():
             return None
@@ -123,8 +128,7 @@ class SqliteTurnLock:
             busy = self._live_holder(db.execute(_SELECT, (conversation_id,)).fetchone())
             if busy is not None:
                 return busy
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._shared().atomic("IMMEDIATE"):
                 busy = self._live_holder(db.execute(_SELECT, (conversation_id,)).fetchone())
                 if busy is None:
                     now = self.clock()
@@ -143,10 +147,6 @@ class SqliteTurnLock:
                             now + self.ttl,
                         ),
                     )
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
         if busy is None:
             self._start_heartbeat(conversation_id)
         return busy
@@ -183,7 +183,7 @@ class SqliteTurnLock:
                     if not self._renew(conversation_id):
                         log.warning("the turn lease of %r was taken over", conversation_id)
                         return
-                except sqlite3.Error:
+                except Error:
                     log.warning("could not renew the turn lease; retrying", exc_info=True)
 
         threading.Thread(target=beat, name=f"turn-lease-{conversation_id}", daemon=True).start()

@@ -15,7 +15,6 @@ instead of being inserted again.
 from __future__ import annotations
 
 import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 
 from koroku_desktop.domain.coverage import restated_by_id
 from koroku_desktop.domain.events import StoredEvent
+from koroku_desktop.store.data_dir import data_dir_for, release
 from koroku_desktop.store.local_lease import pid_alive
 from koroku_desktop.store.log.event_log import SqliteEventLog
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
@@ -47,17 +47,18 @@ class SqliteSyncLedger:
 
     def __init__(self, log: SqliteEventLog) -> None:
         self.log = log
-        self._conn = sqlite3.connect(log.path, timeout=10, check_same_thread=False)
+        self._dir = data_dir_for(log.path)
+        self._db = self._dir.database
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        """Close the ledger's own connection (the log stays open)."""
+        """Let go of the data dir's database (the log stays open)."""
         with self._lock:
-            self._conn.close()
+            release(self._dir)
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:
-            return list(self._conn.execute(sql, tuple(params)).fetchall())
+            return list(self._db.conn().execute(sql, tuple(params)).fetchall())
 
     # -- state -----------------------------------------------------------------------------
 
@@ -68,13 +69,12 @@ class SqliteSyncLedger:
 
     def set_state(self, name: str, value: str) -> None:
         """Set a value of `sync_state`."""
-        with self._lock:
-            self._conn.execute(
+        with self._lock, self._db.atomic("IMMEDIATE"):
+            self._db.conn().execute(
                 "INSERT INTO sync_state (name, value) VALUES (?, ?)"
                 " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
                 (name, value),
             )
-            self._conn.commit()
 
     def pulled_position(self) -> int:
         """The hub position this device has everything up to (0: nothing yet)."""
@@ -169,8 +169,8 @@ class SqliteSyncLedger:
         if not id_less:
             return list(positions)
         by_seq = [(hub, id_less[event_id]) for event_id, hub in positions if event_id in id_less]
-        with self._lock, self._conn:
-            self._conn.executemany(_SET_HUB_SEQ_BY_SEQ, by_seq)
+        with self._lock, self._db.atomic("IMMEDIATE"):
+            self._db.conn().executemany(_SET_HUB_SEQ_BY_SEQ, by_seq)
         return [(event_id, hub) for event_id, hub in positions if event_id not in id_less]
 
     # -- pull ------------------------------------------------------------------------------

@@ -26,6 +26,10 @@ class ToolLookup(Protocol):
         """Whether the tool's source marked it read-only (an MCP `readOnlyHint`)."""
         ...
 
+    def is_destructive(self, name: str) -> bool:
+        """Whether the tool's source marked it destructive (an MCP `destructiveHint`)."""
+        ...
+
 
 class ApprovalPolicy:
     """Decides whether to ask before a call, and remembers session and permanent grants.
@@ -35,7 +39,8 @@ class ApprovalPolicy:
     if they set `needs_approval = False`: a tool file written by the model must not be able
     to approve itself. Unknown tools ask too, so that a tool appearing between the check and
     the call can never skip the question. MCP tools ask like `bash`; "always" is per server
-    tool (its function name); read-only ones skip the question only with `trust_read_only`.
+    tool (its function name); read-only ones skip the question only with `trust_read_only`;
+    ones their server marks destructive ask every time, whatever was granted.
     """
 
     def __init__(
@@ -68,10 +73,14 @@ class ApprovalPolicy:
             verdict = cls.approval_for(args, workspace)
             if verdict == "always_ask":
                 return True
+            if verdict == "no_change":
+                return False
             if verdict == "ask":
                 return not self.is_granted(tool_name)
         if cls is not None and builtin and not cls.needs_approval:
             return False
+        if cls is None and registry.is_destructive(tool_name):
+            return True
         if self.trust_read_only and cls is None and registry.is_read_only(tool_name):
             return False
         return not self.is_granted(tool_name)

@@ -128,7 +128,9 @@ class AgentTool(BaseModel):
     @classmethod
     def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
         """How a call with these arguments is approved: `policy` (the tool's usual rule),
-        `ask` (ask unless granted) or `always_ask` (ask even when granted always)."""
+        `ask` (ask unless granted), `always_ask` (ask even when granted always) or `no_change`
+        (the call can change nothing, e.g. an edit with nothing to replace: it runs, fails
+        with its reason, and nobody is asked about "(no change)")."""
         return "policy"
 
     @classmethod

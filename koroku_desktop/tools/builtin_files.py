@@ -173,6 +173,13 @@ class EditFile(AgentTool):
         default=False, description="Replace every occurrence instead of exactly one."
     )
 
+    @classmethod
+    def approval_for(cls, args: dict[str, Any], workspace: Path) -> str:
+        """An edit with nothing to replace changes nothing: it is not put to the person (it
+        fails with its reason); every other edit follows the policy."""
+        old = args.get("old_str")
+        return "no_change" if not isinstance(old, str) or not old else "policy"
+
     async def execute(self, ctx: ToolContext) -> dict[str, Any]:
         """Edit the file in a worker thread."""
         path = ctx.resolve(self.path)

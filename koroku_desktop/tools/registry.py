@@ -46,6 +46,10 @@ class ToolSource(Protocol):
         """Whether the tool promises to change nothing."""
         ...
 
+    def is_destructive(self, name: str) -> bool:
+        """Whether the tool says it may delete or overwrite things (asked every time)."""
+        ...
+
     def describe(self, name: str) -> str | None:
         """Where the tool comes from, for the approval prompt (e.g. the server and tool)."""
         ...
@@ -145,6 +149,11 @@ class ToolRegistry:
         """Whether a source's tool promises to change nothing (e.g. MCP `readOnlyHint`)."""
         source = self._source_of(name) if self.get(name) is None else None
         return source is not None and source.is_read_only(name)
+
+    def is_destructive(self, name: str) -> bool:
+        """Whether a source's tool says it may delete or overwrite (MCP `destructiveHint`)."""
+        source = self._source_of(name) if self.get(name) is None else None
+        return source is not None and source.is_destructive(name)
 
     def describe(self, name: str) -> str | None:
         """Where a source's tool comes from (None for built-in and user tools)."""

@@ -19,9 +19,12 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 from koroku_desktop.agent.memory_events import record_edit
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
+from koroku_desktop.app.settings_store import overriding_variable
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.ui.background_work import compact_long_history, sync_memory, warm_up
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.mcp_elicit_view import WindowElicitor
+from koroku_desktop.ui.chat.mcp_progress import McpProgressFollower
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
@@ -79,7 +82,7 @@ class Desktop(QObject):
         self.settings_dialog: SettingsDialog | None = None
         self.global_shortcut = GlobalShortcut()
         self.welcome: WelcomeCard | None = welcome_if_first_start(
-            self.window, self.runtime.settings_store, paths
+            self.window, self.runtime.settings_store, paths, tray=self.tray is not None
         )
         self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime.model)
         self.notices = TrayNotices(
@@ -105,6 +108,8 @@ class Desktop(QObject):
         self.window.history_requested.connect(self.show_history)
         self.window.history_seq_requested.connect(self.show_in_history)
         self.window.settings_requested.connect(self.show_settings)
+        self.window.model_chosen.connect(self._choose_model)
+        self._show_model(self.runtime.settings)
         if self.setup_card is not None:
             self.setup_card.key_stored.connect(self._key_changed)
         self.server.show_requested.connect(self.show_chat)
@@ -120,6 +125,8 @@ class Desktop(QObject):
             self.tray.quit_requested.connect(self.request_quit)
             self.tray.history_requested.connect(self.show_history)
             self.tray.settings_requested.connect(self.show_settings)
+            self.tray.chat_shortcuts.connect(self.show_chat)
+            self.tray.chat_shortcuts.connect(self.window.show_shortcuts)
             self.tray.show()
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -137,6 +144,10 @@ class Desktop(QObject):
         SyncFollower(self.runtime, self.bridge, self._reload, self._keep).start()
         self.memory_sync = asyncio.ensure_future(sync_memory(self.runtime))  # off the start-up path
         self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
+        if self.runtime.mcp is not None:
+            self.mcp_progress = McpProgressFollower(self.runtime.mcp, self.window.model, self)
+            self.mcp_elicitor = WindowElicitor(self.window.approvals)
+            self.runtime.mcp.elicitor = self.mcp_elicitor
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
@@ -244,6 +255,7 @@ class Desktop(QObject):
                     self.runtime.paths.home,
                 ),
             )
+            self.history.finished.connect(self.window.refocus_input)
         else:
             self.history.refresh()
         self.history.show()
@@ -266,13 +278,28 @@ class Desktop(QObject):
             )
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
+            self.settings_dialog.finished.connect(self.window.refocus_input)
         self.settings_dialog.show()
         self.settings_dialog.raise_()
         self.settings_dialog.activateWindow()
         return self.settings_dialog
 
+    def _choose_model(self, model: str) -> None:
+        """The composer's model picker: the same setting as Settings → Model, saved now."""
+        try:
+            settings = self.runtime.settings_store.update({"model": model})
+        except (ValueError, OSError) as exc:  # pydantic's ValidationError is a ValueError
+            self.window.show_hint(f"The model was not changed: {exc}")
+            self._show_model(self.runtime.settings)
+            return
+        self._settings_applied(settings)
+
+    def _show_model(self, settings: Settings) -> None:
+        self.window.composer.model_picker.show_model(settings.model, overriding_variable("model"))
+
     def _settings_applied(self, settings: Settings) -> None:
         self.window.model_label.setText(settings.model)
+        self._show_model(settings)
         self.bridge.emit_meter()
 
     def _key_changed(self) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.supersede import SupersedeError
-from koroku_desktop.app.runtime import AttachmentStore
+from koroku_desktop.app.runtime import DB_ERRORS, AttachmentStore
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import new_id
@@ -46,6 +45,10 @@ class QueuedTurn:
 
     turn_id: str
     text: str
+
+
+_DISMISS_ERRORS: tuple[type[Exception], ...] = (ValueError, *DB_ERRORS)
+"""A dismissal refused (a stale passage) or not written (the database)."""
 
 
 class AgentBridge(QObject):
@@ -79,6 +82,7 @@ class AgentBridge(QObject):
         self._read_page: PageReader | None = None
         self._queued: list[QueuedTurn] = []
         self._tasks: list[asyncio.Task[Any]] = []
+        self._turn_tasks: dict[str, asyncio.Task[Any]] = {}
         self._active = 0
         self._approvals = ApprovalDesk(self.approval_requested.emit, self.approval_closed.emit)
         self.last_error: str | None = None
@@ -124,6 +128,24 @@ class AgentBridge(QObject):
     def queued(self) -> list[str]:
         """Messages sent during a turn, waiting in order."""
         return [q.text for q in self._queued]
+
+    @property
+    def queued_turns(self) -> list[QueuedTurn]:
+        """The waiting messages with their turn ids (to remove or edit one)."""
+        return list(self._queued)
+
+    def unqueue(self, turn_id: str) -> str | None:
+        """Take a waiting message out of the queue before its turn starts (nothing of it is
+        written); its text, or None when it is no longer waiting."""
+        entry = next((q for q in self._queued if q.turn_id == turn_id), None)
+        task = self._turn_tasks.get(turn_id)
+        if entry is None or task is None or task.done():
+            return None
+        self._dequeue(turn_id)
+        if self._head is entry:
+            self._head = None
+        task.cancel()
+        return entry.text
 
     def _emit_queue(self) -> None:
         self.queue_changed.emit(self.queued)
@@ -229,11 +251,14 @@ class AgentBridge(QObject):
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.error.emit(self.last_error)
             return None
-        finally:
-            self._active -= 1
-            if self._active == 0:
-                self._set_waiting("")
-                self.busy_changed.emit(False)
+
+    def _turn_ended(self, _task: asyncio.Task[Any]) -> None:
+        """A turn's task is done (also one cancelled before it ever ran: removed from the
+        queue), so it no longer counts as busy."""
+        self._active -= 1
+        if self._active == 0:
+            self._set_waiting("")
+            self.busy_changed.emit(False)
 
     def _keep(self, attached: Sequence[PendingAttachment]) -> list[AttachmentPart]:
         """Store the attached files in the blob store (in a worker thread)."""
@@ -269,6 +294,9 @@ class AgentBridge(QObject):
         )
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
+        task.add_done_callback(self._turn_ended)
+        self._turn_tasks[turn_id] = task
+        task.add_done_callback(lambda _t: self._turn_tasks.pop(turn_id, None))
         return task
 
     @Slot(str)
@@ -322,7 +350,7 @@ class AgentBridge(QObject):
         """Record that a remembered passage was not relevant (the chip greys when it lands)."""
         try:
             await dismiss_remembered(self.agent, passage_seq, surfaced_seq)
-        except (ValueError, sqlite3.Error) as exc:
+        except _DISMISS_ERRORS as exc:
             self.error.emit(f"Could not dismiss the remembered passage: {exc}")
 
     # -- following the log -------------------------------------------------------------

@@ -31,6 +31,7 @@ class TrayIcon(QObject):
     quick_ask = Signal()
     quit_requested = Signal()
     shortcut_help = Signal()
+    chat_shortcuts = Signal()
     history_requested = Signal()
     settings_requested = Signal()
 
@@ -47,6 +48,7 @@ class TrayIcon(QObject):
         self._add("History && memory", self.history_requested)
         self._add("Settings", self.settings_requested)
         self._add("Keyboard shortcut…", self.shortcut_help)
+        self._add("Chat window shortcuts", self.chat_shortcuts)
         self.menu.addSeparator()
         self._add("Quit", self.quit_requested)
         self.icon.setContextMenu(self.menu)

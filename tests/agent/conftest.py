@@ -19,7 +19,6 @@ from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
-from tests.fakes.fixtures import TEST_API_KEY, fake_gemini
 from tests.fakes.gemini_replies import (
     CallsReply,
     ErrorReply,
@@ -28,8 +27,7 @@ from tests.fakes.gemini_replies import (
     TextReply,
 )
 from tests.fakes.gemini_server import FakeGemini
-
-__all__ = ["fake_gemini"]
+from tests.support.gemini import TEST_API_KEY
 
 MODEL = "gemini-test"
 

@@ -14,17 +14,11 @@ from koroku_desktop.agent.cut import (
     recent_start,
 )
 from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
+from tests.support.builders import model as _model_text
+from tests.support.builders import user as _user
 
 _text = st.text(alphabet="abcdefghij ", min_size=1, max_size=400)
-
-
-def _user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])
-
-
-def _model_text(text: str) -> MessageEvent:
-    return MessageEvent(role="model", origin="model", parts=[TextPart(text=text)])
 
 
 @st.composite

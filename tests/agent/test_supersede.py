@@ -20,6 +20,7 @@ from koroku_desktop.blobs.attachments import AttachmentStore
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import MessageEvent, SupersededEvent
+from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.store import SqliteEventLog
@@ -37,6 +38,7 @@ from tests.fakes.gemini_replies import (
     said_text,
 )
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import async_wait_until
 
 Build = Callable[[str], Agent]
 
@@ -155,10 +157,12 @@ async def test_a_turn_appended_meanwhile_makes_the_supersede_fail_cleanly(
     turn = last_turn(app.view)
     assert turn is not None
     # Another writer holds the lease and appends its turn while the app asks to regenerate.
+    waited: list[LockHolder] = []
+    app.hooks.on_turn_waiting.append(waited.append)
     async with terminal.hold_turn():
         regenerate = asyncio.ensure_future(app.run_turn(None, replacing=turn.turn_id))
-        await asyncio.sleep(0.3)
-        assert not regenerate.done(), "the supersede waits for the lease"
+        await async_wait_until(lambda: waited or regenerate.done())
+        assert waited and not regenerate.done(), "the supersede waits for the lease"
         await terminal.append(
             [
                 MessageEvent(role="user", origin="person", parts=[TextPart(text="question two")]),
@@ -200,9 +204,11 @@ async def test_a_koroku_ask_process_appending_meanwhile_stops_the_supersede(
     other = Koroku(koroku_home, tmp_path / "workspace").popen("ask", "question two")
     try:
         assert await asyncio.to_thread(reached.wait, 60), "the ask process never asked"
+        waited: list[LockHolder] = []
+        app.hooks.on_turn_waiting.append(waited.append)
         regenerate = asyncio.ensure_future(app.run_turn(None, replacing=turn.turn_id))
-        await asyncio.sleep(0.5)
-        assert not regenerate.done(), "the supersede waits for the other process's lease"
+        await async_wait_until(lambda: waited or regenerate.done())
+        assert waited and not regenerate.done(), "the supersede waits for the other's lease"
         release.set()
         with pytest.raises(SupersedeError, match="moved on"):
             await regenerate

@@ -10,11 +10,8 @@ import pytest
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.store import SqliteEventLog
 from tests.cli.test_recall_commands import Koroku, with_notes
-from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
-
-__all__ = ["fake_gemini"]
 
 pytestmark = pytest.mark.slow
 

@@ -17,9 +17,9 @@ from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.agent.test_recall_by_meaning import _Yes
 from tests.cli.test_recall_commands import Koroku, koroku
-from tests.fakes.fixtures import TEST_API_KEY, fake_gemini
+from tests.fakes.fixtures import TEST_API_KEY
 
-__all__ = ["fake_gemini", "koroku"]
+__all__ = ["koroku"]
 
 pytestmark = pytest.mark.slow
 

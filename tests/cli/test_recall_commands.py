@@ -26,7 +26,6 @@ from koroku_desktop.maintenance.portable import (
     write_export,
 )
 from koroku_desktop.store import SqliteEventLog
-from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_replies import (
     CallsReply,
     ReceivedRequest,
@@ -35,8 +34,6 @@ from tests.fakes.gemini_replies import (
     TextReply,
 )
 from tests.fakes.gemini_server import FakeGemini
-
-__all__ = ["fake_gemini"]
 
 pytestmark = pytest.mark.slow
 

@@ -10,9 +10,8 @@ import pytest
 
 from koroku_desktop.store.vectors.store import INDEX_FOLDER
 from tests.cli.test_recall_commands import Koroku, koroku
-from tests.fakes.fixtures import fake_gemini
 
-__all__ = ["fake_gemini", "koroku"]
+__all__ = ["koroku"]
 
 pytestmark = pytest.mark.slow
 

@@ -11,18 +11,12 @@ from koroku_desktop.domain.events import (
     StoredEvent,
 )
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from tests.support.builders import model as model_text
+from tests.support.builders import user
 
 
 def _stored(seq: int, event: Event) -> StoredEvent:
     return StoredEvent(seq=seq, conversation_id="c", created_at=float(seq), event=event)
-
-
-def user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", parts=[TextPart(text=text)])
-
-
-def model_text(text: str) -> MessageEvent:
-    return MessageEvent(role="model", parts=[TextPart(text=text)])
 
 
 def calls(*names: str) -> MessageEvent:

@@ -78,7 +78,9 @@ def test_locked_database_says_so(koroku: Koroku, fake_gemini: FakeGemini) -> Non
     holder.execute("BEGIN EXCLUSIVE")
     try:
         fake_gemini.reply_text("never stored")
-        _one_clear_line(koroku.run("ask", "blocked"), "locked", "Try again")
+        # The lock is never given back: a short busy timeout fails as the default 5 s would.
+        blocked = koroku.run("ask", "blocked", KOROKU_BUSY_TIMEOUT_S="0.2")
+        _one_clear_line(blocked, "locked", "Try again")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -1,23 +1,8 @@
-"""Pytest fixtures for the fake Gemini server; a conftest imports `fake_gemini` from here."""
+"""The fake Gemini server's fixtures, kept importable here; they live in tests/support/gemini.py
+and reach every test through the tests/support plugin, so no conftest needs to import them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from tests.support.gemini import TEST_API_KEY, fake_gemini, fake_gemini_server
 
-import pytest
-
-from tests.fakes.gemini_server import FakeGemini
-
-TEST_API_KEY = "test-key"
-
-
-@pytest.fixture
-def fake_gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
-    """A running FakeGemini; the SDK reaches it through GOOGLE_GEMINI_BASE_URL and a test key."""
-    fake = FakeGemini().start()
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
-    monkeypatch.setenv("GEMINI_API_KEY", TEST_API_KEY)
-    try:
-        yield fake
-    finally:
-        fake.stop()
+__all__ = ["TEST_API_KEY", "fake_gemini", "fake_gemini_server"]

@@ -208,6 +208,29 @@ class FakeGemini:
             self._fallback = None
             self._issued.clear()
 
+    def reset_all(self, default_text: str = "ok") -> FakeGemini:
+        """Back to a freshly started server, on the same port (between tests of a session).
+
+        Beyond `reset`: pending delays end as dropped connections, open connections are cut
+        (a client of the previous test cannot leak into the next), and the files, limits,
+        outage and implicit-cache memory are forgotten.
+        """
+        stopping, self._stopping = self._stopping, threading.Event()
+        stopping.set()
+        with self._lock:
+            conns = list(self._conns)
+        for conn in conns:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        self.reset()
+        with self._lock:
+            self.default_text = default_text
+            self.max_input_tokens = None
+            self.embedding_outage = None
+            self.files = FakeFiles()
+            self._cache_pieces = []
+        return self
+
     # -- scripting ------------------------------------------------------------------------
 
     def script(self, *steps: Step) -> FakeGemini:

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 import pytest
 
 from koroku_desktop.llm.gemini import GeminiChatModel
-from tests.fakes.fixtures import TEST_API_KEY, fake_gemini
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.gemini import TEST_API_KEY
 
-__all__ = ["fake_gemini", "make_model", "model"]
+__all__ = ["make_model", "model"]
 
 
 def make_model(api_key: str = TEST_API_KEY, **kwargs: object) -> GeminiChatModel:

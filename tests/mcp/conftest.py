@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from koroku_desktop.mcp import McpManager, McpTiming
-from tests.e2e.conftest import koroku
-from tests.fakes.fixtures import fake_gemini
-
-__all__ = ["fake_gemini", "koroku"]
 
 PNG_B64 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5"
@@ -29,6 +27,12 @@ PNG_B64 = (
 SERVERS = Path(__file__).resolve().parent / "servers"
 TOOL_SERVER = SERVERS / "tool_server.py"
 HANG_SERVER = SERVERS / "hang_server.py"
+RICH_SERVER = SERVERS / "rich_server.py"
+EVERYTHING = (
+    Path(__file__).resolve().parent
+    / "node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+)
+"""The reference server, installed by `.ci/run` (`npm ci --prefix tests/mcp/node`)."""
 
 FAST = McpTiming(
     start_timeout=15.0,
@@ -50,6 +54,38 @@ def stdio_entry(calls: Path, **extra: Any) -> dict[str, Any]:
 def hang_entry() -> dict[str, Any]:
     """A stdio server that never answers."""
     return {"command": sys.executable, "args": [str(HANG_SERVER)]}
+
+
+def rich_entry() -> dict[str, Any]:
+    """rich_server.py over stdio (hints, blobs, logs, a lying output schema)."""
+    return {"command": sys.executable, "args": [str(RICH_SERVER)]}
+
+
+def everything_script() -> Path:
+    """server-everything's entry script; fails (never skips) when it is not installed."""
+    if not EVERYTHING.exists() or shutil.which("node") is None:
+        pytest.fail(
+            "server-everything is missing: run `npm ci --prefix tests/mcp/node` (.ci/run does)"
+        )
+    return EVERYTHING
+
+
+def everything_entry() -> dict[str, Any]:
+    """server-everything over stdio, as mcp.json starts it."""
+    return {"command": str(shutil.which("node")), "args": [str(everything_script()), "stdio"]}
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str) -> None:
+    """Until something listens on 127.0.0.1:`port` (fails if `proc` exits first)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited")
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not start")
 
 
 def write_config(path: Path, servers: dict[str, Any]) -> None:
@@ -106,32 +142,35 @@ def calls_file(tmp_path: Path) -> Path:
     return tmp_path / "calls.jsonl"
 
 
+@contextmanager
+def serving(argv: list[str], env: dict[str, str], port: int, what: str) -> Iterator[str]:
+    """Run an HTTP MCP server process until the block ends; yields its /mcp URL."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc, what)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @pytest.fixture
 def http_server(calls_file: Path) -> Iterator[str]:
     """tool_server.py over streamable HTTP on a free 127.0.0.1 port; yields its URL."""
     port = _free_port()
     env = {**os.environ, "MCP_CALLS_FILE": str(calls_file)}
-    proc = subprocess.Popen(
-        [sys.executable, str(TOOL_SERVER), "http", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None:
-                raise RuntimeError("the HTTP MCP server exited")
-            time.sleep(0.05)
-        else:
-            raise RuntimeError("the HTTP MCP server did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    argv = [sys.executable, str(TOOL_SERVER), "http", str(port)]
+    with serving(argv, env, port, "the HTTP MCP server") as url:
+        yield url
+
+
+@pytest.fixture
+def everything_http() -> Iterator[str]:
+    """server-everything over streamable HTTP on a free port; yields its URL."""
+    port = _free_port()
+    argv = [str(shutil.which("node")), str(everything_script()), "streamableHttp"]
+    with serving(argv, {**os.environ, "PORT": str(port)}, port, "server-everything") as url:
+        yield url
 
 
 @pytest.fixture

@@ -34,17 +34,19 @@ def test_mcp_list_shows_servers_state_tools_and_errors(koroku: Koroku) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SERVER", "TRANSPORT", "ENABLED", "STATUS", "TOOLS"]
     rows = {line.split()[0]: line.split() for line in lines if not line.startswith(" ")}
-    assert rows["local"][1:] == ["stdio", "yes", "ready", "9"]
+    assert rows["local"][1:] == ["stdio", "yes", "ready", "10"]
     assert rows["off"][1:4] == ["stdio", "no", "disabled"]
     assert rows["dies"][3] == "failed"
     assert rows["typo"][3] == "invalid"
-    assert "    tools: echo, peek (read-only), snapshot, document," in result.stdout
+    assert "      local_echo <- echo\n      local_peek <- peek (read-only)\n" in result.stdout
+    assert "      local_weird_name_with_chars_ <- weird name/with:chars!\n" in result.stdout
     assert "cannot start" in result.stdout and "'typo' in mcp.json" in result.stdout
 
-    data = json.loads(koroku.run("mcp", "list", "--json").stdout)
+    data = json.loads(koroku.run("mcp", "list", "--json", "--wait", "30").stdout)
     local = next(s for s in data["servers"] if s["name"] == "local")
     assert local["status"] == "ready" and local["transport"] == "stdio"
-    assert {"name": "peek", "description": "Read the server's notes (changes nothing).",
+    assert {"name": "peek", "model_name": "local_peek",
+            "description": "Read the server's notes (changes nothing).",
             "read_only": True} in local["tools"]  # fmt: skip
 
 
@@ -62,7 +64,7 @@ def test_ask_yes_calls_an_mcp_tool_end_to_end(koroku: Koroku, fake_gemini: FakeG
     write_config(koroku.home / "mcp.json", {"notes": stdio_entry(calls)})
     fake_gemini.reply_calls(("notes_echo", {"text": "from gemini"}))
     fake_gemini.reply_text("The server echoed it.")
-    result = koroku.run("ask", "--yes", "echo through MCP")
+    result = koroku.run("ask", "--yes", "echo through MCP", KOROKU_MCP_WAIT="60")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "The server echoed it."
     assert "✓ notes_echo" in result.stderr
@@ -85,7 +87,7 @@ def test_ask_without_yes_and_no_terminal_denies_and_the_server_is_not_called(
     )
     fake_gemini.reply_calls(("notes_echo", {"text": "nope"}))
     fake_gemini.reply_text("I was not allowed.")
-    result = koroku.run("ask", "echo through MCP")
+    result = koroku.run("ask", "echo through MCP", KOROKU_MCP_WAIT="60")
     assert result.returncode == 0, result.stderr
     assert "MCP server 'notes', tool 'echo'" in result.stderr
     assert "koroku: MCP server 'broken' failed to start" in result.stderr
@@ -100,7 +102,9 @@ def test_chat_offers_mcp_tools_and_stops_the_servers_on_exit(
     write_config(koroku.home / "mcp.json", {"notes": stdio_entry(calls)})
     fake_gemini.reply_calls(("notes_peek", {}))
     fake_gemini.reply_text("The notes say hello.")
-    result = koroku.run("chat", "--yes", stdin="what do the notes say?\nexit\n")
+    result = koroku.run(
+        "chat", "--yes", stdin="what do the notes say?\nexit\n", KOROKU_MCP_WAIT="60"
+    )
     assert result.returncode == 0, result.stderr
     assert "koroku> The notes say hello." in result.stdout
     assert "✓ notes_peek" in result.stdout

@@ -17,13 +17,9 @@ from koroku_desktop.domain.events import (
     RejectedEvent,
     StoredEvent,
 )
-from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
 from tests.agent.list_hub import ListHub
-
-
-def said(text: str, role: str = "user") -> MessageEvent:
-    return MessageEvent(role="user" if role == "user" else "model", parts=[TextPart(text=text)])
+from tests.support.builders import said
 
 
 def everything(log: SqliteEventLog) -> list[StoredEvent]:

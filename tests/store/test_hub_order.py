@@ -10,10 +10,7 @@ from koroku_desktop.domain.events import UNSYNCED_BASE, ClearedEvent, MessageEve
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
-
-
-def said(text: str) -> MessageEvent:
-    return MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])
+from tests.support.builders import user as said
 
 
 def remote(text: str, conversation: str = "c") -> StoredEvent:

@@ -15,12 +15,9 @@ import pytest
 from koroku_desktop.domain.events import ClearedEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import FunctionCallPart, TextPart
 from koroku_desktop.store import SqliteEventLog, StoreClosedError
+from tests.support.builders import user
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", parts=[TextPart(text=text)], origin="person")
 
 
 def test_append_returns_increasing_seqs_in_order(log: SqliteEventLog) -> None:

@@ -11,18 +11,13 @@ import pytest
 from koroku_desktop.domain.events import (
     CompactionEvent,
     DamagedEvent,
-    MessageEvent,
     StoredEvent,
     dump_event,
 )
-from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
+from tests.support.builders import user
 
 RawInsert = Callable[..., int]
-
-
-def user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", parts=[TextPart(text=text)])
 
 
 def plant_damage(raw_insert: RawInsert) -> list[int]:

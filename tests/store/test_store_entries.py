@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
-from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.domain.events import ClearedEvent, CompactionEvent
 from koroku_desktop.store import SqliteEventLog
-
-
-def user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", parts=[TextPart(text=text)])
+from tests.support.builders import user
 
 
 @pytest.fixture

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from koroku_desktop.domain.context import ContextView
-from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
+from koroku_desktop.domain.events import ClearedEvent, CompactionEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
-
-
-def user(text: str) -> MessageEvent:
-    return MessageEvent(role="user", parts=[TextPart(text=text)])
+from tests.support.builders import user
 
 
 def texts(log: SqliteEventLog, conversation_id: str = "c1") -> list[str]:

@@ -1,42 +1,16 @@
-"""Fixtures of the sync tests: a real PostgreSQL hub and two data dirs as two devices."""
+"""Fixtures of the sync tests: two data dirs as two devices of one real PostgreSQL hub (the
+hub fixtures themselves are the tests/support plugin's)."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Koroku
-from tests.fakes.fixtures import fake_gemini  # noqa: F401  (re-exported fixture)
-from tests.sync.pg_server import PASSWORD, PgServer, find_bin
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    """One PostgreSQL server for the session (skipped only where it is not installed)."""
-    bindir = find_bin()
-    if bindir is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL is missing in CI: .ci/run must apt-get install postgresql")
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
-    server = PgServer(bindir).init()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.destroy()
-
-
-@pytest.fixture
-def hub(pg_server: PgServer) -> Iterator[PgServer]:
-    """The server, running (a test that stops it gets it restarted afterwards)."""
-    pg_server.start()
-    yield pg_server
-    pg_server.start()
+from tests.support.processes import Koroku
+from tests.sync.pg_server import PASSWORD
 
 
 @dataclass
@@ -72,12 +46,6 @@ def make_device(tmp_path: Path, name: str, hub_url: str) -> Device:
     workspace = tmp_path / f"{name}-workspace"
     workspace.mkdir()
     return Device(home, workspace, hub_url)
-
-
-@pytest.fixture
-def hub_url(hub: PgServer) -> str:
-    """A fresh hub database for this test."""
-    return hub.new_database()
 
 
 @pytest.fixture

@@ -8,13 +8,9 @@ import pytest
 
 from koroku_desktop.app.runtime import CONVERSATION_ID
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
-from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
+from tests.support.builders import said
 from tests.sync.conftest import Device
-
-
-def said(text: str, role: str = "user") -> MessageEvent:
-    return MessageEvent(role="user" if role == "user" else "model", parts=[TextPart(text=text)])
 
 
 def live(device: Device) -> tuple[str, list[str]]:

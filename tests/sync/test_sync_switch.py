@@ -16,10 +16,10 @@ from koroku_desktop.app.sync_wiring import SyncSwitch
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.sync.service import SyncState, SyncStatus
+from tests.support.keyring_memory import MemoryKeyring
 from tests.sync.pg_server import PASSWORD, PgServer, free_port
 from tests.sync.test_follow_and_lock import wait_until
 from tests.sync.test_sync_crash import hub_ids
-from tests.test_config import MemoryKeyring, memory_keyring  # noqa: F401 (a fixture)
 from tests.test_settings_store import NoApprover
 
 
@@ -116,7 +116,7 @@ def test_a_url_refused_at_start_is_shown_once_the_app_listens() -> None:
 def test_a_hub_password_stored_while_the_app_runs_is_used_without_a_restart(
     hub: PgServer,
     monkeypatch: pytest.MonkeyPatch,
-    memory_keyring: MemoryKeyring,  # noqa: F811 (a fixture)
+    memory_keyring: MemoryKeyring,
 ) -> None:
     """The password is read at each connect: a wrong one shows an error, the right one
     stored in the keyring (what Settings' "Store password" does) brings sync back."""

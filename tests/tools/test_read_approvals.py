@@ -68,3 +68,11 @@ def test_secrets_always_ask_even_when_always_allowed(workspace: Path, path: str)
     policy.grant("read_file", "session")
     assert _asks(policy, path, workspace)
     assert read_verdict(path, workspace) == "always_ask"
+
+
+def test_an_edit_with_nothing_to_replace_is_not_put_to_the_person(workspace: Path) -> None:
+    policy, registry = ApprovalPolicy(), ToolRegistry(None)
+    for args in ({"path": "readme.md"}, {"path": "readme.md", "old_str": "", "new_str": ""}):
+        assert not policy.needs_asking("edit_file", registry, args, workspace)
+    real = {"path": "readme.md", "old_str": "inside", "new_str": "in"}
+    assert policy.needs_asking("edit_file", registry, real, workspace)

@@ -19,10 +19,8 @@ from koroku_desktop.app.config import default_paths
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
-from tests.fakes.fixtures import fake_gemini
 from tests.fakes.gemini_server import FakeGemini
-
-__all__ = ["fake_gemini"]
+from tests.support.waits import settle
 
 _LOOP: qasync.QEventLoop | None = None
 
@@ -88,6 +86,11 @@ def running_desktop(qtbot: QtBot) -> Iterator[Desktop]:
     desk = Desktop(app, default_paths(), use_tray=True)
     run(qtbot, desk.start())
     qtbot.waitExposed(desk.window)
+    warm_up = desk.warm_up
+    if warm_up is not None:
+        # The first turn of a worker process would otherwise pay the SDK's import inside the
+        # test's own (5 s) waits; on a loaded machine that alone can take longer.
+        qtbot.waitUntil(warm_up.done, timeout=60000)
     try:
         yield desk
     finally:
@@ -97,7 +100,7 @@ def running_desktop(qtbot: QtBot) -> Iterator[Desktop]:
             widget.close()
             widget.deleteLater()
         desk.deleteLater()
-        qtbot.wait(10)
+        settle()
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_replies import decode_b64
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.helpers import click_row_action, rows, type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -212,7 +213,7 @@ def test_the_popup_takes_a_pasted_image_and_attach_bytes(
     assert [p.name for p in popup.tray.pending] == ["screen.png"]
     assert "junk.bin" in popup.tool_label.text()
     popup.input.setPlainText("What is on my screen?")
-    qtbot.wait(50)
+    settle()
     assert popup.width() < 700  # the long refusal wraps instead of widening the popup
     save_screenshot(popup, "quick-ask-attachments-light")  # same picture every run
     popup.input.clear()
@@ -257,9 +258,9 @@ def test_screenshots_of_chips_and_thumbnails(
     window.attach_bytes(b"# Notes\n\n- ship it\n", "notes.md")
     window.attach_bytes(b"ID3\x03\x00\x00\x00\x00\x00\x00" + bytes(2000), "memo.mp3")
     window.input.setPlainText("And compare with this week")
-    qtbot.wait(150)
+    settle()
     window.view.scroll_to_bottom()
-    qtbot.wait(150)
+    settle()
     assert len(rows(window.model, "attachment")) == 2 and len(window.tray.chips) == 3
     assert all(chip.isVisible() for chip in window.tray.chips)
     save_screenshot(window, f"chat-attachments-{mode}")

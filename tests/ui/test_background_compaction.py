@@ -63,7 +63,9 @@ def test_quitting_mid_compaction_writes_nothing_and_the_next_start_compacts(
             qtbot.waitUntil(summarising.is_set, timeout=int(GUARD_S * 1000))
             assert desk.runtime.compactor.running
             type_and_send(qtbot, desk.window.input, "are you there?")
-            qtbot.waitUntil(lambda: "answered meanwhile" in texts(desk.window.model, "model"))
+            qtbot.waitUntil(
+                lambda: "answered meanwhile" in texts(desk.window.model, "model"), timeout=30000
+            )
             assert desk.runtime.compactor.running  # the turn did not wait for it
         # Quit cancelled it: the turn is in the log, no compaction (whole or partial) is.
         kinds = _kinds(db)

@@ -139,7 +139,11 @@ def test_clear_conversation_after_confirmation(
             isinstance(e.event, ClearedEvent) for e in desktop.runtime.log.entries("default")
         )
     )
-    qtbot.waitUntil(lambda: bool(rows(window.model, "cleared")))
+    # A fresh start: the old transcript leaves the chat (History & memory keeps it) and the
+    # example prompts are back.
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0)
+    qtbot.waitUntil(lambda: window.empty.isVisible() and not window.view.isVisible())
+    assert window.model.oldest_seq is None, "nothing older is loaded back above"
     qtbot.waitUntil(lambda: not desktop.runtime.agent.busy)  # the lease is given back
     assert desktop.runtime.agent.view.messages == []
 

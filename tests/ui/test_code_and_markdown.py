@@ -42,14 +42,19 @@ def test_known_languages_are_coloured_per_theme(qapp: QApplication) -> None:
     theme.apply(qapp, "light")
 
 
-def test_user_bubbles_render_markdown_and_keep_line_breaks(qapp: QApplication) -> None:
+def test_user_bubbles_show_what_was_typed(qapp: QApplication) -> None:
+    """The person's own text is not Markdown: every character and line break as typed, in
+    the bubble's one colour (no white-on-white code, no invisible link)."""
     doc = QTextDocument()
-    item = ChatItem(kind="user", text="make it **bold**\nsecond line\n\n```python\nx = 1\n```")
-    UserPainter().fill(doc, item, theme.current())
-    text = doc.toPlainText()
-    assert "**" not in text and "bold" in text
-    lines = [line.strip() for line in text.replace("\u2028", "\n").splitlines()]
-    assert "make it bold" in lines and "second line" in lines, "the typed line break is kept"
+    typed = "make it **bold**, see https://x.org\nsecond line `code`\n\n```python\nx = 1\n```"
+    UserPainter().fill(doc, ChatItem(kind="user", text=typed), theme.current())
+    assert doc.toPlainText() == typed
+    block, formats = doc.begin(), set()
+    while block.isValid():
+        for fmt in block.layout().formats():
+            formats.add(fmt.format.foreground().color().name())
+        block = block.next()
+    assert formats == set(), "no span is coloured apart from the bubble's text"
 
 
 def test_a_coded_answer_in_the_window(

@@ -18,7 +18,7 @@ def test_empty_state_until_the_first_message_and_after_a_clear(
     window = desktop.window
     if desktop.welcome is not None:
         desktop.welcome.ok_button.click()
-    qtbot.waitUntil(lambda: not window._cards_box.isVisible())
+    qtbot.waitUntil(lambda: not window.cards.isVisible())
     assert window.empty.isVisible() and not window.view.isVisible()
     save_variants(qapp, window, "chat-empty")
     example = window.empty.buttons[1]
@@ -27,5 +27,10 @@ def test_empty_state_until_the_first_message_and_after_a_clear(
     qtbot.waitUntil(lambda: window.focusWidget() is window.input)
     fake_gemini.reply_text("Here is the summary.")
     type_and_send(qtbot, window.input, window.input.toPlainText())
+    qtbot.waitUntil(lambda: not desktop.bridge.busy, timeout=10000)
     qtbot.waitUntil(lambda: "Here is the summary." in texts(window.model, "model"), timeout=10000)
     assert window.view.isVisible() and not window.empty.isVisible()
+    qtbot.waitUntil(lambda: not desktop.bridge.busy)
+    desktop.bridge.clear()  # what the clear question's button does
+    qtbot.waitUntil(lambda: window.empty.isVisible() and not window.view.isVisible())
+    assert all(b.isVisible() for b in window.empty.buttons), "the example prompts are back"

@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 import qasync
-from keyring.backend import KeyringBackend
-from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -17,41 +14,14 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.keyring_memory import MemoryKeyring
+from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import rows, texts, type_and_send
 from tests.ui.screenshots import save_screenshot
 from tests.ui.test_settings import visible_texts
 
 SECRET = "AIzaSy-first-run-secret-0123456789"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A real keyring backend that keeps passwords in a dict."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.passwords.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
 
 
 @pytest.fixture
@@ -82,7 +52,7 @@ def test_setup_card_without_a_key_goes_once_one_is_stored(
     theme.apply(keyless.app, "light")
     if keyless.welcome is not None:
         keyless.welcome.hide()
-    qtbot.wait(50)
+    settle()
     assert card.isVisible()
     save_screenshot(keyless.window, "setup-card")
     type_and_send(qtbot, keyless.window.input, SECRET)
@@ -90,7 +60,7 @@ def test_setup_card_without_a_key_goes_once_one_is_stored(
     assert keyless.window.focusWidget() is card.field
     qtbot.keyClicks(card.field, SECRET)  # type: ignore[no-untyped-call]
     assert run(qtbot, card.store())
-    assert memory_keyring.passwords[("koroku", "api_key")] == SECRET
+    assert memory_keyring.store[("koroku", "api_key")] == SECRET
     qtbot.waitUntil(lambda: keyless.setup_card is None)
     qtbot.waitUntil(lambda: not card.isVisible() if not _deleted(card) else True)
     assert keyless.runtime.model.has_key and keyless.runtime.api_key is not None
@@ -170,7 +140,7 @@ def test_welcome_on_the_very_first_start_only(
     theme.apply(qapp, "light")
     if keyless.setup_card is not None:
         keyless.setup_card.hide()
-    qtbot.wait(50)
+    settle()
     assert welcome.isVisible()
     save_screenshot(keyless.window, "welcome-card")
     welcome.ok_button.click()

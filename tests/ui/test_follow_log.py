@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
@@ -105,10 +104,7 @@ def test_a_window_message_waits_for_the_terminal_turn_and_is_not_interleaved(
     fake_gemini.reply_text("window done")
     terminal = koroku("ask", "--yes", "slow terminal turn")
     try:
-        deadline = time.monotonic() + 60
-        while not started.exists():
-            assert time.monotonic() < deadline, "the terminal turn never started its tool"
-            qtbot.wait(50)
+        qtbot.waitUntil(started.exists, timeout=60000)  # the terminal turn started its tool
         type_and_send(qtbot, desktop.window.input, "from the window")
         waiting = "waiting for the turn running in the terminal"
         qtbot.waitUntil(lambda: desktop.bridge.waiting_text == waiting, timeout=5000)
@@ -148,10 +144,7 @@ def test_quick_ask_follows_its_own_turn_even_when_a_terminal_asks_the_same_words
     terminal = koroku("ask", "--yes", "hello")
     popup = desktop.popup
     try:
-        deadline = time.monotonic() + 60
-        while not started.exists():
-            assert time.monotonic() < deadline, "the terminal turn never started its tool"
-            qtbot.wait(50)
+        qtbot.waitUntil(started.exists, timeout=60000)  # the terminal turn started its tool
         desktop.show_quick_ask()
         popup.ask("hello")  # the same words: only the turn id tells the two apart
         qtbot.waitUntil(lambda: "waiting for the turn" in popup.tool_label.text(), timeout=5000)
@@ -161,6 +154,7 @@ def test_quick_ask_follows_its_own_turn_even_when_a_terminal_asks_the_same_words
     qtbot.waitUntil(lambda: "the popup's answer" in popup.answer_text(), timeout=15000)
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
     assert "the terminal's answer" not in popup.answer_text()
+    assert "waiting for the turn" not in popup.tool_label.text(), "no stale waiting line"
     assert popup.exchange_seq is not None
     entry = desktop.runtime.log.get(popup.exchange_seq)
     assert entry is not None and entry.event.kind == "message"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
@@ -94,7 +94,7 @@ def test_the_settings_section_lists_edits_and_switches(
         section.tree.topLevelItem(i).text(0): section.tree.topLevelItem(i)
         for i in range(section.tree.topLevelItemCount())
     }
-    assert rows["good"].text(3) == "ready" and rows["good"].text(4) == "9"
+    assert rows["good"].text(3) == "ready" and rows["good"].text(4) == "10"
     section.tree.setCurrentItem(rows["good"])
     assert "peek (read-only)" in section.details.text()
     section.tree.setCurrentItem(rows["broken"])
@@ -134,3 +134,21 @@ def test_the_settings_section_lists_edits_and_switches(
     assert stored["mcp_trust_read_only"] is True
     assert mcp_desktop.runtime.policy.trust_read_only
     dialog.close()
+
+
+def test_add_starts_empty_and_a_missing_program_is_said_in_words(qapp: QApplication) -> None:
+    from koroku_desktop.ui.settings.mcp_page import ServerEditor
+
+    saved: list[tuple[str, dict[str, object]]] = []
+    editor = ServerEditor("", {}, lambda name, entry: saved.append((name, entry)))
+    assert editor.command.text() == "", "no '' in a new server's command"
+    editor.name.setText("notes")
+    editor.command.setText("no-such-program-koroku --flag")
+    editor.accept()
+    assert saved == [], "nothing written for a program that is not there"
+    assert "no program 'no-such-program-koroku'" in editor.error.text()
+    assert "FileNotFoundError" not in editor.error.text()
+    editor.command.setText(f"{sys.executable} -m http.server")
+    editor.accept()
+    assert saved == [("notes", {"command": sys.executable, "args": ["-m", "http.server"]})]
+    editor.deleteLater()

@@ -66,6 +66,17 @@ def test_regenerate_then_edit_from_the_hover_actions_and_the_keyboard(
     assert texts(model, "user") == ["name a colour"], "the replaced turn left the chat"
     assert superseded(desktop) == ["regenerate"]
     idle_with_actions(qtbot, desktop)
+    # ‹ 2/2 ›: the replaced answer is one click away, and back.
+    newest = rows(model, "model")[-1]
+    assert newest.args["versions"][:2] == (2, 2)
+    click_row_action(qtbot, window.view, newest, "version:")  # ‹
+    assert texts(model, "model") == ["first answer"]
+    assert rows(model, "model")[-1].args["versions"][:2] == (1, 2)
+    older = rows(model, "model")[-1]
+    hits = [a for _, a in window.view.delegate._hits.get(model.row_of(older), [])]
+    forward = next(a for a in hits if a.startswith("version:") and a.endswith(":1"))
+    click_row_action(qtbot, window.view, older, forward)
+    assert texts(model, "model") == ["second answer"]
 
     # Keyboard: Ctrl+Shift+E edits; Esc gives back the draft that was being typed.
     window.input.setPlainText("a half-typed draft")
@@ -105,6 +116,10 @@ def test_regenerate_then_edit_from_the_hover_actions_and_the_keyboard(
     window.set_history(desktop.runtime.log.entries("default"))
     assert texts(model, "user") == ["name a dark colour"]
     assert texts(model, "model") == ["navy"]
+    assert rows(model, "model")[-1].args["versions"][:2] == (3, 3), "the versions survive a reload"
+    click_row_action(qtbot, window.view, rows(model, "model")[-1], "version:")
+    assert texts(model, "user") == ["name a colour"], "an edit's version has its own message"
+    assert texts(model, "model") == ["second answer"]
 
 
 def test_no_actions_while_a_turn_runs(
@@ -116,10 +131,15 @@ def test_no_actions_while_a_turn_runs(
     fake_gemini.reply_text("one")
     type_and_send(qtbot, window.input, "first")
     idle_with_actions(qtbot, desktop)
+    # Each time the last turn's actions are decided, note whether a turn was running then.
+    decided_while_busy: list[bool] = []
+    window.last_turn._refresh.timeout.connect(
+        lambda: decided_while_busy.append(desktop.bridge.busy)
+    )
     fake_gemini.delay(2).reply_text("two")
     type_and_send(qtbot, window.input, "second")
-    qtbot.waitUntil(lambda: desktop.bridge.busy, timeout=5000)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: any(decided_while_busy), timeout=5000)
+    assert desktop.bridge.busy
     assert all(i.actions == () for i in model.items())
     qtbot.keyClick(
         window.input,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import struct
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from koroku_desktop.ui.screen_capture import (
     capture_screen,
 )
 from tests.fakes.fake_screenshot_portal import HEIGHT, WIDTH, png
+from tests.ui.xserver import running_xvfb
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_screenshot_portal.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,26 +61,10 @@ def start_portal(private_bus: str, tmp_path: Path) -> Iterator[Callable[[str], P
 
 
 @pytest.fixture
-def xvfb(tmp_path: Path) -> Iterator[str]:
-    """A real Xvfb (800x600) on a display number it picks itself (-displayfd); yields `:N`."""
-    binary = shutil.which("Xvfb")
-    if binary is None:
-        pytest.skip("Xvfb is not installed (Debian package xvfb)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(
-        [binary, "-displayfd", str(write_fd), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
-        pass_fds=(write_fd,),
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    with os.fdopen(read_fd) as pipe:
-        number = pipe.readline().strip()
-    assert number, "Xvfb did not report its display"
-    try:
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        proc.wait()
+def xvfb() -> Iterator[str]:
+    """A real Xvfb (800x600); yields `:N`."""
+    with running_xvfb("800x600x24") as display:
+        yield display
 
 
 async def test_the_portal_screenshot_is_read_and_its_temporary_file_removed(

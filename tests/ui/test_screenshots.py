@@ -13,25 +13,15 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
+from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.helpers import rows, type_and_send
+from tests.ui.realwin.scenes import ANSWER, downloads_turn
 from tests.ui.screenshots import save_screenshot
-
-ANSWER = """Here is a small script that lists the largest files in a folder:
-
-```python
-from pathlib import Path
-
-files = sorted(Path(".").rglob("*"), key=lambda p: p.stat().st_size, reverse=True)
-for path in files[:5]:
-    print(f"{path.stat().st_size:>10}  {path}")
-```
-
-It walks the tree once, sorts by size and prints the **top five**. Use `--help` for options."""
 
 
 def _stored(seq: int, event: MessageEvent | CompactionEvent) -> StoredEvent:
@@ -40,7 +30,6 @@ def _stored(seq: int, event: MessageEvent | CompactionEvent) -> StoredEvent:
 
 def sample_history() -> list[StoredEvent]:
     """A conversation with every kind of row."""
-    call = FunctionCallPart(name="bash", args={"command": "du -sh ~/Downloads"}, id="c1")
     return [
         _stored(
             1,
@@ -52,35 +41,7 @@ def sample_history() -> list[StoredEvent]:
                 tokens_after=3120,
             ),
         ),
-        _stored(2, MessageEvent(role="user", parts=[TextPart(text="How big is my Downloads?")])),
-        _stored(
-            3,
-            MessageEvent(
-                role="model",
-                parts=[TextPart(text="The user wants a size; I'll use du.", thought=True), call],
-            ),
-        ),
-        _stored(
-            4,
-            MessageEvent(
-                role="user",
-                origin="tools",
-                parts=[
-                    FunctionResponsePart(
-                        name="bash",
-                        id="c1",
-                        response={"exit_code": 0, "stdout": "4.2G\t/home/me/Downloads"},
-                        call_args=call.args,
-                    )
-                ],
-            ),
-        ),
-        _stored(
-            5,
-            MessageEvent(
-                role="model", parts=[TextPart(text="Your **Downloads** folder uses **4.2 GB**.")]
-            ),
-        ),
+        *(_stored(seq, event) for seq, event in enumerate(downloads_turn(), start=2)),
         _stored(
             6,
             MessageEvent(
@@ -119,9 +80,9 @@ def test_screenshots(
     window.approvals.add(pending)
     card = window.approvals.cards()[0]
     qtbot.waitUntil(lambda: card.diff_view is not None and "+" in card.diff_view.toPlainText())
-    qtbot.wait(200)
+    settle()
     window.view.scroll_to_bottom()
-    qtbot.wait(200)
+    settle()
     assert card.isVisible() and window.approvals.isVisible()
     assert window.model.rowCount() >= len(sample_history())
     save_screenshot(window, f"chat-{mode}")
@@ -139,7 +100,7 @@ def test_screenshots(
     type_and_send(qtbot, desktop.popup.input, "What's the capital of France?")
     qtbot.waitUntil(lambda: "Paris" in desktop.popup.answer_text(), timeout=10000)
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
-    qtbot.wait(100)
+    settle()
     assert desktop.popup.isVisible() and "Paris" in desktop.popup.answer_text()
     save_screenshot(desktop.popup, f"quick-ask-{mode}")
 
@@ -150,7 +111,7 @@ def test_screenshots(
     fake_gemini.reply_text("Done.")
     desktop.bridge.send("clean up the ISO files")
     qtbot.waitUntil(lambda: bool(window.approvals.cards()), timeout=10000)
-    qtbot.wait(150)
+    settle()
     assert window.approvals.cards()[0].isVisible()
     save_screenshot(window, f"chat-approval-{mode}")
     window.approvals.cards()[0].deny.click()

@@ -16,6 +16,7 @@ from koroku_desktop.ui.settings.dialog import SettingsDialog, parse_count
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.fixtures import TEST_API_KEY
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
@@ -201,7 +202,7 @@ def test_screenshot_of_the_settings_dialog_with_a_problem_shown(
     dialog.show()
     dialog.budget.setText("0")
     assert not dialog.save()
-    qtbot.wait(50)
+    settle()
     assert dialog.errors["max_tool_calls"].isVisible() and dialog.key.isVisible()
     save_screenshot(dialog, "settings")
 

@@ -18,6 +18,7 @@ from koroku_desktop.ui.viewer.event_render import readable
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_grounding import grounded_reply
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.helpers import click_row_action, rows, type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -65,7 +66,7 @@ def test_a_grounded_reply_shows_its_sources_as_links(
     titles = [s[1] for s in sources.args["sources"]]
     assert titles == ["aljazeera.com", "uefa.com", "www.uefa.com/euro2024/"]
     assert sources.args["queries"] == ["UEFA Euro 2024 winner", "who won euro 2024"]
-    qtbot.wait(50)  # let the view lay the new rows out before the picture
+    settle()  # lay the new rows out before the picture
     save_screenshot(window, f"chat-sources-{mode}")
 
     catcher = UrlCatcher()

@@ -17,13 +17,7 @@ from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
-from tests.sync.conftest import (  # noqa: F401 (hub, hub_url, pg_server: fixtures)
-    Device,
-    hub,
-    hub_url,
-    make_device,
-    pg_server,
-)
+from tests.sync.conftest import Device, make_device
 from tests.sync.pg_server import PASSWORD
 from tests.ui.conftest import running_desktop
 from tests.ui.helpers import texts
@@ -57,7 +51,7 @@ WANTED = ["written on B", "written here, not pushed yet"]
 
 @pytest.fixture
 def apart(
-    hub_url: str,  # noqa: F811
+    hub_url: str,
     koroku_home: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

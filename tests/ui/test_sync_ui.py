@@ -10,9 +10,8 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from tests.fakes.gemini_server import FakeGemini
-from tests.sync.conftest import hub, hub_url, pg_server  # noqa: F401 (fixtures)
+from tests.support.keyring_memory import MemoryKeyring
 from tests.sync.pg_server import PASSWORD, free_port
-from tests.test_config import MemoryKeyring, memory_keyring  # noqa: F401 (a fixture)
 from tests.ui.conftest import running_desktop
 from tests.ui.screenshots import save_screenshot
 
@@ -87,8 +86,8 @@ def test_a_refused_hub_password_is_shown_and_storing_the_right_one_brings_sync_b
     qtbot: QtBot,
     fake_gemini: FakeGemini,
     workspace: Path,
-    hub_url: str,  # noqa: F811 (a fixture)
-    memory_keyring: MemoryKeyring,  # noqa: F811 (a fixture)
+    hub_url: str,
+    memory_keyring: MemoryKeyring,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("KOROKU_SYNC_URL", hub_url)

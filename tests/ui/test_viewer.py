@@ -23,6 +23,7 @@ from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
 from koroku_desktop.ui.widgets import theme
+from tests.support.waits import settle
 from tests.ui.conftest import run
 from tests.ui.screenshots import save_screenshot
 
@@ -318,22 +319,21 @@ def test_screenshots_of_every_tab(
     theme.apply(qapp, "light")
     dialog = _open(qtbot, event_log, paths)
     dialog.timeline.select_row(dialog.timeline.model.row_of_seq(10))
-    qtbot.wait(50)
-    assert dialog.timeline.detail.entry is not None
+    qtbot.waitUntil(lambda: dialog.timeline.detail.entry is not None)
+    settle()
     save_screenshot(dialog, "viewer-timeline")
     dialog.show_tab("Search")
     dialog.search.box.setText("zebras")
     assert run(qtbot, dialog.search.search_now())
-    qtbot.wait(50)
+    settle()
     save_screenshot(dialog, "viewer-search")
     dialog.show_tab("Compactions")
     qtbot.waitUntil(lambda: dialog.compactions.replaced.rowCount() == 4)
-    qtbot.wait(50)
+    settle()
     save_screenshot(dialog, "viewer-compactions")
     dialog.show_tab("Memory")
-    qtbot.waitUntil(lambda: dialog.memory.current is not None)
-    qtbot.wait(50)
-    assert "zebras" in dialog.memory.view.toPlainText()
+    qtbot.waitUntil(lambda: "zebras" in dialog.memory.view.toPlainText())
+    settle()
     save_screenshot(dialog, "viewer-memory")
 
 
@@ -463,7 +463,7 @@ def test_a_synced_log_shows_what_each_summary_folded_in_by_id(
             assert "folded in 4 messages" in panel.summary.toPlainText()
             assert not panel.replaced_table.isColumnHidden(4)
             qtbot.waitUntil(lambda: panel.replaced.rowCount() == 4)
-            qtbot.wait(50)
+            settle()
             save_screenshot(dialog, "viewer-compactions-synced")
         finally:
             b.close()

@@ -20,9 +20,10 @@ the truth, and a missing start is simply computed again.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from koroku_desktop.store.database import Connection
 
 Rows = Callable[[str, Sequence[object]], list[tuple[Any, ...]]]
 _PAGE = 2000
@@ -183,7 +184,7 @@ def first_live_seq(rows: Rows, conversation_id: str, chain: Chain) -> int:
         after = int(page[-1][0])
 
 
-def note_live_starts(conn: sqlite3.Connection, compactions: Sequence[tuple[str, str]]) -> None:
+def note_live_starts(conn: Connection, compactions: Sequence[tuple[str, str]]) -> None:
     """Compute and keep the first live seq of each new compaction (conversation id, event
     id) that covers by id; inside the transaction that wrote them."""
 

@@ -10,15 +10,12 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-
-from peewee import PeeweeException
 
 from koroku_desktop.domain.coverage import whole_turns_together
 from koroku_desktop.domain.events import (
@@ -31,17 +28,23 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.ids import new_id, observe, writer_name
 from koroku_desktop.domain.queries import EntryQuery, LiveLoad, SearchHit
-from koroku_desktop.store.database import KorokuDatabase, prepare_file
+from koroku_desktop.store.data_dir import data_dir_for, release
+from koroku_desktop.store.database import (
+    SQL_ERRORS,
+    Connection,
+    KorokuDatabase,
+    connect,
+    prepare_file,
+)
 from koroku_desktop.store.log import coverage_index
 from koroku_desktop.store.log.live_load import load_live
 from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY, in_order
 from koroku_desktop.store.log.paging import PagedLog
 from koroku_desktop.store.log.rows import COLUMNS, Row, parse_row
-from koroku_desktop.store.search.index import SearchIndex
 from koroku_desktop.store.search.query import SEARCH_SQL, pending_rows, search_hits
 from koroku_desktop.store.search.searchable import fts_query, searchable_text
-from koroku_desktop.store.vectors.store import INDEX_FOLDER, VectorStore
+from koroku_desktop.store.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -76,27 +79,37 @@ class SqliteEventLog(PagedLog):
         self.path = Path(path)
         self.read_only = read_only
         self.writer = writer or writer_name("koroku")
-        self._watch: sqlite3.Connection | None = None
+        self._watch: Connection | None = None
         self._watch_lock = threading.Lock()
         if not read_only:
             prepare_file(self.path)
-        self._db = KorokuDatabase(self.path, read_only=read_only)
+        self._dir = data_dir_for(self.path, read_only=read_only)
+        self._db = self._dir.database
         self._closed = False
         self._reads = 0
         self._reads_done = threading.Condition()
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
-        if read_only:
-            pending = pending_migrations(self._db.conn())
-            if pending:
-                self._db.close_all()
-                raise MigrationNeeded(f"{self.path} needs migrations: {', '.join(pending)}")
-            self.migrations_run: list[str] = []
-        else:
-            self.migrations_run = migrate(self._db, self.path)
-        self.index = SearchIndex(self._db)
-        self.vectors = VectorStore(self._db, self.index, self.path.parent / INDEX_FOLDER)
-        """Embeddings of the log and the hybrid search's reads (store/vectors/store.py)."""
+        try:
+            self.migrations_run: list[str] = self._migrate()
+        except BaseException:
+            release(self._dir)  # a damaged or older file: nothing stays open behind the error
+            raise
+        self.index = self._dir.index()
+        """The file's full-text index (made once per file by store/data_dir.py)."""
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The file's vectors (store/vectors/store.py), made by the data dir, not the log."""
+        return self._dir.vectors()
+
+    def _migrate(self) -> list[str]:
+        if not self.read_only:
+            return migrate(self._db, self.path)
+        pending = pending_migrations(self._db.conn())
+        if pending:
+            raise MigrationNeeded(f"{self.path} needs migrations: {', '.join(pending)}")
+        return []
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -118,7 +131,7 @@ class SqliteEventLog(PagedLog):
             if self._watch is not None:
                 self._watch.close()
                 self._watch = None
-        self._db.close_all()
+        release(self._dir)
 
     def __enter__(self) -> SqliteEventLog:
         return self
@@ -130,6 +143,11 @@ class SqliteEventLog(PagedLog):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    @property
+    def database(self) -> KorokuDatabase:
+        """The data dir's one database this log is on (shared with its lease and ledger)."""
+        return self._conn()
 
     def _conn(self) -> KorokuDatabase:
         if self._closed:
@@ -244,7 +262,7 @@ class SqliteEventLog(PagedLog):
             if self._closed:
                 raise StoreClosedError(f"event log {self.path} is closed")
             if self._watch is None:
-                self._watch = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
+                self._watch = connect(self.path)
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     # -- reading ---------------------------------------------------------------------------
@@ -386,7 +404,7 @@ class SqliteEventLog(PagedLog):
             try:
                 self.index.flush()
                 folded = True
-            except (sqlite3.Error, PeeweeException) as exc:  # e.g. a read-only file
+            except SQL_ERRORS as exc:  # e.g. a read-only file
                 log.info("could not fold pending search text: %s", exc)
         rows = self._rows(SEARCH_SQL, (match, limit))
         if not folded:  # pending text cannot be folded in: search it on the side

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
-from koroku_desktop.store.database import KorokuDatabase, create_private_file
+from koroku_desktop.store.database import Connection, KorokuDatabase, connect, create_private_file
 from koroku_desktop.store.log import coverage_index
 from koroku_desktop.store.log.order import ORDER_KEY
 from koroku_desktop.store.log.rows import decode_payload, parse_row
@@ -39,10 +38,10 @@ class Migration:
     """One schema step: a stable name (`mNNN_what`) and the function that applies it."""
 
     name: str
-    apply: Callable[[sqlite3.Connection], None]
+    apply: Callable[[Connection], None]
 
 
-def _batches(conn: sqlite3.Connection, columns: str) -> Iterator[list[Any]]:
+def _batches(conn: Connection, columns: str) -> Iterator[list[Any]]:
     """The rows of `events` (`columns`, seq first) in seq order, BACKFILL_BATCH at a time.
 
     Each batch is read only after the caller is done with the one before, so a backfill may
@@ -60,7 +59,7 @@ def _batches(conn: sqlite3.Connection, columns: str) -> Iterator[list[Any]]:
         yield rows
 
 
-def _m001_events(conn: sqlite3.Connection) -> None:
+def _m001_events(conn: Connection) -> None:
     conn.execute(
         """CREATE TABLE IF NOT EXISTS events (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -77,7 +76,7 @@ def _m001_events(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m002_fts(conn: sqlite3.Connection) -> None:
+def _m002_fts(conn: Connection) -> None:
     conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5("
         "body, tokenize = 'unicode61 remove_diacritics 2')"
@@ -92,7 +91,7 @@ def _m002_fts(conn: sqlite3.Connection) -> None:
         conn.executemany("INSERT INTO events_fts (rowid, body) VALUES (?, ?)", texts)
 
 
-def _m003_fts_pending(conn: sqlite3.Connection) -> None:
+def _m003_fts_pending(conn: Connection) -> None:
     # Search text waiting to be folded into events_fts (see store/search/index.py).
     conn.execute(
         "CREATE TABLE IF NOT EXISTS events_fts_pending ("
@@ -117,7 +116,7 @@ def _starts_turn(kind: str, payload: object) -> bool:
     )
 
 
-def _m004_event_ids(conn: sqlite3.Connection) -> None:
+def _m004_event_ids(conn: Connection) -> None:
     # Every event gets a globally unique id, its turn's id and its writer (domain/ids.py).
     # Old rows get deterministic ids (legacy_id) and turns rebuilt from the message order:
     # a real user message (or a boundary) opens a turn, what follows belongs to it. This
@@ -144,7 +143,7 @@ def _m004_event_ids(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS events_event_id ON events (event_id)")
 
 
-def _m005_turn_leases(conn: sqlite3.Connection) -> None:
+def _m005_turn_leases(conn: Connection) -> None:
     # The cross-process writer lock of each conversation (store/local_lease.py).
     conn.execute(
         """CREATE TABLE IF NOT EXISTS turn_leases (
@@ -160,7 +159,7 @@ def _m005_turn_leases(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m006_vectors(conn: sqlite3.Connection) -> None:
+def _m006_vectors(conn: Connection) -> None:
     # Embeddings of the log (see store/vectors/store.py): one space per model and dimensionality.
     conn.execute(
         "CREATE TABLE IF NOT EXISTS vector_spaces ("
@@ -174,7 +173,7 @@ def _m006_vectors(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m007_sync_hub_order(conn: sqlite3.Connection) -> None:
+def _m007_sync_hub_order(conn: Connection) -> None:
     # Sync through a PostgreSQL hub (koroku_desktop/sync/): each event's position in the
     # hub's order (NULL: not pushed yet) and the hub this log syncs with. Entries are read in
     # ORDER_KEY order: synced events by hub order, then unsynced ones by seq (store/log/order.py).
@@ -195,7 +194,7 @@ def _m007_sync_hub_order(conn: sqlite3.Connection) -> None:
     )
 
 
-def _m008_coverage(conn: sqlite3.Connection) -> None:
+def _m008_coverage(conn: Connection) -> None:
     # What compactions cover, kept queryable (store/log/coverage_index.py): derived tables a
     # trigger fills from every compaction row inserted, filled here for the rows before it,
     # then each compaction's first live seq, in written order (each from its base's).
@@ -224,13 +223,13 @@ class MigrationNeeded(RuntimeError):
     """A read-only open met a file that must be migrated first (which writes)."""
 
 
-def pending_migrations(conn: sqlite3.Connection) -> list[str]:
+def pending_migrations(conn: Connection) -> list[str]:
     """Names of the migrations not yet applied to this file, in order."""
     applied = _applied(conn)
     return [m.name for m in MIGRATIONS if m.name not in applied]
 
 
-def _applied(conn: sqlite3.Connection) -> set[str]:
+def _applied(conn: Connection) -> set[str]:
     exists = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
     ).fetchone()
@@ -239,11 +238,11 @@ def _applied(conn: sqlite3.Connection) -> set[str]:
     return {name for (name,) in conn.execute("SELECT name FROM schema_migrations")}
 
 
-def _is_empty(conn: sqlite3.Connection) -> bool:
+def _is_empty(conn: Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None
 
 
-def backup(conn: sqlite3.Connection, db_path: Path) -> Path:
+def backup(conn: Connection, db_path: Path) -> Path:
     """Copy the live database to `<db>.bak-<yyyymmdd-HHMMSS>` (0600) with the backup API."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = db_path.with_name(f"{db_path.name}.bak-{stamp}")
@@ -252,7 +251,7 @@ def backup(conn: sqlite3.Connection, db_path: Path) -> Path:
         n += 1
         target = db_path.with_name(f"{db_path.name}.bak-{stamp}-{n}")
     create_private_file(target)
-    dest = sqlite3.connect(target)
+    dest = connect(target)
     try:
         conn.backup(dest)
     finally:

@@ -9,10 +9,9 @@ and on close. A search therefore always sees every event ever appended.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 
-from koroku_desktop.store.database import KorokuDatabase
+from koroku_desktop.store.database import Connection, KorokuDatabase
 
 FLUSH_AT = 256
 """Pending rows that trigger a fold into the FTS index."""
@@ -36,7 +35,7 @@ class SearchIndex:
         row = self._db.conn().execute("SELECT COUNT(*) FROM events_fts_pending").fetchone()
         return int(row[0])
 
-    def stage(self, conn: sqlite3.Connection, seq: int, text: str) -> None:
+    def stage(self, conn: Connection, seq: int, text: str) -> None:
         """Write `text` for `seq` inside the caller's open transaction."""
         conn.execute(STAGE_SQL, (seq, text))
 

@@ -7,9 +7,9 @@ read-only database cannot fold it), and turning rows into `SearchHit`s.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from koroku_desktop.domain.queries import SearchHit
+from koroku_desktop.store.database import Connection
 from koroku_desktop.store.log.rows import Row
 
 SEARCH_SQL = (
@@ -21,7 +21,7 @@ SEARCH_SQL = (
 """Rows (seq, conversation, created_at, kind, payload, snippet) for (match, limit)."""
 
 
-def pending_rows(conn: sqlite3.Connection, match: str, limit: int) -> list[Row]:
+def pending_rows(conn: Connection, match: str, limit: int) -> list[Row]:
     """Search hits among text not yet folded into the index, through a TEMP FTS table
     (a read-only database still allows those)."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(body)")

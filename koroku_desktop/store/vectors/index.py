@@ -13,7 +13,6 @@ vector_files.py), a new process maps the arrays instead of rebuilding them from 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from collections.abc import Iterator
 
@@ -21,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from koroku_desktop.domain.recall import VectorMatch
+from koroku_desktop.store.database import Connection
 from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, words
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self._base.seqs.size + self._tail.seqs.size)
 
-    def refresh(self, conn: sqlite3.Connection) -> None:
+    def refresh(self, conn: Connection) -> None:
         """Load the rows written since the last refresh (into the files, when persisted)."""
         with self._lock:
             if self.files is not None:
@@ -142,7 +142,7 @@ class VectorIndex:
             if pages:
                 self._tail = _joined(self._tail, *pages)
 
-    def _new_pages(self, conn: sqlite3.Connection) -> Iterator[list[Row]]:
+    def _new_pages(self, conn: Connection) -> Iterator[list[Row]]:
         """The rows of the space after the last rowid seen, a page at a time (of the right
         size; a page's Python objects are freed before the next is read)."""
         while True:
@@ -155,7 +155,7 @@ class VectorIndex:
             if rows:
                 yield rows
 
-    def _refresh_files(self, conn: sqlite3.Connection, files: VectorFiles) -> None:
+    def _refresh_files(self, conn: Connection, files: VectorFiles) -> None:
         """Writable: map the files (checked once, rebuilt when stale), append what is new."""
         with files.locked():
             meta = files.read_meta()
@@ -174,7 +174,7 @@ class VectorIndex:
             if appended:
                 self._map(files.open(meta), meta)
 
-    def _map_read_only(self, conn: sqlite3.Connection, files: VectorFiles) -> bool:
+    def _map_read_only(self, conn: Connection, files: VectorFiles) -> bool:
         """Read-only (nothing is written): map valid files once, newer rows go to the tail;
         False when there are none to map."""
         if self._generation is not None:
@@ -186,7 +186,7 @@ class VectorIndex:
         self._map(files.open(meta), meta)
         return True
 
-    def _valid(self, conn: sqlite3.Connection, meta: IndexMeta) -> bool:
+    def _valid(self, conn: Connection, meta: IndexMeta) -> bool:
         """Do the files hold the table's rows up to `meta.last_rowid` (count, last seq)?"""
         if meta.rows == 0:
             return True

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus, VectorMatch
-from koroku_desktop.store.database import KorokuDatabase
+from koroku_desktop.store.database import KorokuDatabase, OperationalError
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
 from koroku_desktop.store.search.index import SearchIndex
 from koroku_desktop.store.search.searchable import fts_any_query
@@ -205,7 +204,7 @@ class VectorStore:
         if match is None or limit <= 0:
             return []
         # On a read-only file the flush fails: rows not yet folded in are missed then.
-        with contextlib.suppress(sqlite3.OperationalError):
+        with contextlib.suppress(OperationalError):
             self._fts.flush()
         bound = below_seq if below_seq is not None else 2**62
         rows = self._db.conn().execute(_BM25, (match, bound, limit)).fetchall()

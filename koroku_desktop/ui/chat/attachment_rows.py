@@ -94,8 +94,11 @@ class AttachmentPainter(RowPainter):
     """An attached file: a thumbnail for an image, else a card with its type, name and size."""
 
     def height(self, item: ChatItem, body: Callable[[], int], line_h: int) -> int:
-        """A thumbnail or a card tall, from the type alone."""
-        return (THUMB_H if _is_image(item) else CARD_H) + GAP
+        """As tall as the thumbnail (a wide picture's is short: no gap under it), else a card."""
+        if not _is_image(item):
+            return CARD_H + GAP
+        thumb = THUMBNAILS.pixmap(str(item.args.get("sha256", "")))
+        return (thumb.height() if thumb is not None else THUMB_H) + GAP
 
     def paint(self, row: Row) -> None:
         """Right-aligned under the person's name, left for the model; a click opens it."""

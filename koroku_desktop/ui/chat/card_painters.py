@@ -93,6 +93,8 @@ class ToolPainter(_Card):
             header.setRight(fold.left() - 8)
         room = max(0, header.right() - fm.horizontalAdvance(arrow) - 8 - x)
         args = f"{item.run} calls · {short_args(item.args, 120)}" if closed_run else None
+        if status == "running" and item.text:  # a server's progress report
+            args = item.text
         summary = fm.elidedText(
             args or short_args(item.args, 200), Qt.TextElideMode.ElideRight, room
         )

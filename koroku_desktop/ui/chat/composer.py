@@ -1,24 +1,25 @@
 """Composer: the framed box at the bottom of the chat window — the attachment chips, the
-paper clip, the message box and the Send and Stop buttons. It only builds and lays them
-out; the chat window connects them to what they do (send, attach, cancel)."""
+paper clip, the message box, the model picker and the Send and Stop buttons. It only builds
+and lays them out; the chat window connects them to what they do (send, attach, cancel)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
 
+from koroku_desktop.ui.chat.model_picker import ModelPicker
 from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray, attach_button
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 
 PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
 SHORT_PLACEHOLDER = "Message Koroku"
-"""The placeholder of a narrow window."""
+"""The placeholder of a box too narrow for the long one."""
 
 
 class Composer(QFrame):
     """The message box with its attachment tray and buttons (styled as `#Composer`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str = "") -> None:
         super().__init__()
         self.setObjectName("Composer")
         col = QVBoxLayout(self)
@@ -32,7 +33,10 @@ class Composer(QFrame):
         self.attach_button = attach_button()
         row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.input = ChatInput(PLACEHOLDER)
+        self.input.set_placeholders(PLACEHOLDER, SHORT_PLACEHOLDER)
         row.addWidget(self.input, 1)
+        self.model_picker = ModelPicker(model)
+        row.addWidget(self.model_picker, 0, Qt.AlignmentFlag.AlignBottom)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("Send")
         self.send_button.clicked.connect(self.input.submit)
@@ -44,5 +48,6 @@ class Composer(QFrame):
             row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
 
     def set_wide(self, wide: bool) -> None:
-        """A narrow window gets the short placeholder."""
-        self.input.setPlaceholderText(PLACEHOLDER if wide else SHORT_PLACEHOLDER)
+        """A narrow window leaves the model to the status bar (the box shows the short
+        placeholder whenever the long one would not fit)."""
+        self.model_picker.setVisible(wide)

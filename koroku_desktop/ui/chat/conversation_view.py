@@ -122,6 +122,13 @@ class ConversationView(QListView):
                 0, lambda: self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
             )
 
+    def scroll_to_match(self, row: int) -> None:
+        """Show `row` (a Find match) in the middle of the view; new rows no longer pull the
+        view down while the person reads it."""
+        if 0 <= row < self._model.rowCount():
+            self._stick = False
+            self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtCenter)
+
     def changeEvent(self, event: QEvent) -> None:
         """A new font: the delegate measures rows with it."""
         if event.type() == QEvent.Type.FontChange:

@@ -31,6 +31,7 @@ class ChatHeader(QWidget):
         self.clear_button = self._button("new-chat", "Clear conversation… (start afresh)")
         self.history_button = self._button("history", "History && memory")
         self.settings_button = self._button("settings", "Settings")
+        self.shortcuts_button = self._button("keyboard", "Keyboard shortcuts (Ctrl+/)")
         for button in self.buttons():
             row.addWidget(button)
 
@@ -50,7 +51,13 @@ class ChatHeader(QWidget):
 
     def buttons(self) -> list[QToolButton]:
         """The header's buttons, left to right."""
-        return [self.thoughts_button, self.clear_button, self.history_button, self.settings_button]
+        return [
+            self.thoughts_button,
+            self.clear_button,
+            self.history_button,
+            self.settings_button,
+            self.shortcuts_button,
+        ]
 
     def _paint_icon(self, button: QToolButton) -> None:
         th = theme.current()

@@ -62,7 +62,8 @@ def forget_code_groups(doc: QTextDocument) -> None:
 
 
 def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> None:
-    """Give fenced code blocks a monospace font and a tinted background, inline code too
+    """Give fenced code blocks a monospace font, a tinted background and lines that wrap at
+    the column, inline code too
     (from the block at `from_position` on: a streaming answer styles only what it appended)."""
     cursor = QTextCursor(doc)
     mono = QFont(th.mono)
@@ -90,6 +91,9 @@ def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> N
             fmt.setBackground(th.color("code_bg"))
             fmt.setLeftMargin(8)
             fmt.setRightMargin(8)
+            # A long line wraps inside the column: in a narrow window it was cut off at the
+            # right edge (the view does not scroll sideways), its Copy chip with it.
+            fmt.setNonBreakableLines(False)
             cursor.mergeBlockFormat(fmt)
             cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
             ch = QTextCharFormat()

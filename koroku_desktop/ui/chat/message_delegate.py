@@ -71,6 +71,10 @@ class MessageDelegate(QStyledItemDelegate):
         self._growing = StreamingDocs()
         self._stale = False
         self.show_thoughts = False
+        self.find_text = ""
+        """What Ctrl+F looks for (highlighted in every painted row)."""
+        self.find_row = -1
+        """The row of the match Find is on."""
         self._metrics_key = ""
         self._metrics_value = (7, 16)
         self._hint_epoch = 0
@@ -246,6 +250,8 @@ class MessageDelegate(QStyledItemDelegate):
             doc=lambda: self._doc(item, self._width()),
             show_thoughts=self.show_thoughts,
             visible=self._view.viewport().rect(),
+            find=self.find_text,
+            find_current=index.row() == self.find_row,
         )
         PAINTERS[item.kind].paint(row)
         painter.restore()

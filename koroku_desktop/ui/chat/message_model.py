@@ -12,11 +12,18 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent, SupersededEvent
+from koroku_desktop.domain.events import (
+    ClearedEvent,
+    LogEntry,
+    MessageEvent,
+    StoredEvent,
+    SupersededEvent,
+)
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
 from koroku_desktop.ui.chat.tool_runs import regroup
+from koroku_desktop.ui.chat.turn_versions import TurnVersions, since_last_clear, superseded_turns
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_ONCE = 500
@@ -44,6 +51,8 @@ class MessageModel(QAbstractListModel):
         self._superseded: set[str] = set()
         """Turns replaced by a regenerate or an edit: the chat leaves them out."""
         self._marked: list[ChatItem] = []
+        self.versions = TurnVersions()
+        """The answers a regenerate or an edit replaced (‹ 1/2 ›)."""
 
     # -- Qt model API ------------------------------------------------------------------
 
@@ -121,9 +130,11 @@ class MessageModel(QAbstractListModel):
         the view scrolls up to them (`prepend_held`), so opening a long conversation costs
         the same as a short one.
         """
+        entries, cleared = since_last_clear(entries)
         self._cards.clear()
         self._marked = []
         self._superseded = superseded_turns(entries)
+        self.versions.load(entries, self._superseded)
         kept = self._kept(entries)
         cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
         self._held = kept[:cut]
@@ -134,19 +145,24 @@ class MessageModel(QAbstractListModel):
         regroup(self._items)
         self._streaming = None
         self._status = None
+        self.versions.label(self._items)
         self.endResetModel()
-        self.oldest_seq = entries[0].seq if entries else None
+        # After a clear nothing older is asked for: the chat starts afresh there (the
+        # viewer keeps it all).
+        self.oldest_seq = None if cleared or not entries else entries[0].seq
 
     def prepend_entries(self, entries: list[LogEntry]) -> int:
         """Insert rows for older entries at the top; return how many rows were added."""
         if not entries:
             return 0
+        entries, cleared = since_last_clear(entries)
+        first_seq = None if cleared or not entries else entries[0].seq
         index = ToolCardIndex()
         self._superseded |= superseded_turns(entries)
         index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
-        self.oldest_seq = entries[0].seq
+        self.oldest_seq = first_seq
         if not items:
             return 0
         self.beginInsertRows(QModelIndex(), 0, len(items) - 1)
@@ -180,8 +196,9 @@ class MessageModel(QAbstractListModel):
             return entries
         return [e for e in entries if not (isinstance(e, StoredEvent) and e.turn_id in gone)]
 
-    def supersede(self, turn_id: str) -> None:
-        """Leave out the rows of a replaced turn, and how it ended (its turn notices)."""
+    def supersede(self, turn_id: str, by: str = "") -> None:
+        """Leave out the rows of a replaced turn, and how it ended (its turn notices); they
+        are kept as an older version of turn `by` (the one replacing it)."""
         if not turn_id:
             return
         self._superseded.add(turn_id)
@@ -191,7 +208,9 @@ class MessageModel(QAbstractListModel):
         notices = [
             r for r in range(rows[0], len(self._items)) if self._items[r].kind == "turn_notice"
         ]
-        for row in sorted(set(rows) | set(notices), reverse=True):
+        gone = sorted(set(rows) | set(notices))
+        self.versions.keep(by, turn_id, [self._items[r] for r in gone])
+        for row in reversed(gone):
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._items[row]
             self.endRemoveRows()
@@ -251,10 +270,13 @@ class MessageModel(QAbstractListModel):
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
         if isinstance(event, SupersededEvent):
-            self.supersede(event.superseded_turn_id)
+            self.supersede(event.superseded_turn_id, by=stored.turn_id)
             return []
         if stored.turn_id in self._superseded:
             return []  # a late event of a replaced turn
+        if isinstance(event, ClearedEvent):  # here or in another front end: start afresh
+            self.set_entries([stored])
+            return []
         if (
             self._streaming is not None
             and isinstance(event, MessageEvent)
@@ -267,7 +289,32 @@ class MessageModel(QAbstractListModel):
         for card in closed:
             self._changed(card)
         self._append(items)
+        if stored.turn_id in self.versions.replaced:
+            for item in self.versions.label(self._items):
+                self._changed(item)
         return items
+
+    def show_version(self, newest: str, step: int) -> None:
+        """‹ or › on a replaced turn's answer: show its older (-1) or newer (1) version."""
+        chain = self.versions.chain(newest)
+        current = self.versions.shown.get(newest, newest)
+        at = chain.index(current) if current in chain else len(chain) - 1
+        target = chain[max(0, min(len(chain) - 1, at + step))]
+        rows = [r for r, i in enumerate(self._items) if i.turn_id == current]
+        if target == current or not rows:
+            return
+        first, last = rows[0], rows[-1]
+        self.versions.rows[current] = self._items[first : last + 1]
+        self.beginRemoveRows(QModelIndex(), first, last)
+        del self._items[first : last + 1]
+        self.endRemoveRows()
+        incoming = self.versions.rows.get(target, [])
+        self.versions.shown[newest] = target
+        self.versions.label(incoming)
+        if incoming:
+            self.beginInsertRows(QModelIndex(), first, first + len(incoming) - 1)
+            self._items[first:first] = incoming
+            self.endInsertRows()
 
     def append_delta(self, piece: str) -> None:
         """Stream visible text into the current answer row (created on the first piece)."""
@@ -292,6 +339,17 @@ class MessageModel(QAbstractListModel):
             item.status = "running"
             item.touch()
             self._changed(item)
+
+    def tool_progress(self, tool: str, text: str) -> bool:
+        """Show a running card's progress (an MCP server's report); False if none runs."""
+        item = self._cards.find_open(FunctionCallPart(name=tool, args={}))
+        if item is None or item.status != "running":
+            return False
+        if item.text != text:
+            item.text = text
+            item.touch()
+            self._changed(item)
+        return True
 
     def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
         """Show a card's result (✓ or ✗, by the same rule as a reload) before the event lands."""
@@ -343,15 +401,6 @@ class MessageModel(QAbstractListModel):
         self.show_thoughts = show
         self.layoutChanged.emit()
         self.show_thoughts_changed.emit(show)
-
-
-def superseded_turns(entries: list[LogEntry]) -> set[str]:
-    """The turn ids a `superseded` event among `entries` names."""
-    return {
-        e.event.superseded_turn_id
-        for e in entries
-        if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
-    } - {""}
 
 
 def turn_start_before(entries: list[LogEntry], at: int) -> int:

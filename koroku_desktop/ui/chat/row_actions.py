@@ -1,6 +1,7 @@
 """RowActions: what an action clicked inside a conversation row does — retry a failed turn,
-regenerate or edit the last one, open an attached file in the desktop's application for it,
-or open a remembered passage's card (Show in history, Dismiss).
+regenerate or edit the last one, switch between its versions (‹ 1/2 ›), open an attached
+file in the desktop's application for it, or open a remembered passage's card (Show in
+history, Dismiss).
 
 The conversation view only reports the action's name (`ConversationView.action_requested`);
 this turns it into the window's and the bridge's intents.
@@ -35,6 +36,9 @@ class RowActions:
             self._window.last_turn.regenerate()
         elif action == "edit":
             self._window.last_turn.start_edit()
+        elif action.startswith("version:"):  # ‹ / › under a replaced turn's answer
+            newest, _, step = action.removeprefix("version:").rpartition(":")
+            self._window.model.show_version(newest, int(step))
         elif action.startswith("file:"):
             self.open_attachment(action.removeprefix("file:"))
         elif (chip := parse_chip_action(action)) is not None:

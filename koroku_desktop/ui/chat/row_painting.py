@@ -16,7 +16,9 @@ from PySide6.QtGui import (
     QFont,
     QPainter,
     QPalette,
+    QTextCharFormat,
     QTextDocument,
+    QTextOption,
 )
 
 from koroku_desktop.ui.chat.code_highlight import highlight_code
@@ -58,6 +60,10 @@ class Row:
     """Whether the window shows every thought (else each opens on its own)."""
     visible: QRect | None = None
     """The part of the view on screen, in the row's coordinates (None: draw everything)."""
+    find: str = ""
+    """Text being looked for (Ctrl+F): its occurrences are highlighted."""
+    find_current: bool = False
+    """This row holds the match Find is on (drawn stronger)."""
 
     @property
     def x0(self) -> int:
@@ -81,8 +87,26 @@ class Row:
         ctx.palette.setColor(QPalette.ColorRole.Text, color)
         if self.visible is not None:
             ctx.clip = QRectF(self.visible.translated(-at))
+        if self.find:
+            ctx.selections = self._found(doc)
         doc.documentLayout().draw(self.painter, ctx)
         self.painter.restore()
+
+    def _found(self, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
+        """Highlights for every occurrence of the text Find looks for."""
+        fmt = QTextCharFormat()
+        colour = QColor(self.th.color("accent"))
+        colour.setAlpha(150 if self.find_current else 70)
+        fmt.setBackground(colour)
+        out: list[QAbstractTextDocumentLayout.Selection] = []
+        cursor = doc.find(self.find, 0)
+        while not cursor.isNull() and len(out) < 500:
+            selection = QAbstractTextDocumentLayout.Selection()
+            selection.cursor = cursor
+            selection.format = fmt
+            out.append(selection)
+            cursor = doc.find(self.find, cursor)
+        return out
 
     def chip(self, rect: QRect, label: str, action: str) -> None:
         """A small rounded button (Copy...) that runs `action` when clicked."""
@@ -123,6 +147,9 @@ class RowPainter:
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
         """Put the item's content into `doc` (Markdown, code blocks styled for `th`)."""
         doc.setMarkdown(item.text + (" ▍" if item.streaming else ""))
+        option = doc.defaultTextOption()  # a long path or URL wraps rather than overflow
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(option)
         style_code(doc, th)
         if not item.streaming:  # coloured once complete: typesetting stays cheap while streaming
             highlight_code(doc, th)

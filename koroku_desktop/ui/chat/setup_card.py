@@ -90,7 +90,7 @@ class SetupCard(ThemedCard):
         col.addWidget(card_label("Set up Koroku", "CardTitle"))
         col.addWidget(
             card_label(
-                "Koroku is an assistant that lives in your tray. It answers with Google's "
+                "Koroku is a desktop assistant. It answers with Google's "
                 "Gemini, can read and edit files and run commands on this computer — asking "
                 "you first — and remembers every conversation, so you can search it later."
             )

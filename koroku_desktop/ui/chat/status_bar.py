@@ -23,6 +23,8 @@ class ChatStatusBar(QStatusBar):
         self.model_label = QLabel(model_name)
         self.addWidget(self.model_label)
         self._meter_tip = ""
+        self._wide = True
+        self._meter = (0, 0)
         self._cache_note = ""
         self.meter = QProgressBar()
         self.meter.setObjectName("Meter")
@@ -67,13 +69,22 @@ class ChatStatusBar(QStatusBar):
 
     def show_meter(self, used: int, threshold: int) -> None:
         """Context use against the compaction threshold."""
+        self._meter = (used, threshold)
         fraction = used / threshold if threshold else 0.0
         self.meter.setValue(min(1000, int(fraction * 1000)))
-        self.meter_label.setText(f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k")
-        self._meter_tip = (
-            f"{self.meter_label.text()}: {fraction:.0%} of the context before Koroku compacts it"
-        )
+        words = f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k"
+        self.meter_label.setText(words if self._wide else f"{fraction:.0%}")
+        self._meter_tip = f"{words}: {fraction:.0%} of the context before Koroku compacts it"
         self._show_meter_tip()
+
+    def set_wide(self, wide: bool) -> None:
+        """A narrow window keeps the meter with a short "12%" beside it (the words go to its
+        tooltip) and a shorter bar."""
+        if wide != self._wide:
+            self._wide = wide
+            self.meter.setFixedWidth(110 if wide else 60)
+            if self._meter != (0, 0):
+                self.show_meter(*self._meter)
 
     def show_cache_note(self, note: str) -> None:
         """How much of the last request Gemini served from its prompt cache (in the tooltip)."""

@@ -12,11 +12,13 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS
+from koroku_desktop.ui.chat.card_area import CardArea
 from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.composer import Composer
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
+from koroku_desktop.ui.chat.find_bar import FindBar
 from koroku_desktop.ui.chat.header import ChatHeader
 from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
@@ -25,13 +27,14 @@ from koroku_desktop.ui.chat.row_actions import RowActions
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
+from koroku_desktop.ui.chat.shortcut_sheet import ShortcutSheet
 from koroku_desktop.ui.chat.status_bar import ChatStatusBar
 from koroku_desktop.ui.chat.turn_status import TurnStatus
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.icons import app_icon
 
 NARROW = 600
-"""Below this width the status bar drops the context meter's words (kept in its tooltip)."""
+"""Below this width the status bar shortens the context meter's words to a percentage."""
 
 
 class ChatWindow(AttachmentDrops, QMainWindow):
@@ -45,6 +48,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     history_requested = Signal()
     history_seq_requested = Signal(int)  # "Show in history" on a remembered passage
     settings_requested = Signal()
+    model_chosen = Signal(str)  # the composer's model picker
     hidden_to_tray = Signal()
     closed = Signal()
 
@@ -53,6 +57,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
+        self.workspace = workspace
         self.hide_on_close = False
         self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
@@ -67,12 +72,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
         outer.addWidget(self._header())
-        self._cards_box = QWidget()
-        self._cards = QVBoxLayout(self._cards_box)
-        self._cards.setContentsMargins(20, 6, 20, 6)
-        self._cards.setSpacing(10)
-        self._cards_box.setVisible(False)
-        outer.addWidget(self._cards_box)
+        self.cards = CardArea(self._card_room)
+        outer.addWidget(self.cards)
         self.view = ConversationView(self.model)
         self.view.older_requested.connect(self.older_requested)
         self.view.copied.connect(lambda _t: self.statusBar().showMessage("Copied", 1500))
@@ -84,14 +85,19 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.empty = EmptyState()
         self.empty.prompt_chosen.connect(self._use_example)
         outer.addWidget(self.empty, 1)
+        self._filler = QWidget()  # takes the room while the setup card hides the examples
+        outer.addWidget(self._filler, 1)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._show_empty)
-        bottom = QWidget()
+        bottom = self._bottom = QWidget()
         col = QVBoxLayout(bottom)
         col.setContentsMargins(20, 6, 20, 14)
         col.setSpacing(8)
         self.approvals = ApprovalStack(bridge, workspace)
         col.addWidget(self.approvals)
+        self.find_bar = FindBar(self.view)
+        self.find_bar.closed.connect(self.refocus_input)
+        col.addWidget(self.find_bar)
         self.queued_strip = QueuedStrip()
         col.addWidget(self.queued_strip)
         self.notice = QLabel()
@@ -99,7 +105,12 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.notice.setWordWrap(True)
         self.notice.setVisible(False)
         col.addWidget(self.notice)
-        composer = self._composer()
+        composer = self._composer(model_name)
+        self.approvals.focus_after = self.input
+        self.queued_strip.wire(
+            bridge, self.input, lambda text, ms: self.statusBar().showMessage(text, ms)
+        )
+        self.queued_strip.acted.connect(self.refocus_input)
         self.last_turn = LastTurnActions(self, bridge)
         col.addWidget(self.last_turn.banner)
         col.addWidget(composer)
@@ -123,6 +134,12 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         THUMBNAILS.use(bridge.attachments)
         focus = QShortcut(QKeySequence("Ctrl+L"), self)
         focus.activated.connect(self.input.setFocus)
+        self.input.escape_pressed.connect(self.escape)
+        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
+        find.activated.connect(self.find_bar.open)
+        for keys in ("Ctrl+/", "F1"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self.show_shortcuts)
+        self.shortcut_sheet: ShortcutSheet | None = None
         self.input.setFocus()
 
     # -- building ----------------------------------------------------------------------
@@ -137,14 +154,29 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.history_button.clicked.connect(self.history_requested)
         self.settings_button = self.header.settings_button
         self.settings_button.clicked.connect(self.settings_requested)
+        self.header.shortcuts_button.clicked.connect(self.show_shortcuts)
         for button in self.header.buttons():
             button.clicked.connect(self.refocus_input)
         return self.header
 
     def _show_empty(self, *_args: object) -> None:
         empty = self.model.rowCount() == 0
-        self.empty.setVisible(empty)
+        # Example prompts cannot be sent before there is a key: the setup card gets the room.
+        self.empty.setVisible(empty and self.setup_card is None)
         self.view.setVisible(not empty)
+        self._filler.setVisible(empty and self.setup_card is not None)
+
+    def _card_room(self) -> int:
+        """The height the first-run cards may take: what the header, the composer column
+        and the conversation (or the example prompts) leave."""
+        root = self.centralWidget()
+        assert root is not None
+        used = self.header.sizeHint().height() + self._bottom.sizeHint().height()
+        if self.empty.isVisibleTo(root):
+            used += self.empty.minimumSizeHint().height()
+        elif self.view.isVisibleTo(root):
+            used += 120
+        return root.height() - used
 
     def _use_example(self, text: str) -> None:
         self.input.setPlainText(text)
@@ -156,14 +188,16 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         QTimer.singleShot(0, self._focus_input)
 
     def _focus_input(self) -> None:
+        if self.isVisible() and not self.isActiveWindow():
+            self.activateWindow()  # a closed dialog leaves no window with the keyboard
         self.input.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def insert_card(self, card: QWidget) -> None:
         """Show a card (first-run setup, welcome) between the header and the conversation."""
-        self._cards.addWidget(card)
-        self._cards_box.setVisible(True)
+        self.cards.add(card)
         if isinstance(card, SetupCard):
             self.setup_card = card
+            self._show_empty()
             card.key_stored.connect(self._setup_done)
             card.destroyed.connect(self._setup_done)
         card.destroyed.connect(self._card_gone)
@@ -171,21 +205,29 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     def _setup_done(self) -> None:
         self.setup_card = None
         self.hide_hint()
+        self._show_empty()
 
     def _card_gone(self) -> None:
-        QTimer.singleShot(0, lambda: self._cards_box.setVisible(self._cards.count() > 0))
+        QTimer.singleShot(0, self.cards.fit)
         self.refocus_input()
 
-    def _composer(self) -> Composer:
-        box = self.composer = Composer()
+    def _composer(self, model_name: str) -> Composer:
+        box = self.composer = Composer(model_name)
+        box.model_picker.chosen.connect(self.model_chosen)
+        box.model_picker.chosen.connect(self.refocus_input)
         self.tray, self.input = box.tray, box.input
         self.attach_button, self.send_button = box.attach_button, box.send_button
         self.stop_button = box.stop_button
-        self.attach_button.clicked.connect(self.choose_files)
+        self.attach_button.clicked.connect(self._attach_files)
+        self.send_button.clicked.connect(self.refocus_input)
         self.input.submitted.connect(self.submit)
         self.stop_button.clicked.connect(self.bridge.cancel)
         self.stop_button.clicked.connect(self.refocus_input)
         return box
+
+    def _attach_files(self) -> None:
+        dialog = self.tray.choose_files(self, self.workspace)
+        dialog.finished.connect(self.refocus_input)
 
     def _connect(self, bridge: AgentBridge) -> None:
         bridge.event_appended.connect(self.on_event)
@@ -217,13 +259,32 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         """Drop a half-streamed answer nobody persisted."""
         self.model.end_stream()
 
+    def show_shortcuts(self) -> ShortcutSheet:
+        """Open (or raise) the keyboard-shortcut sheet; the message box gets the keys back
+        when it closes."""
+        if self.shortcut_sheet is None:
+            self.shortcut_sheet = ShortcutSheet(self)
+            self.shortcut_sheet.finished.connect(self.refocus_input)
+        self.shortcut_sheet.show()
+        self.shortcut_sheet.raise_()
+        self.shortcut_sheet.activateWindow()
+        return self.shortcut_sheet
+
+    def escape(self) -> None:
+        """Esc in the message box stops the running turn (a waiting approval takes its Esc
+        first, as a denial; an edit being made is cancelled instead)."""
+        if self.bridge.busy and self.last_turn.editing is None:
+            self.bridge.cancel()
+            self.statusBar().showMessage("Stopped", 2000)
+        self.refocus_input()
+
     def on_busy(self, busy: bool) -> None:
         """Show Stop while a turn runs."""
         self.stop_button.setVisible(busy)
 
-    def show_queue(self, texts: list[str]) -> None:
-        """Show messages waiting for their turn as chips."""
-        self.queued_strip.show_texts(texts)
+    def show_queue(self, _texts: list[str]) -> None:
+        """Show messages waiting for their turn as chips (each can be edited or removed)."""
+        self.queued_strip.show_turns(self.bridge.queued_turns)
 
     def failure(self) -> str | None:
         """The full text of the failure shown under the conversation, if any."""
@@ -253,6 +314,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
             )
             return
         self.hide_hint()
+        self.view.scroll_to_bottom()  # what is sent, and its answer, are what to look at
         if self.last_turn.editing is not None:
             self.last_turn.send_edit(text)
         else:
@@ -289,11 +351,12 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.status_bar.show_meter(used, threshold)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Narrow windows keep the model and the meter bar; the meter's words go to its tooltip."""
+        """Narrow windows keep the model and the meter, with a percentage instead of its words."""
         super().resizeEvent(event)
         wide = event.size().width() >= NARROW
-        self.meter_label.setVisible(wide)
+        self.status_bar.set_wide(wide)
         self.composer.set_wide(wide)
+        self.cards.fit()
 
     def scroll_to_seq(self, seq: int) -> None:
         """Scroll so the exchange starting at event `seq` is at the top."""

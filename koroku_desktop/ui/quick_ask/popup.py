@@ -103,6 +103,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         col.addWidget(self.question_label)
         self.approvals = ApprovalStack(bridge, workspace)
         col.addWidget(self.approvals)
+        self.approvals.focus_after = self.input
         self.tool_label = QLabel()
         self.tool_label.setObjectName("Muted")
         self.tool_label.setVisible(False)
@@ -237,6 +238,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         if text and self._turn_id is not None and not self.active:
             self.tool_label.setText(f"◌  {text}…")
             self.tool_label.setVisible(True)
+        elif not text and self.tool_label.text().startswith("◌"):
+            # The other front end's turn ended (or it went away): no longer waiting for it.
+            self.tool_label.clear()
+            self.tool_label.setVisible(False)
 
     def _on_turn_started(self, text: str | None) -> None:
         if self._turn_id is not None and self._bridge.agent.current_turn_id == self._turn_id:

@@ -52,6 +52,7 @@ from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
+from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,7 @@ class SettingsDialog(QDialog):
         outer.addWidget(scroll, 1)
         outer.addLayout(self._buttons())
         self.load(settings.reload())  # another process may have changed the file
+        self.wheel_guard = WheelGuard(body)
 
     # -- building ----------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ the read-only switch lets tools a server marks `readOnlyHint` run without asking
 from __future__ import annotations
 
 import shlex
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -32,9 +34,12 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.app.runtime import McpManager, ServerStatus
 from koroku_desktop.app.settings_store import SettingsStore
+from koroku_desktop.ui.settings.mcp_log import ServerLogDialog
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
+RESOURCES_SHOWN = 12
+"""Resources listed in a server's details (the model reads any with read_mcp_resource)."""
 
 
 def _pairs(text: str, sep: str) -> dict[str, str]:
@@ -76,7 +81,8 @@ class ServerEditor(QDialog):
         self.transport.addItem("Command (stdio)", "stdio")
         self.transport.addItem("URL (streamable HTTP)", "http")
         self.transport.setCurrentIndex(1 if "url" in entry else 0)
-        self.command = QLineEdit(shlex.join([entry.get("command", ""), *entry.get("args", [])]))
+        words = [entry["command"], *entry.get("args", [])] if entry.get("command") else []
+        self.command = QLineEdit(shlex.join(words))  # a new server starts empty, not ''""
         self.command.setPlaceholderText("npx -y @modelcontextprotocol/server-filesystem ~/notes")
         self.env = QPlainTextEdit(_lines(entry.get("env"), "="))
         self.env.setPlaceholderText("TOKEN=...")
@@ -123,6 +129,12 @@ class ServerEditor(QDialog):
             words = shlex.split(self.command.text())
             if not words:
                 raise ValueError("enter the command that starts the server")
+            program = Path(words[0]).expanduser()
+            if shutil.which(str(program)) is None:
+                raise ValueError(
+                    f"there is no program {words[0]!r} on this computer (not found on PATH); "
+                    "check the spelling or give its full path"
+                )
             out["command"], out["args"] = words[0], words[1:]
             env = _pairs(self.env.toPlainText(), "=")
             if env:
@@ -190,11 +202,14 @@ class McpSection(QGroupBox):
         self.edit_button = QPushButton("Edit…")
         self.toggle_button = QPushButton("Disable")
         self.remove_button = QPushButton("Remove")
+        self.log_button = QPushButton("Log…")
+        self.log_button.setToolTip("The server's stderr, log messages and Koroku's notes on it")
         for button, slot in (
             (self.add_button, self.add_server),
             (self.edit_button, self.edit_server),
             (self.toggle_button, self.toggle_server),
             (self.remove_button, self.remove_server),
+            (self.log_button, self.show_log),
         ):
             button.clicked.connect(slot)
             row.addWidget(button)
@@ -202,6 +217,7 @@ class McpSection(QGroupBox):
         col.addLayout(row)
         self._statuses: list[ServerStatus] = []
         self.editor: ServerEditor | None = None
+        self.log_dialog: ServerLogDialog | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
@@ -254,7 +270,7 @@ class McpSection(QGroupBox):
     def _show_details(self) -> None:
         s = self._selected()
         self.toggle_button.setText("Enable" if s is not None and not s.enabled else "Disable")
-        for button in (self.edit_button, self.toggle_button, self.remove_button):
+        for button in (self.edit_button, self.toggle_button, self.remove_button, self.log_button):
             button.setEnabled(s is not None)
         if s is None:
             self.details.setText("")
@@ -262,9 +278,19 @@ class McpSection(QGroupBox):
         lines = [s.target] if s.target else []
         for tool in s.tools:
             mark = " (read-only)" if tool.read_only else ""
-            lines.append(f"• {tool.name}{mark}: {tool.description}")
+            seen = s.model_names.get(tool.name)
+            shown = f"{seen} ← {tool.name}" if seen and seen != tool.name else tool.name
+            lines.append(f"• {shown}{mark}: {tool.description}")
+        listed = s.resources[:RESOURCES_SHOWN]
+        for res in listed:
+            kind = "template" if res.template else (res.mime_type or "resource")
+            lines.append(f"◦ {res.name} — {res.uri} ({kind})")
+        if len(s.resources) > len(listed):
+            lines.append(f"◦ … and {len(s.resources) - len(listed)} more resources")
         if s.last_error:
             lines.append(f"Last error: {s.last_error}")
+        if s.protocol:
+            lines.append(f"Protocol: MCP {s.protocol}")
         self.details.setText("\n".join(lines))
 
     def _edit(self, name: str, entry: dict[str, Any], replaces: str | None) -> ServerEditor | None:
@@ -290,6 +316,15 @@ class McpSection(QGroupBox):
         if self.manager is None or name is None:
             return None
         return self._edit(name, self.manager.entry(name) or {}, name)
+
+    def show_log(self) -> ServerLogDialog | None:
+        """Open the selected server's log (stderr, SDK records, its log notifications)."""
+        name = self.selected_name()
+        if self.manager is None or name is None:
+            return None
+        self.log_dialog = ServerLogDialog(name, self.manager.log_path(name), self)
+        self.log_dialog.open()
+        return self.log_dialog
 
     def toggle_server(self) -> None:
         """Enable or disable the selected server."""

@@ -25,7 +25,7 @@ class RecallGroup(QGroupBox):
     """Remembered passages on or off, and how hard the model thinks in chat and quick-ask."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Memory & thinking", parent)
+        super().__init__("Memory && thinking", parent)
         form = QFormLayout(self)
         self.memories = QCheckBox("Bring up related memories with each message")
         form.addRow("Remembered", self.memories)

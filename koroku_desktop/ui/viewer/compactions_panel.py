@@ -122,6 +122,10 @@ class CompactionsPanel(QWidget):
         self.replaced = TimelineModel(reader, conversation_id, self)
         self.replaced_table = make_table(self.replaced)
         self.replaced_table.setColumnHidden(4, True)  # all "summarised in" this one
+        # With the last column hidden nothing stretched: the content had ~80 px.
+        self.replaced_table.horizontalHeader().setSectionResizeMode(
+            3, QHeaderView.ResizeMode.Stretch
+        )
         rcol.addWidget(self.replaced_table, 1)
         lower.addWidget(replaced)
         lower.setSizes([380, 520])

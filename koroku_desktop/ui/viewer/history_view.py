@@ -5,6 +5,7 @@ in full below, with its raw JSON one click away."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
@@ -29,6 +30,16 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 DAY_H = 34
 ROW_H = 46
 COLUMN = 820
+
+
+_MD_LINK = re.compile(r"\[([^\]]+)\]\([^)]+\)")
+_MD_MARKS = re.compile(r"```\w*|\*\*|__|`|^#+\s+|(?<=\s)#+\s+")
+
+
+def markdown_line(text: str) -> str:
+    """A one-line summary as it reads: Markdown's marks (`**`, backticks, fences, headings)
+    dropped and links shown by their words (the detail pane keeps the source)."""
+    return " ".join(_MD_MARKS.sub("", _MD_LINK.sub(r"\1", text)).split())
 
 
 def day_of(entry: LogEntry) -> date:
@@ -114,7 +125,7 @@ class HistoryDelegate(QStyledItemDelegate):
         th = theme.current()
         fm = QFontMetrics(font)
         time_text = datetime.fromtimestamp(entry.created_at).strftime("%H:%M")
-        text = event_render.summary(entry)
+        text = markdown_line(event_render.summary(entry))
         speaker = "marker" if isinstance(entry, DamagedEvent) else entry_view(entry).speaker
         body = QRect(box.left(), box.top() + 6, box.width(), box.height() - 18)
         p.setFont(font)

@@ -43,6 +43,7 @@ KIND_LABELS = {
     "rejected": "Set aside",
     "superseded": "Replaced",
     "remembered_dismissed": "Dismissals",
+    "memory_edit": "Memory edits",
 }
 
 

@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent
+from PySide6.QtCore import QEvent, QMargins, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -26,6 +26,7 @@ from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, Approv
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.command_risk import destructive_reasons
 from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
+from koroku_desktop.ui.widgets.text_fit import fitting_height
 
 TITLES = {
     "bash": "Koroku wants to run a shell command",
@@ -44,10 +45,48 @@ def bash_folder(args: dict[str, Any], workspace: Path) -> Path:
     return workspace
 
 
+def breakable_path(path: str) -> str:
+    """`path` as HTML that may wrap after each `/` (a long folder reads whole in a narrow
+    card instead of forcing it wider than the window)."""
+    return html.escape(path).replace("/", "/\u200b")
+
+
 def _mono() -> QFont:
     font = QFont(theme.current().mono)
     font.setStyleHint(QFont.StyleHint.Monospace)
     return font
+
+
+class FittedEdit(QPlainTextEdit):
+    """Monospace text that wraps and is as tall as its wrapped lines, up to `max_lines`
+    (then it scrolls): a two-line command shows both lines at any width."""
+
+    def __init__(self, text: str, max_lines: int) -> None:
+        super().__init__(text)
+        self.max_lines = max_lines
+        self.setObjectName("Code")
+        self.setFont(_mono())
+        self.setTabChangesFocus(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.textChanged.connect(self.fit)
+        self.fit()
+
+    def fit(self) -> None:
+        """Take the height of the wrapped text at this width (bounded)."""
+        height, more = fitting_height(self, self.max_lines)
+        self.setFixedHeight(height)
+        policy = Qt.ScrollBarPolicy
+        self.setVerticalScrollBarPolicy(
+            policy.ScrollBarAsNeeded if more else policy.ScrollBarAlwaysOff
+        )
+
+    def event(self, event: QEvent) -> bool:
+        """Re-fit once the style sheet (its padding) and the width are known."""
+        handled = super().event(event)
+        if event.type() in (QEvent.Type.Polish, QEvent.Type.Show, QEvent.Type.Resize):
+            self.fit()
+        return handled
 
 
 class ApprovalCard(QFrame):
@@ -67,13 +106,15 @@ class ApprovalCard(QFrame):
         self._workspace = workspace
         self._done = False
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 12, 14, 12)
+        self._margins = QMargins(14, 12, 14, 12)
+        layout.setContentsMargins(self._margins)
         layout.setSpacing(8)
         default = f"Koroku wants to use the tool “{request.tool}”"
         if request.source:  # an MCP tool: name the server and the tool
             default = f"Koroku wants to use {request.source}"
         title = QLabel(TITLES.get(request.tool, default))
         title.setObjectName("ApprovalTitle")
+        title.setWordWrap(True)  # an MCP tool's server, name and hints can be long
         layout.addWidget(title)
 
         self.command_edit: QPlainTextEdit | None = None
@@ -83,15 +124,15 @@ class ApprovalCard(QFrame):
             hint = QLabel("You can edit the command before it runs.")
             hint.setObjectName("Muted")
             layout.addWidget(hint)
-            self.command_edit = QPlainTextEdit(str(request.args["command"]))
+            self.command_edit = FittedEdit(str(request.args["command"]), 6)
             self.command_edit.setObjectName("Code")
             self.command_edit.setFont(_mono())
             self.command_edit.setTabChangesFocus(True)
-            self._fit(self.command_edit, str(request.args["command"]), 6)
             layout.addWidget(self.command_edit)
             self.cwd = bash_folder(request.args, workspace)
-            self.folder_label = QLabel(f"in <code>{html.escape(str(self.cwd))}</code>")
+            self.folder_label = QLabel(f"in <code>{breakable_path(str(self.cwd))}</code>")
             self.folder_label.setObjectName("Muted")
+            self.folder_label.setWordWrap(True)
             self.folder_label.setToolTip("The folder the command runs in")
             layout.addWidget(self.folder_label)
             self.danger_label = QLabel()
@@ -104,7 +145,8 @@ class ApprovalCard(QFrame):
             if rest:
                 layout.addWidget(self._args_view(rest, 3))
         elif request.tool in ("write_file", "edit_file"):
-            path = QLabel(f"<b>{request.args.get('path', '?')}</b>")
+            path = QLabel(f"<b>{breakable_path(str(request.args.get('path', '?')))}</b>")
+            path.setWordWrap(True)
             path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             layout.addWidget(path)
             self.diff_view = QTextBrowser()
@@ -118,17 +160,15 @@ class ApprovalCard(QFrame):
         else:
             layout.addWidget(self._args_view(request.args, 12))
 
-        row = QHBoxLayout()
-        row.setSpacing(6)
         self.allow_once = self._button("&Allow once", "Primary", ("once", True))
         self.allow_session = self._button("Allow for this &session", "", ("session", True))
         self.allow_always = self._button("Al&ways allow this tool", "", ("always", True))
         self.deny = self._button("&Deny", "Danger", ("once", False))
-        for b in (self.allow_once, self.allow_session, self.allow_always):
-            row.addWidget(b)
-        row.addStretch(1)
-        row.addWidget(self.deny)
-        layout.addLayout(row)
+        self._buttons = QGridLayout()
+        self._buttons.setSpacing(6)
+        self._columns = 0
+        layout.addLayout(self._buttons)
+        self._arrange_buttons()
         for child in self.findChildren(QWidget):
             child.installEventFilter(self)
 
@@ -154,15 +194,33 @@ class ApprovalCard(QFrame):
         if not self.handle_key(event):
             super().keyPressEvent(event)
 
-    def _fit(self, edit: QPlainTextEdit, text: str, max_lines: int) -> None:
-        count = max(1, text.count("\n") + 1)
-        lines = min(max_lines, count)
-        margin = int(edit.document().documentMargin() * 2) + 14
-        edit.setFixedHeight(edit.fontMetrics().lineSpacing() * lines + margin)
-        edit.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        if count <= max_lines:
-            edit.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Buttons in one row when they fit, else two per row (never squeezed to "low onc")."""
+        super().resizeEvent(event)
+        self._arrange_buttons()
+
+    def _arrange_buttons(self) -> None:
+        buttons = [self.allow_once, self.allow_session, self.allow_always, self.deny]
+        margins = self.contentsMargins() + self._margins
+        room = self.width() - margins.left() - margins.right()
+        need = sum(b.sizeHint().width() for b in buttons) + 6 * (len(buttons) + 1)
+        widest = max(b.sizeHint().width() for b in buttons)
+        columns = 5 if need <= room else 2 if 2 * widest + 6 <= room else 1
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for b in buttons:
+            self._buttons.removeWidget(b)
+        for column in range(5):
+            self._buttons.setColumnStretch(column, 0)
+        if columns == 5:  # Allow once, session, always, (room), Deny
+            for i, b in enumerate(buttons[:3]):
+                self._buttons.addWidget(b, 0, i)
+            self._buttons.setColumnStretch(3, 1)
+            self._buttons.addWidget(self.deny, 0, 4)
+        else:
+            for i, b in enumerate(buttons):
+                self._buttons.addWidget(b, i // columns, i % columns)
 
     def _args_view(self, args: dict[str, Any], max_lines: int) -> QPlainTextEdit:
         text = (
@@ -172,12 +230,8 @@ class ApprovalCard(QFrame):
             )
             or "(no arguments)"
         )
-        view = QPlainTextEdit(text)
-        view.setObjectName("Code")
+        view = FittedEdit(text, max_lines)
         view.setReadOnly(True)
-        view.setFont(_mono())
-        view.setTabChangesFocus(True)
-        self._fit(view, text, max_lines)
         return view
 
     async def _load_diff(self) -> None:

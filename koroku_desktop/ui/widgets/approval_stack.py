@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.bridge import AgentBridge
@@ -26,6 +26,8 @@ class ApprovalStack(QWidget):
         self._workspace = workspace
         self._cards: dict[int, tuple[PendingApproval, ApprovalCard]] = {}
         self._filtering = False
+        self.focus_after: QWidget | None = None
+        """Where the keyboard goes once a card is answered (the message box)."""
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(8)
@@ -50,10 +52,23 @@ class ApprovalStack(QWidget):
         """Drop the card of an answered or abandoned approval."""
         entry = self._cards.pop(id(pending), None)
         if entry is not None:
+            self._hand_back_focus(entry[1])
             entry[1].hide()
             entry[1].deleteLater()
         self.setVisible(bool(self._cards))
         self._watch_keys(bool(self._cards))
+
+    def _hand_back_focus(self, card: ApprovalCard) -> None:
+        """Before the answered card hides (Qt would pass its focus to the next widget in the
+        tab chain, the header's first button), give the keyboard to the next card or the box."""
+        focus = QApplication.focusWidget()
+        if focus is not None and focus is not card and not card.isAncestorOf(focus):
+            return
+        rest = [c for c in self.cards() if c is not card]
+        if rest:
+            rest[0].focus_default()
+        elif self.focus_after is not None:
+            self.focus_after.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def cards(self) -> list[ApprovalCard]:
         """The cards shown, oldest first."""

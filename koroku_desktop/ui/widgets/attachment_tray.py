@@ -256,9 +256,11 @@ class AttachmentTray(QWidget):
             self.remove(chip)
         return pending
 
-    def choose_files(self, parent: QWidget) -> QFileDialog:
-        """Open a file dialog (not blocking); the chosen files are added when it closes."""
-        dialog = QFileDialog(parent, "Attach files")
+    def choose_files(self, parent: QWidget, folder: Path | None = None) -> QFileDialog:
+        """Open a file dialog (not blocking) in `folder` (the workspace); the chosen files are
+        added when it closes."""
+        dialog = QFileDialog(parent, "Attach files", str(folder) if folder else "")
+        dialog.resize(820, 540)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.setNameFilter(FILE_FILTER)
         dialog.filesSelected.connect(lambda names: [self.add_path(Path(n)) for n in names])

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
 
 from koroku_desktop.ui.widgets.attachment_tray import mime_attachments
+from koroku_desktop.ui.widgets.text_fit import fitting_height
 
 MAX_LINES = 8
 
@@ -26,6 +27,8 @@ class ChatInput(QPlainTextEdit):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.placeholders = (placeholder, placeholder)
+        """The placeholder, and the short one for a box too narrow for it."""
         self.history: list[str] = []
         self.allow_empty_submit = False
         """Enter sends with no text (files are attached)."""
@@ -33,20 +36,43 @@ class ChatInput(QPlainTextEdit):
         self.document().contentsChanged.connect(self._resize)
         self._resize()
 
-    def _lines(self) -> int:
-        return max(1, min(MAX_LINES, int(self.document().size().height())))
-
     def _resize(self) -> None:
-        line = self.fontMetrics().lineSpacing()
-        self.setFixedHeight(self._lines() * line + 12)
-        full = int(self.document().size().height()) > MAX_LINES
+        height, full = fitting_height(self, MAX_LINES)
+        self.setFixedHeight(height)
         self.setVerticalScrollBarPolicy(
             Qt.ScrollBarPolicy.ScrollBarAsNeeded if full else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
         )
 
     def sizeHint(self) -> QSize:
         """One line tall, growing with the text up to MAX_LINES."""
-        return QSize(300, self._lines() * self.fontMetrics().lineSpacing() + 12)
+        return QSize(300, self.height())
+
+    def event(self, event: QEvent) -> bool:
+        """Re-fit once the style sheet (its padding) or the width is known."""
+        handled = super().event(event)
+        if event.type() == QEvent.Type.Resize:
+            self._pick_placeholder()
+        if event.type() in (
+            QEvent.Type.Polish,
+            QEvent.Type.StyleChange,
+            QEvent.Type.Show,
+            QEvent.Type.Resize,
+        ):
+            self._resize()
+        return handled
+
+    def set_placeholders(self, full: str, short: str) -> None:
+        """Show `full` while it fits on the box's one line, else `short`."""
+        self.placeholders = (full, short)
+        self._pick_placeholder()
+
+    def _pick_placeholder(self) -> None:
+        full, short = self.placeholders
+        room = self.viewport().width() - 2 * self.document().documentMargin()
+        fits = self.fontMetrics().horizontalAdvance(full) <= room
+        text = full if fits else short
+        if self.placeholderText() != text:
+            self.setPlaceholderText(text)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter sends, Shift+Enter is a newline, Up on an empty box recalls the last message."""

@@ -54,7 +54,9 @@ def overwritten_files(command: str, cwd: Path) -> list[Path]:
 
 
 def destructive_reasons(command: str, cwd: Path) -> list[str]:
-    """Why `command` (run in `cwd`) could destroy something, in words; empty when it looks safe."""
+    """Why `command` (run in `cwd`) could destroy something, in words; empty when it looks safe.
+    A line continued with a backslash is one command (`dd … \\⏎ of=/dev/sdb` writes a disk)."""
+    command = re.sub(r"\\\r?\n", " ", command)
     reasons = [why for rule, why in _RULES if rule.search(command)]
     reasons += [f"overwrites the existing file {p.name}" for p in overwritten_files(command, cwd)]
     return reasons

@@ -87,6 +87,12 @@ def weird(count: int = 1, tags: list[str] | None = None) -> str:
     return f"weird {count} {tags}"
 
 
+@server.tool(description="A very long text.")
+def huge(size: int) -> str:
+    _record("huge", {"size": size})
+    return "x" * size
+
+
 @server.tool(description="The HTTP headers of this call (streamable HTTP only).")
 def headers(ctx: Context) -> dict[str, str]:
     request = ctx.request_context.request

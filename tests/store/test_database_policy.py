@@ -1,0 +1,77 @@
+"""The one database policy: one database per file for the log, lease and ledger, and SQLite's
+errors read without trusting their bytes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.data_dir import data_dir_for, release
+from koroku_desktop.store.database import UnreadableError, connect
+from koroku_desktop.store.db_errors import DatabaseUnavailable, open_event_log
+from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.store.sync_ledger import SqliteSyncLedger
+
+
+def _schema_not_utf8(db: Path) -> None:
+    SqliteEventLog(db).close()
+    data = bytearray(db.read_bytes())
+    at = data.find(b"AUTOINCREMENT")
+    data[at + len("AUTOINCREMEN")] = 0xFF
+    db.write_bytes(bytes(data))
+
+
+def test_the_log_its_lease_and_its_ledger_share_one_database(tmp_path: Path) -> None:
+    db = tmp_path / "koroku.db"
+    log = SqliteEventLog(db)
+    lease = SqliteTurnLock(db, "ask")
+    ledger = SqliteSyncLedger(log)
+    first = log.database
+    try:
+        assert lease.try_acquire("c1", "t1") is None
+        shared = data_dir_for(db)
+        try:
+            assert shared.database is log.database
+            assert shared.vectors() is log.vectors, "the data dir makes the vectors, once"
+            assert shared.index() is log.index
+        finally:
+            release(shared)
+    finally:
+        ledger.close()
+        lease.close()
+        log.close()
+    reopened = data_dir_for(db)
+    try:
+        assert reopened.database is not first, "the last user closed it"
+    finally:
+        release(reopened)
+
+
+def test_an_error_message_that_is_not_utf8_is_a_database_error(tmp_path: Path) -> None:
+    db = tmp_path / "koroku.db"
+    _schema_not_utf8(db)
+    with pytest.raises(UnicodeDecodeError):  # what plain sqlite3 does with such a file
+        sqlite3.connect(db).execute("SELECT seq FROM events").fetchall()
+    conn = connect(db)
+    try:
+        with pytest.raises(UnreadableError, match="malformed database schema"):
+            conn.execute("SELECT seq FROM events")
+    finally:
+        conn.close()
+
+
+def test_opening_a_log_with_damaged_schema_text_says_one_line_with_the_way_out(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "koroku.db"
+    _schema_not_utf8(db)
+    with pytest.raises(DatabaseUnavailable) as caught:
+        open_event_log(db)
+    message = str(caught.value)
+    assert "damaged" in message and "koroku doctor --recover" in message
+    assert "\n" not in message
+    with pytest.raises(DatabaseUnavailable):
+        open_event_log(db, read_only=True)
