@@ -20,7 +20,8 @@ from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.store.sync_ledger import SqliteSyncLedger
 from koroku_desktop.sync.config import HubAddress, SyncConfigError, check_url
 from koroku_desktop.sync.engine import SyncEngine, device_id
-from koroku_desktop.sync.hub import HubError, PostgresHub, login_refused
+from koroku_desktop.sync.errors import HubNotAnswering
+from koroku_desktop.sync.hub import HubError, PostgresHub, describe_hub_error, login_refused
 from koroku_desktop.sync.hub_lease import HubTurnLock
 from koroku_desktop.sync.service import SyncService, SyncState, SyncStatus
 
@@ -28,12 +29,14 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "HubError",
+    "HubNotAnswering",
     "SyncConfigError",
     "SyncRuntime",
     "SyncSetup",
     "SyncState",
     "SyncStatus",
     "SyncSwitch",
+    "describe_hub_error",
     "hub_address",
     "login_refused",
     "open_sync",

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from koroku_desktop import __version__
 from koroku_desktop.cli import desktop
+from koroku_desktop.cli.terminal import EXIT_PIPE, stdout_to_devnull
 from koroku_desktop.domain.errors import ConfigError, KorokuError
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
@@ -77,12 +78,15 @@ def main(
         return start_desktop(self_check=args.self_check)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
     except KorokuError as exc:  # one the command did not turn into its own message
         print(f"koroku: {exc}", file=sys.stderr)
         return exit_code(exc)
+    except BrokenPipeError:
+        return _pipe_closed()
     return code
 
 
@@ -105,9 +109,18 @@ def _search(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _pipe_closed()
 
 
 def exit_code(exc: KorokuError) -> int:
     """A terminal command's exit code for an error: 2 for what the user must set up
     differently (settings, a hub URL, a key), 1 for everything else."""
     return 2 if isinstance(exc, ConfigError) else 1
+
+
+def _pipe_closed() -> int:
+    """The reader of stdout went away (`koroku history --all | head`): end quietly, as
+    `cat` does, with no traceback and no second error when Python flushes stdout at exit."""
+    stdout_to_devnull()
+    return EXIT_PIPE

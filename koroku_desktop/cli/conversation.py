@@ -19,7 +19,13 @@ from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
+from koroku_desktop.cli.terminal import (
+    EXIT_PIPE,
+    TerminalApprover,
+    render_message,
+    sources_text,
+    stdout_to_devnull,
+)
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
 from koroku_desktop.domain.attachment import PendingAttachment, human_size, kind_label
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
@@ -134,6 +140,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("koroku ask: nothing to ask", file=sys.stderr)
         return 2
     answered: list[str] = []
+    pipe_closed: list[bool] = []
 
     def on_reply(reply: MessageEvent) -> None:
         # The answer is printed as soon as it arrives: a compaction after the turn (a long
@@ -142,9 +149,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
             return
         answered.append(visible_text(reply.parts))
         grounding = reply.grounding
-        print(answered[0] if grounding is None else cite(answered[0], grounding), flush=True)
-        if sources := sources_text(reply):
-            print(sources, flush=True)
+        try:
+            print(answered[0] if grounding is None else cite(answered[0], grounding), flush=True)
+            if sources := sources_text(reply):
+                print(sources, flush=True)
+        except BrokenPipeError:  # `koroku ask … | head`: the turn still ends and is kept
+            stdout_to_devnull()
+            pipe_closed.append(True)
         notice = finish_notice(reply.finish_reason)
         if notice is not None:
             print(f"koroku: {notice}", file=sys.stderr, flush=True)
@@ -166,6 +177,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 1
     if result.cancelled:
         return 130
+    if pipe_closed:
+        return EXIT_PIPE
     if not answered or answered[0] != result.text:
         print(result.text)
     return 0

@@ -152,6 +152,8 @@ def cmd_export(args: argparse.Namespace) -> int:
                 )
     except CliExit as exc:
         return exc.code
+    except BrokenPipeError:
+        raise  # the reader went away: `cli.main` ends quietly
     except OSError as exc:
         print(f"koroku export: {exc}", file=sys.stderr)
         return 1

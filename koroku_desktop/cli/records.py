@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from koroku_desktop.cli.recall_commands import (
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
 from koroku_desktop.domain.events import DamagedEvent, LogEntry, dump_event
+from koroku_desktop.maintenance.export_checks import strict_json
 from koroku_desktop.maintenance.portable import exported_entries, sniff
 
 
@@ -47,7 +47,13 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
             "error": entry.error,
             "raw": entry.raw,
         }
-    return {"seq": entry.seq, "created_at": entry.created_at, **dump_event(entry.event)}
+    return {
+        "seq": entry.seq,
+        "created_at": entry.created_at,
+        "event_id": entry.event_id,
+        "turn_id": entry.turn_id,
+        **dump_event(entry.event),
+    }
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -63,11 +69,11 @@ def cmd_history(args: argparse.Namespace) -> int:
                 entries = [*([live.boundary] if live.boundary else []), *live.events]
                 damaged = len(live.damaged)
             if args.json:
-                print(json.dumps([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
+                print(strict_json([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
                 return 0
             for entry in entries:
                 if args.jsonl:
-                    print(json.dumps(entry_json(entry), ensure_ascii=False))
+                    print(strict_json(entry_json(entry), ensure_ascii=False))
                 else:
                     render_entry(entry, sys.stdout)
             if damaged and not args.jsonl:

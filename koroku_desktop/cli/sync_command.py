@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import logging
 import os
 import sys
 from datetime import datetime
@@ -17,9 +18,19 @@ from koroku_desktop.app.config import (
 )
 from koroku_desktop.app.runtime import DatabaseUnavailable
 from koroku_desktop.app.sync_once import open_sync_once
-from koroku_desktop.app.sync_wiring import HubError, SyncConfigError, login_refused
+from koroku_desktop.app.sync_wiring import (
+    HubError,
+    HubNotAnswering,
+    SyncConfigError,
+    describe_hub_error,
+)
 from koroku_desktop.domain.errors import SyncError
 
+log = logging.getLogger(__name__)
+
+EXIT_NOT_ANSWERING = 75
+"""`koroku sync`'s exit code when the hub stopped answering or the connection was cut
+(EX_TEMPFAIL: nothing was half-pushed; run it again and it resumes)."""
 BATCH_ENV = "KOROKU_SYNC_BATCH"
 """Events per push transaction / pull page (tests set it small to exercise resuming)."""
 
@@ -41,7 +52,8 @@ def _when(value: str | None) -> str:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    """Run one sync (or `--status`, `--set-password`); exit 1 when the hub fails."""
+    """Run one sync (or `--status`, `--set-password`); exit 1 when the hub fails or refuses,
+    75 when it stopped answering or the connection was cut (run again to resume)."""
     if args.set_password:
         try:
             store_sync_password(getpass.getpass("Hub password (input hidden): "))
@@ -50,6 +62,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
             return 2
         print("Hub password stored in your OS keyring (service 'koroku').")
         return 0
+    if not getattr(args, "verbose", False):  # libpq's and psycopg's own words: with -v only
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
     paths = default_paths().ensure()
     batch = int(os.environ[BATCH_ENV]) if os.environ.get(BATCH_ENV) else None
     try:
@@ -77,9 +91,17 @@ def cmd_sync(args: argparse.Namespace) -> int:
                 print(
                     f"koroku sync: memory files not brought up to date: {problem}", file=sys.stderr
                 )
+        return 0  # noqa: TRY300 — the finally closes the sync on every path
+    except HubNotAnswering as exc:
+        log.info("hub call failed: %s", exc.__cause__ or exc)  # libpq's words, with -v
+        print(
+            f"koroku sync: {exc}: nothing was half-pushed; run `koroku sync` again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_NOT_ANSWERING
     except HubError as exc:
-        why = login_refused(exc) or f"the hub failed: {exc}".strip()
-        print(f"koroku sync: {why}", file=sys.stderr)
+        log.info("hub call failed: %s", exc)  # libpq's words, with -v
+        print(f"koroku sync: {describe_hub_error(exc, setup.address.display())}", file=sys.stderr)
         return 1
     except SyncError as exc:  # HubMismatchError, HubMovedError
         print(f"koroku sync: {exc}", file=sys.stderr)

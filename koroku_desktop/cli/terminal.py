@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import TextIO, assert_never
 
@@ -121,3 +122,18 @@ class TerminalApprover:
         except OSError:
             self.out.write(f"{prompt}(no terminal to ask on: denied)\n")
             return ""
+
+
+EXIT_PIPE = 141
+"""The shell's code for a writer whose reader went away (128 + SIGPIPE), e.g. `| head`."""
+
+
+def stdout_to_devnull() -> None:
+    """After a `BrokenPipeError`: point stdout at /dev/null, so nothing written later (nor
+    Python's flush at exit) fails again; the command then ends quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file descriptor (tests, embedding)
+        pass

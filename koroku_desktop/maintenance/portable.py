@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,19 +19,21 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from koroku_desktop.blobs.blob_store import BlobStore, MissingBlob, sha256_of
-from koroku_desktop.domain.errors import KorokuError, RefusedError
+from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import (
     SCHEMA_VERSION,
     DamagedEvent,
     LogEntry,
     MessageEvent,
-    UpcastError,
     dump_event,
     upcast,
 )
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.projection import Fix, log_fixes
+from koroku_desktop.maintenance.export_checks import ExportFormatError as ExportFormatError
+from koroku_desktop.maintenance.export_checks import check_record, load_export_json, strict_json
 from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.log.order import entry_key
 from koroku_desktop.store.search.searchable import searchable_text
 
 EXPORT_FORMAT = "koroku-export"
@@ -52,16 +53,9 @@ _BOMS = (
     (b"\xfe\xff", "utf-16"),
     (b"\xef\xbb\xbf", "utf-8-sig"),
 )
-MAX_SEQ = 1 << 50
-"""The highest seq an import may bring: far beyond any real log, far below SQLite's limit."""
-MAX_TIMESTAMP = 253_402_300_799.0  # 9999-12-31
 ImportFormat = Literal["export", "sqlite", "unknown"]
 
 Scope = Literal["all", "live"]
-
-
-class ExportFormatError(KorokuError, ValueError):
-    """The file is not a Koroku export this version can read."""
 
 
 class LogNotEmptyError(RefusedError, RuntimeError):
@@ -85,10 +79,12 @@ class PortableImport:
 def exported_entries(
     log: SqliteEventLog, conversation_id: str | None = None, *, live: bool = False
 ) -> Iterator[LogEntry]:
-    """Every entry oldest first (all conversations when None), or only the live context.
+    """Every entry oldest first in the one order (all conversations when None), or only the
+    live context: synced events in the hub's order, then this device's unpushed ones, so two
+    devices export one history alike (store/order.py).
 
     The live context is the latest boundary (compaction/clear) and the events after it that
-    the model still sees, in seq order; it needs a `conversation_id`.
+    the model still sees; it needs a `conversation_id`.
     """
     if live:
         if conversation_id is None:
@@ -97,15 +93,9 @@ def exported_entries(
         items: list[LogEntry] = [*loaded.events, *loaded.damaged]
         if loaded.boundary is not None:
             items.append(loaded.boundary)
-        yield from sorted(items, key=lambda e: e.seq)
+        yield from sorted(items, key=entry_key)
         return
-    after = 0
-    while True:
-        page = log.entries(conversation_id, after_seq=after, limit=_PAGE)
-        if not page:
-            return
-        yield from page
-        after = page[-1].seq
+    yield from log.in_order(conversation_id, _PAGE)
 
 
 def entry_record(entry: LogEntry) -> dict[str, Any]:
@@ -156,7 +146,7 @@ def write_export(
     shas: dict[str, None] = {}
     for entry in entries:
         out.write(",\n" if count else "\n")
-        out.write(json.dumps(entry_record(entry), ensure_ascii=False))
+        out.write(strict_json(entry_record(entry), ensure_ascii=False))
         shas.update(dict.fromkeys(attachment_shas(entry)))
         count += 1
     out.write("\n]")
@@ -205,15 +195,13 @@ def is_koroku_export(path: Path) -> bool:
     return sniff(path) == "export"
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def read_export(path: Path) -> list[dict[str, Any]]:
     """The event records of an export file, checked; raises `ExportFormatError`.
 
-    UTF-8 and UTF-16/32 (with a byte-order mark) are read; NaN or Infinity anywhere, seqs
-    past `MAX_SEQ` and times that are not real dates are refused.
+    UTF-8 and UTF-16/32 (with a byte-order mark) are read; NaN or Infinity anywhere (numbers
+    too large for a float too), nesting deeper than `MAX_DEPTH`, lone surrogates, seqs past
+    `MAX_SEQ`, schema versions that are not whole numbers and times that are not real dates
+    are refused. Never raises anything else, whatever the bytes.
     """
     return _read_export(path)[0]
 
@@ -239,9 +227,9 @@ def _read_export(path: Path) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     try:
         raw = path.read_bytes()
         text = raw.decode(_encoding(raw[:4])).lstrip("\ufeff")
-        data = json.loads(text, parse_constant=_no_constants)
     except (OSError, ValueError) as exc:
-        raise ExportFormatError(f"cannot read {path}: {exc}") from exc
+        raise ExportFormatError(f"cannot read {path}: {exc}") from None
+    data = load_export_json(text, str(path))
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ExportFormatError(f"{path} is not a Koroku export")
     if not isinstance(data.get("version"), int) or data["version"] > EXPORT_VERSION:
@@ -251,38 +239,9 @@ def _read_export(path: Path) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
         raise ExportFormatError("the export has no list of events")
     last = 0
     for n, record in enumerate(events):
-        _check_record(n, record, last)
+        check_record(n, record, last)
         last = record["seq"]
     return events, _read_blobs(data)
-
-
-def _check_record(n: int, record: Any, last_seq: int) -> None:
-    if not isinstance(record, dict):
-        raise ExportFormatError(f"event {n} is not an object")
-    seq = record.get("seq")
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last_seq:
-        raise ExportFormatError(f"event {n}: seq must be an integer above {last_seq}")
-    if seq > MAX_SEQ:
-        raise ExportFormatError(
-            f"event {n}: seq {seq} is too large (at most {MAX_SEQ:,}); it would leave no room "
-            "for new events"
-        )
-    if not isinstance(record.get("conversation_id"), str) or not isinstance(
-        record.get("kind"), str
-    ):
-        raise ExportFormatError(f"event {n} (seq {seq}): missing conversation_id or kind")
-    created = record.get("created_at")
-    if not isinstance(created, int | float) or isinstance(created, bool):
-        raise ExportFormatError(f"event {n} (seq {seq}): created_at must be a number")
-    if not math.isfinite(created) or not 0 <= created <= MAX_TIMESTAMP:
-        raise ExportFormatError(
-            f"event {n} (seq {seq}): created_at {created!r} is not a time (seconds since 1970)"
-        )
-    if record.get("damaged"):
-        if not isinstance(record.get("payload_raw"), str):
-            raise ExportFormatError(f"event {n} (seq {seq}): damaged without payload_raw")
-    elif not isinstance(record.get("payload"), dict):
-        raise ExportFormatError(f"event {n} (seq {seq}): payload must be an object")
 
 
 def _row(record: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
@@ -298,8 +257,8 @@ def _row(record: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
         payload_text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         try:
             text = searchable_text(upcast(kind, payload))
-        except UpcastError:
-            text = ""  # kept as written; the log will show it as damaged
+        except Exception:  # noqa: BLE001 — any shape no event has: kept as written, read back as damaged
+            text = ""
     row = (
         record["seq"],
         record["conversation_id"],
@@ -356,7 +315,7 @@ def _repairs(records: list[dict[str, Any]]) -> list[Fix]:
             continue  # skipped when loaded, like any damaged row
         try:
             event = upcast(record["kind"], record["payload"])
-        except UpcastError:
+        except Exception:  # noqa: BLE001 — read back as damaged, like any row no event matches
             continue
         by_conversation.setdefault(record["conversation_id"], []).append((record["seq"], event))
     return [fix for events in by_conversation.values() for fix in log_fixes(events)]

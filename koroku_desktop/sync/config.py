@@ -16,6 +16,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from koroku_desktop.domain.errors import ConfigError
+from koroku_desktop.sync.deadline import ANSWER_TIMEOUT_S, answer_timeout
 
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1", "[::1]"})
 SECURE_SSLMODES = frozenset({"require", "verify-ca", "verify-full"})
@@ -41,6 +42,8 @@ class HubAddress:
 
     url: str
     password: PasswordSource = field(default=no_password, compare=False)
+    answer_s: float = field(default=ANSWER_TIMEOUT_S, compare=False)
+    """How long the hub may stay silent before a call gives up (sync/deadline.py)."""
 
     def __repr__(self) -> str:
         return f"HubAddress({self.display()!r})"
@@ -54,10 +57,35 @@ class HubAddress:
         return f"{user}{host}{port}/{parts.get('dbname', '')}"
 
     def conninfo(self) -> str:
-        """The libpq connection string, the password added in memory only."""
+        """The libpq connection string, the password added in memory only.
+
+        Never hang on the hub: TCP keepalives and a TCP user timeout notice a dead link;
+        the server cancels a statement before this side gives up on it (`statement_timeout`)
+        and ends a session left idle inside a transaction (`idle_in_transaction_session_
+        timeout`, half the bound), so a device that stalls mid-push frees the push lock
+        before another device's wait for it runs out.
+        """
         secret = self.password()
         extra = {"password": secret} if secret else {}
-        return make_conninfo(self.url, connect_timeout=5, application_name="koroku", **extra)
+        bound_ms = int(self.answer_s * 1000)
+        server = (
+            f"-c statement_timeout={bound_ms * 4 // 5}"
+            f" -c idle_in_transaction_session_timeout={max(bound_ms // 2, 500)}"
+            f" -c tcp_user_timeout={bound_ms}"
+        )
+        given = str(conninfo_to_dict(self.url).get("options") or "")
+        return make_conninfo(
+            self.url,
+            connect_timeout=max(2, min(5, int(self.answer_s))),
+            application_name="koroku",
+            keepalives=1,
+            keepalives_idle=max(1, int(self.answer_s) // 3),
+            keepalives_interval=max(1, int(self.answer_s) // 10),
+            keepalives_count=3,
+            tcp_user_timeout=bound_ms,
+            options=f"{given} {server}".strip(),
+            **extra,
+        )
 
 
 def _is_local(host: str) -> bool:
@@ -88,9 +116,13 @@ def check_url(url: str, password: str | PasswordSource | None = None) -> HubAddr
             f"refusing to sync with {host} without TLS: add ?sslmode=require (or verify-full)"
             " to the hub URL; only localhost may go without"
         )
+    try:
+        bound = answer_timeout()
+    except ValueError as exc:
+        raise SyncConfigError(str(exc)) from None
     if password is None:
-        return HubAddress(url)
+        return HubAddress(url, answer_s=bound)
     if isinstance(password, str):
         fixed = password
-        return HubAddress(url, lambda: fixed)
-    return HubAddress(url, password)
+        return HubAddress(url, lambda: fixed, bound)
+    return HubAddress(url, password, bound)

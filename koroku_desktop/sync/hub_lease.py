@@ -16,6 +16,7 @@ read a live row says "another device" without a pid.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import threading
@@ -27,11 +28,16 @@ import psycopg
 
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.sync.config import HubAddress
+from koroku_desktop.sync.deadline import answer_within
+from koroku_desktop.sync.hub import HubError
 from koroku_desktop.sync.hub_schema import migrate
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 2
+ANSWER_S = 5.0
+"""At most this long for the hub to answer a lock call (a turn never waits longer on a silent
+hub: it falls back to the local lease, as offline)."""
 Conn = psycopg.Connection[tuple[object, ...]]
 
 
@@ -110,8 +116,13 @@ class HubTurnLock:
         if self._conn is None or self._conn.closed:
             info = self.address.conninfo() + f" connect_timeout={CONNECT_TIMEOUT_S}"
             self._conn = psycopg.connect(info, autocommit=True)
-            migrate(self._conn)  # the holder table may be newer than this hub
+            with self._answer("setting up the hub's tables", self._conn):
+                migrate(self._conn)  # the holder table may be newer than this hub
         return self._conn
+
+    def _answer(self, waiting_for: str, conn: Conn) -> contextlib.AbstractContextManager[None]:
+        bound = min(ANSWER_S, self.address.answer_s if self.address else ANSWER_S)
+        return answer_within(conn, bound, waiting_for)
 
     def try_acquire(self, conversation_id: str, turn_id: str) -> LockHolder | None:
         """The local lease, then the hub's lock (noting who holds it); the holder when
@@ -125,17 +136,16 @@ class HubTurnLock:
                 return None
             try:
                 conn = self._connection()
-                row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-                if row is not None and row[0]:
-                    self._held.add(conversation_id)
-                    me = self.local
-                    conn.execute(
-                        _WRITE_HOLDER,
-                        (key, conversation_id, me.owner, me.front_end, me.host, me.pid, turn_id),
-                    )
-                    return None
-                holder = read_holder(conn, key)
-            except psycopg.Error as exc:  # its own connection, not the hub's calls
+                with self._answer("taking the turn lock on the hub", conn):
+                    row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+                    if row is not None and row[0]:
+                        self._held.add(conversation_id)
+                        me = self.local
+                        who = (me.owner, me.front_end, me.host, me.pid, turn_id)
+                        conn.execute(_WRITE_HOLDER, (key, conversation_id, *who))
+                        return None
+                    holder = read_holder(conn, key)
+            except (psycopg.Error, HubError) as exc:  # its own connection, and the bound
                 log.info("hub unreachable, turn lock is local only: %s", exc)
                 self._drop()
                 return None
@@ -150,9 +160,10 @@ class HubTurnLock:
                 key = lock_key(conversation_id)
                 try:
                     conn = self._connection()
-                    conn.execute(_CLEAR_HOLDER, (key,))
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                except psycopg.Error:
+                    with self._answer("giving back the turn lock on the hub", conn):
+                        conn.execute(_CLEAR_HOLDER, (key,))
+                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                except (psycopg.Error, HubError):
                     self._drop()  # the lock went with the connection
         self.local.release(conversation_id)
 
@@ -163,7 +174,8 @@ class HubTurnLock:
 
     def _drop(self) -> None:
         if self._conn is not None:
-            self._conn.close()
+            with contextlib.suppress(psycopg.Error, OSError):
+                self._conn.close()
             self._conn = None
         self._held.clear()
 

@@ -2,8 +2,10 @@
 
 It LISTENs on the hub's channel, so a turn pushed by another device wakes it at once; it also
 syncs when this device's log changed (`PRAGMA data_version`, e.g. a turn just finished). A hub
-that cannot be reached makes it "offline since …" and it retries with backoff (1 s doubling
-to 30 s). Its state goes to `on_status` from the sync thread (the UI re-posts it).
+that cannot be reached makes it "offline since …", one that stops answering mid-sync (a
+frozen server, a stalled link: every hub call is bounded, sync/deadline.py) "hub not
+answering since …"; either way it retries with backoff (1 s doubling to 30 s). Its state
+goes to `on_status` from the sync thread (the UI re-posts it).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from datetime import datetime
 
 import psycopg
 
+from koroku_desktop.sync.deadline import answer_within
 from koroku_desktop.sync.engine import SyncEngine
-from koroku_desktop.sync.hub import HubError, login_refused
+from koroku_desktop.sync.errors import HubNotAnswering
+from koroku_desktop.sync.hub import HubError, describe_hub_error, login_refused
 from koroku_desktop.sync.hub_schema import CHANNEL
 
 log = logging.getLogger(__name__)
@@ -36,6 +40,7 @@ class SyncState(enum.Enum):
     SYNCING = "syncing"
     UP_TO_DATE = "up to date"
     OFFLINE = "offline"
+    NOT_ANSWERING = "hub not answering"
     ERROR = "error"
 
 
@@ -51,8 +56,9 @@ class SyncStatus:
     def describe(self) -> str:
         """One line for people: 'Sync: up to date', 'Sync: offline since 14:02'."""
         match self.state:
-            case SyncState.OFFLINE if self.since is not None:
-                return f"Sync: offline since {datetime.fromtimestamp(self.since):%H:%M}"
+            case SyncState.OFFLINE | SyncState.NOT_ANSWERING if self.since is not None:
+                when = datetime.fromtimestamp(self.since)
+                return f"Sync: {self.state.value} since {when:%H:%M}"
             case SyncState.ERROR:
                 return f"Sync: error: {self.detail}"
             case _:
@@ -89,7 +95,7 @@ class SyncService:
     def online_or_unknown(self) -> bool:
         """False only once the service knows the hub is unreachable (before it ran, a
         front end without the service, e.g. `koroku ask`, tries the hub)."""
-        return self.status.state is not SyncState.OFFLINE
+        return self.status.state not in (SyncState.OFFLINE, SyncState.NOT_ANSWERING)
 
     def start(self) -> None:
         """Start the sync thread (once)."""
@@ -129,8 +135,14 @@ class SyncService:
         return version
 
     def _listen(self) -> psycopg.Connection[tuple[object, ...]]:
-        conn = psycopg.connect(self.engine.hub.address.conninfo(), autocommit=True)
-        conn.execute(f"LISTEN {CHANNEL}")
+        address = self.engine.hub.address
+        conn = psycopg.connect(address.conninfo(), autocommit=True)
+        try:
+            with answer_within(conn, address.answer_s, "starting to listen for new events"):
+                conn.execute(f"LISTEN {CHANNEL}")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _close_listener(self) -> None:
@@ -157,13 +169,13 @@ class SyncService:
             log.warning("sync: %s", refused)
             self._set(SyncStatus(SyncState.ERROR, time.time(), refused, self.status.last_success))
             return
-        since = self.status.since if self.status.state is SyncState.OFFLINE else None
-        log.info("sync hub unreachable: %s", exc)
-        self._set(
-            SyncStatus(
-                SyncState.OFFLINE, since or time.time(), str(exc).strip(), self.status.last_success
-            )
-        )
+        state = SyncState.NOT_ANSWERING if isinstance(exc, HubNotAnswering) else SyncState.OFFLINE
+        # "since" is the first failure of a spell: not answering, then offline, is one spell.
+        failing = self.status.state in (SyncState.OFFLINE, SyncState.NOT_ANSWERING)
+        since = self.status.since if failing else None
+        log.info("sync hub unreachable: %s", exc)  # libpq's own words, for the log
+        why = describe_hub_error(exc, self.engine.hub.address.display())
+        self._set(SyncStatus(state, since or time.time(), why, self.status.last_success))
 
     def _run(self) -> None:
         backoff = 1.0

@@ -73,7 +73,8 @@ def test_offline_turns_on_both_merge_as_whole_turns_in_one_order(
     b.sync()
     hub.stop()
     failed = a.run("sync")
-    assert failed.returncode == 1 and "hub failed" in failed.stderr
+    assert failed.returncode == 1 and "cannot reach the hub" in failed.stderr
+    assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
     fake_gemini.reply_text("a-offline-1").reply_text("a-offline-2")
     a.ask("a offline one")
     a.ask("a offline two")

@@ -40,7 +40,7 @@ from koroku_desktop.store.database import (
 from koroku_desktop.store.log import coverage_index
 from koroku_desktop.store.log.live_load import load_live
 from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
-from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY
+from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY, in_order
 from koroku_desktop.store.log.paging import PagedLog
 from koroku_desktop.store.log.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search.query import SEARCH_SQL, pending_rows, search_hits
@@ -372,6 +372,11 @@ class SqliteEventLog(PagedLog):
             merged = heapq.merge(*pages, key=lambda r: int(r[-1]), reverse=query.newest_first)
             rows = [row[:-1] for _, row in zip(range(limit), merged, strict=False)]
         return [self._parse(row) for row in rows]
+
+    def in_order(self, conversation_id: str | None = None, page: int = 2000) -> Iterator[LogEntry]:
+        """Every entry oldest first in the one order (store/order.py), damaged rows included:
+        what `history --all` and exports list, the same on every device."""
+        return in_order(self._rows, self._parse, conversation_id, page)
 
     def _kinds_of(self, conversation_id: str) -> list[str]:
         """Every kind used in a conversation, by skipping along the index (no scan)."""
