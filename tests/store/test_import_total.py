@@ -92,9 +92,19 @@ PATHS = [p for p in _paths(BASE) if p and p[0] == "events" and len(p) > 2]
 
 
 def _set(data: Any, path: tuple[Any, ...], value: Any) -> None:
+    """Replace the value at `path`; a path an earlier mutation cut away is left alone."""
     for step in path[:-1]:
-        data = data[step]
-    data[path[-1]] = value
+        if not isinstance(data, dict | list):
+            return
+        try:
+            data = data[step]
+        except (KeyError, IndexError, TypeError):
+            return
+    last = path[-1]
+    if isinstance(data, dict) or (
+        isinstance(data, list) and isinstance(last, int) and last < len(data)
+    ):
+        data[last] = value
 
 
 @st.composite
