@@ -109,8 +109,14 @@ class MemorySurfacer:
     async def recall_for(
         self, text: str, below_seq: int | None, live_seqs: set[int]
     ) -> list[Remembered]:
-        """Passages related to `text`, best first (empty when none, or on any failure)."""
+        """Passages related to `text`, best first (empty when none, or on any failure).
+
+        The embedder's client is built before the clock starts: `timeout_s` bounds the
+        service's answer, not a cold process importing the SDK (seconds on a busy machine)."""
+        connect = getattr(self.search.embedder, "connect", None)
         try:
+            if connect is not None:
+                connect()
             vector = await asyncio.wait_for(self.search.query_vector(text), self.timeout_s)
         except (ModelError, LookupError, TimeoutError) as exc:
             log.info("no memories surfaced: %s", exc)
