@@ -14,12 +14,17 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
-from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli import mcp_prompts, repl
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import TerminalApprover, render_message, sources_text
+from koroku_desktop.cli.terminal import (
+    TerminalApprover,
+    render_message,
+    render_summary,
+    sources_text,
+)
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
 from koroku_desktop.domain.attachment import PendingAttachment, human_size, kind_label
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
@@ -239,12 +244,11 @@ async def _chat_loop(runtime: Runtime) -> None:
     agent = runtime.agent
     await runtime.sync_memory()  # files edited while Koroku was closed, before any turn
     view = await agent.load()
-    for event in view.contents():
+    if view.summary is not None:
+        render_summary(view.summary, sys.stdout)
+    for event in view.message_events():
         render_message(event, sys.stdout)
-    print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh,")
-    print("`/attach PATH` to attach a file to your next message, `/retry` for a new answer to")
-    print("your last message, `/edit <text>` to replace that message, `/prompts` for the MCP")
-    print("servers' prompts (`/server:prompt arg=value` sends one).")
+    print(f"\nKoroku ({runtime.settings.model}). {repl.WELCOME}")
     streaming = {"open": False}
 
     def on_delta(piece: str) -> None:
@@ -327,9 +331,12 @@ async def _repl(runtime: Runtime) -> None:
         text = line.strip()
         if not text:
             continue
-        if text.lower() in EXIT_WORDS:
+        if text.lower() in EXIT_WORDS or text == "/exit":
             return
-        if text.lower() == "clear":
+        if text in ("/help", "/?"):
+            print(repl.help_text(runtime.mcp))
+            continue
+        if text.lower() in ("clear", "/clear"):
             await agent.clear()
             print("(cleared: the conversation starts afresh; nothing was deleted)")
             continue

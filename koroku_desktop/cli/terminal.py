@@ -8,10 +8,10 @@ import sys
 from typing import TextIO, assert_never
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
-from koroku_desktop.domain.events import LogEntry, MessageEvent
+from koroku_desktop.domain.events import CompactionEvent, LogEntry, MessageEvent
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import sources_block
-from koroku_desktop.render.fold import entry_view, part_blocks, speaker
+from koroku_desktop.render.fold import entry_view, event_marker, message_blocks, speaker
 from koroku_desktop.render.text import (
     attachment_text,
     mark,
@@ -63,12 +63,18 @@ def _lines(who: b.Speaker, blocks: tuple[b.Block, ...]) -> str:
 
 
 def render_message(event: MessageEvent, out: TextIO) -> None:
-    """Print one stored message the way `koroku chat` shows history."""
-    text = _lines(speaker(event), part_blocks(event.parts))
-    sources = sources_text(event)
-    text = f"{text}\n{sources}" if text and sources else text
+    """Print one stored message the way `koroku chat` shows history: what the person wrote
+    (not the time note the model is sent), the answer with its citations and sources."""
+    text = _lines(speaker(event), message_blocks(event))
     if text:
         out.write(text + "\n")
+
+
+def render_summary(summary: CompactionEvent, out: TextIO) -> None:
+    """Print a compaction the history replay starts from as a marker, then its summary."""
+    marker = event_marker(summary)
+    if marker is not None:
+        out.write(block_line(marker, "marker") + "\n")
 
 
 def sources_text(event: MessageEvent) -> str:
