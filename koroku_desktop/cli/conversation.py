@@ -102,11 +102,13 @@ def _waiting_notice(runtime: Runtime) -> None:
     runtime.agent.hooks.on_retry.append(on_retry)
 
 
-def _show_others(runtime: Runtime, out: Any) -> None:
-    """Print what other front ends appended when this one catches up with the log."""
+def _show_others(runtime: Runtime) -> None:
+    """Print what other front ends appended when this one catches up with the log (on the
+    stdout of the moment: while the prompt waits, above it)."""
     agent = runtime.agent
 
     def on_event(stored: StoredEvent) -> None:
+        out = sys.stdout
         if stored.turn_id == agent.current_turn_id:
             return  # our own turn: shown as it streams
         if isinstance(stored.event, MessageEvent):
@@ -279,13 +281,15 @@ async def _chat_loop(runtime: Runtime) -> None:
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)
     _waiting_notice(runtime)
-    _show_others(runtime, sys.stdout)
+    _show_others(runtime)
+    history = runtime.agent.options.data_dir / "chat_history"
+    reader = repl.line_reader(agent, runtime.mcp, history)
     if runtime.mcp is not None:  # servers may ask for input in the chat
-        runtime.mcp.elicitor = terminal_elicitor(_read_line)
+        runtime.mcp.elicitor = terminal_elicitor(reader.read)
     try:
         await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
         follow_progress(runtime.mcp)
-        await _repl(runtime)
+        await _repl(runtime, reader.read)
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
@@ -314,17 +318,12 @@ def attach_command(line: str, pending: list[PendingAttachment]) -> str:
     return f"(attached to your next message: {names})"
 
 
-async def _read_line(prompt: str) -> str:
-    """One line from the terminal, off the loop (EOFError at the end of input)."""
-    return await asyncio.to_thread(input, prompt)
-
-
-async def _repl(runtime: Runtime) -> None:
+async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:
     agent = runtime.agent
     attached: list[PendingAttachment] = []
     while True:
         try:
-            line = await _read_line("\nyou> ")
+            line = await read_line("\nyou> ")
         except EOFError:
             print()
             return
@@ -351,7 +350,7 @@ async def _repl(runtime: Runtime) -> None:
             print(why, file=sys.stderr)
             continue
         if prompt is not None and runtime.mcp is not None:
-            sent = await mcp_prompts.prompt_message(runtime.mcp, prompt, text, _read_line)
+            sent = await mcp_prompts.prompt_message(runtime.mcp, prompt, text, read_line)
             if sent is None:
                 continue
             print(f"(the prompt /{prompt.server}:{prompt.name} says:)\n{sent}")
