@@ -15,6 +15,7 @@ from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
 from koroku_desktop.cli import mcp_prompts, repl
+from koroku_desktop.cli.markdown_out import AnswerStream
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
@@ -251,19 +252,10 @@ async def _chat_loop(runtime: Runtime) -> None:
     for event in view.message_events():
         render_message(event, sys.stdout)
     print(f"\nKoroku ({runtime.settings.model}). {repl.WELCOME}")
-    streaming = {"open": False}
-
-    def on_delta(piece: str) -> None:
-        if not streaming["open"]:
-            sys.stdout.write("koroku> ")
-            streaming["open"] = True
-        sys.stdout.write(piece)
-        sys.stdout.flush()
+    answer = AnswerStream(sys.stdout, rich_terminal=sys.stdout.isatty())
 
     def on_finished(result: TurnResult) -> None:
-        if streaming["open"]:
-            sys.stdout.write("\n")
-            streaming["open"] = False
+        answer.finish()
         if result.error is not None:
             print(f"✗ {result.error.message}", file=sys.stderr)
         elif result.cancelled:
@@ -273,9 +265,11 @@ async def _chat_loop(runtime: Runtime) -> None:
 
     def on_reply(reply: MessageEvent) -> None:
         if sources := sources_text(reply):
-            sys.stdout.write(f"\n{sources}" if streaming["open"] else sources)
+            sys.stdout.write(f"\n{sources}" if answer.open else sources)
+            answer.interrupted()
 
-    agent.hooks.on_text_delta.append(on_delta)
+    agent.hooks.on_text_delta.append(answer.write)
+    agent.hooks.on_tool_call.append(lambda _call: answer.interrupted())
     agent.hooks.on_model_response.append(on_reply)
     agent.hooks.on_turn_finished.append(on_finished)
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))

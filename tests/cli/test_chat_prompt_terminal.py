@@ -115,3 +115,12 @@ def test_another_turn_appears_above_the_idle_prompt_and_commands_complete(
     pane.keys("exit", "Enter")
     history = (koroku.home / "chat_history").read_text(encoding="utf-8")
     assert "+/help" in history and "+first line" in history and "+second line" in history
+
+
+def test_a_markdown_answer_is_rendered_on_the_terminal(pane: Pane) -> None:
+    pane.wait(lambda s: prompt_line(s).startswith("you>"), "the prompt")
+    pane.keys("show me markdown", "Enter")
+    screen = pane.wait(lambda s: "second item" in s and prompt_line(s).startswith("you>"), "it")
+    assert "Here are bold words and code:" in screen, "bold and code drawn, not marked up"
+    assert "**" not in screen and "`code`" not in screen
+    assert "• first item" in screen and "• second item" in screen

@@ -15,8 +15,13 @@ from tests.fakes.gemini_server import FakeGemini
 pytestmark = pytest.mark.slow
 
 
+MARKDOWN_ANSWER = "Here are **bold words** and `code`:\n\n- first item\n- second item"
+
+
 def echo(request: ReceivedRequest) -> Reply:
-    return TextReply(f"answer to {said_text(request.contents[-1].get('parts', []))!r}")
+    """Answers with a Markdown list when asked for one, else echoes the message."""
+    said = said_text(request.contents[-1].get("parts", []))
+    return TextReply(MARKDOWN_ANSWER if "markdown" in said else f"answer to {said!r}")
 
 
 @pytest.fixture
@@ -61,3 +66,9 @@ def test_a_failed_request_is_one_friendly_line(koroku: Koroku, fake_gemini: Fake
     assert chat.stdout.count("hello") == 0, "the message is not printed again"
     verbose = koroku.ok("-v", "chat", stdin="hello\nexit\n")
     assert "koroku_desktop.agent.loop" in verbose.stderr, "-v still shows the log records"
+
+
+def test_a_piped_chat_prints_markdown_as_the_model_wrote_it(koroku: Koroku) -> None:
+    chat = koroku.ok("chat", stdin="show me markdown\nexit\n")
+    assert f"koroku> {MARKDOWN_ANSWER}\n" in chat.stdout, "no rendering, no escape codes"
+    assert "\x1b[" not in chat.stdout
