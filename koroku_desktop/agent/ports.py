@@ -158,6 +158,8 @@ class ApprovalDecision:
     allowed: bool
     scope: ApprovalScope = "once"
     args: dict[str, Any] | None = None
+    reason: str | None = None
+    """Why a call was not allowed when it is not the person's no (told to the model)."""
 
 
 class Approver(Protocol):

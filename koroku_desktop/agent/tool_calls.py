@@ -62,12 +62,14 @@ async def run_call(agent: Agent, call: FunctionCallPart, state: TurnState) -> Fu
         response: dict[str, Any] = dict(OVER_BUDGET)
     else:
         state.calls_made += 1
-        allowed = True
+        allowed, refused = True, DENIED
         if agent.policy.needs_asking(call.name, agent.tools, args, options.workspace):
             source = agent.tools.describe(call.name)
             request = ApprovalRequest(call.id, call.name, args, source)
             decision = await agent.approver.approve(request)
             allowed = decision.allowed
+            if decision.reason is not None:
+                refused = {"error": decision.reason}
             if allowed and decision.scope != "once":
                 agent.policy.grant(call.name, decision.scope)
             if allowed and decision.args is not None:
@@ -78,7 +80,7 @@ async def run_call(agent: Agent, call: FunctionCallPart, state: TurnState) -> Fu
             response, _ran = await agent.tools.run(call.name, args, ctx)
             media = split_media(response)
         else:
-            response = dict(DENIED)
+            response = dict(refused)
     part = FunctionResponsePart(
         name=call.name, id=call.id, response=response, call_args=args, parts=media
     )

@@ -158,7 +158,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"koroku: {notice}", file=sys.stderr, flush=True)
 
     try:
-        with open_runtime(TerminalApprover(args.yes), need_key=True, front_end="ask") as runtime:
+        approver = TerminalApprover(args.yes)
+        with open_runtime(approver, need_key=True, front_end="ask") as runtime:
+            approver.workspace = runtime.agent.options.workspace
             _progress_hooks(runtime, sys.stderr)
             runtime.agent.hooks.on_model_response.append(on_reply)
             runtime.compactor.progress.append(compaction_progress)
@@ -389,6 +391,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         approver = TerminalApprover(args.yes, out=sys.stdout)
         with open_runtime(approver, need_key=True, front_end="chat") as runtime:
+            approver.workspace = runtime.agent.options.workspace
             try:
                 asyncio.run(_chat_loop(runtime))
             except KeyboardInterrupt:
