@@ -16,6 +16,7 @@ import pytest
 
 from tests.cli.test_chat_reads_like_a_conversation import echo
 from tests.cli.test_recall_commands import ROOT, Koroku, with_notes
+from tests.fakes.gemini_replies import CallsReply, ReceivedRequest, Reply, TextReply
 from tests.fakes.gemini_server import FakeGemini
 
 pytestmark = [
@@ -124,3 +125,31 @@ def test_a_markdown_answer_is_rendered_on_the_terminal(pane: Pane) -> None:
     assert "Here are bold words and code:" in screen, "bold and code drawn, not marked up"
     assert "**" not in screen and "`code`" not in screen
     assert "• first item" in screen and "• second item" in screen
+
+
+def editor(request: ReceivedRequest) -> Reply:
+    """Edits notes.txt when asked to, then says it did."""
+    parts = request.contents[-1].get("parts", [])
+    if any("functionResponse" in p for p in parts):
+        return TextReply("Edited.")
+    if "edit" in request.last_text():
+        return CallsReply(
+            (("edit_file", {"path": "notes.txt", "old_str": "buy milk", "new_str": "buy tea"}),)
+        )
+    return echo(request)
+
+
+def test_an_approval_shows_the_diff_and_the_absolute_path(
+    koroku: Koroku, pane: Pane, fake_gemini: FakeGemini
+) -> None:
+    fake_gemini.set_fallback(editor)
+    pane.wait(lambda s: prompt_line(s).startswith("you>"), "the prompt")
+    pane.keys("edit the notes", "Enter")
+    notes = koroku.workspace / "notes.txt"
+    screen = pane.wait(lambda s: "Allow?" in prompt_line(s), "the approval question")
+    assert f"Koroku wants to run edit_file on {notes}:" in screen
+    assert "-notes: buy milk" in screen and "+notes: buy tea" in screen
+    assert '"old_str"' not in screen, "the diff, not the raw JSON"
+    pane.keys("y", "Enter")
+    pane.wait(lambda s: "koroku> Edited." in s, "the answer after the edit")
+    assert notes.read_text(encoding="utf-8") == "notes: buy tea\n"
