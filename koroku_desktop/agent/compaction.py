@@ -28,7 +28,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from koroku_desktop.agent.cut import CHARS_PER_TOKEN, choose_cut, estimate_tokens
+from koroku_desktop.agent.context_size import CHARS_PER_TOKEN
+from koroku_desktop.agent.cut import choose_cut, estimate_tokens
 from koroku_desktop.agent.hooks import Hook, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memory import memory_entry

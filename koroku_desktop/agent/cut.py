@@ -12,45 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from koroku_desktop.agent.context_size import content_tokens
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import MessageEvent
-from koroku_desktop.domain.parts import AttachmentPart, Part
 
 log = logging.getLogger(__name__)
 
-CHARS_PER_TOKEN = 4
-
-
-IMAGE_TOKENS = 258 * 6
-"""An image: Gemini counts 258 tokens a 768×768 tile; a full-HD screenshot makes 6."""
-PDF_PAGE_TOKENS, PDF_PAGE_BYTES = 258, 40_000
-"""A PDF: 258 tokens a page; pages guessed from the size."""
-AUDIO_BYTES_PER_TOKEN = 500
-"""Audio: 32 tokens a second; at 128 kbit/s, a second is 16,000 bytes."""
-VIDEO_BYTES_PER_TOKEN = 1_000
-"""Video: about 263 tokens a second; at 2 Mbit/s, a second is 250,000 bytes."""
-
-
-def part_tokens(part: Part) -> int:
-    """A rough token count of one part: its JSON characters / 4, or for an attached file
-    what Gemini counts for its kind (the event holds only a reference to the bytes)."""
-    if not isinstance(part, AttachmentPart):
-        return len(part.model_dump_json(exclude_none=True)) // CHARS_PER_TOKEN
-    kind = part.mime_type.split("/", 1)[0]
-    if kind == "image":
-        return IMAGE_TOKENS
-    if part.mime_type == "application/pdf":
-        return PDF_PAGE_TOKENS * max(1, part.size // PDF_PAGE_BYTES)
-    if kind == "audio":
-        return part.size // AUDIO_BYTES_PER_TOKEN
-    if kind == "video":
-        return part.size // VIDEO_BYTES_PER_TOKEN
-    return part.size // CHARS_PER_TOKEN  # text, source code, JSON...
-
-
-def estimate_tokens(event: MessageEvent) -> int:
-    """A rough token count of one content: the sum of its parts' (at least 1)."""
-    return max(1, sum(part_tokens(part) for part in event.parts))
+estimate_tokens = content_tokens
+"""A rough token count of one content (see `context_size.content_tokens`)."""
 
 
 def last_user_turn(messages: Sequence[MessageEvent]) -> int | None:

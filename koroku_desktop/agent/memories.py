@@ -115,7 +115,11 @@ class MemorySurfacer:
         except (ModelError, LookupError, TimeoutError) as exc:
             log.info("no memories surfaced: %s", exc)
             return []
-        return await self.passages(vector, below_seq, live_seqs)
+        try:
+            return await self.passages(vector, below_seq, live_seqs)
+        except ModelError as exc:  # e.g. a vector of the wrong size from the service
+            log.info("no memories surfaced: %s", exc)
+            return []
 
     async def passages(
         self, vector: list[float], below_seq: int | None, live_seqs: set[int]

@@ -188,6 +188,11 @@ class Embedder(Protocol):
 class RecallStore(Protocol):
     """What recall by meaning reads and writes in the log's file (store/vectors/store.py)."""
 
+    @property
+    def read_only(self) -> bool:
+        """True when vectors cannot be stored (a read-only data dir)."""
+        ...
+
     def status(self, model: str, dimensions: int) -> EmbeddingStatus:
         """How far the log is embedded with this model (a scan: not on every turn)."""
         ...
@@ -213,8 +218,24 @@ class RecallStore(Protocol):
         """Events most similar to `query`, best first."""
         ...
 
-    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[SearchHit]:
-        """Full-text matches of any of the words, best BM25 rank first."""
+    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[int]:
+        """The seqs of the best matches of any of the words, best BM25 rank first."""
+        ...
+
+    def catch_up_keywords(self, max_events: int | None) -> int:
+        """Index what is new for the keyword leg (at most `max_events`; None: all)."""
+        ...
+
+    def created(self, seqs: list[int]) -> dict[int, float]:
+        """When each of these events was written."""
+        ...
+
+    def found(self, seqs: list[int], query: str) -> dict[int, SearchHit]:
+        """Search hits for these events, the snippet showing the query's words."""
+        ...
+
+    def similarity_floor(self, model: str, dimensions: int, query: list[float]) -> float | None:
+        """The cosine below which a match for `query` is no closer than most of the log."""
         ...
 
     def hits(self, seqs: list[int]) -> dict[int, SearchHit]:

@@ -28,9 +28,20 @@ RRF_K = 60
 RECENCY_WEIGHT = 0.25 / (RRF_K + 1)
 RECENCY_HALF_LIFE_DAYS = 30.0
 MIN_SIMILARITY = 0.55
-"""Vector matches below this cosine are not results at all (unrelated text)."""
-CANDIDATES = 3
-"""Each leg fetches `CANDIDATES * limit` results to fuse."""
+"""Vector matches below this cosine are not results at all (unrelated text); lowered to the
+floor calibrated on the log's own vectors when that is lower (see `HybridSearch.nearest`)."""
+MEANING_WEIGHT = 0.15
+"""The meaning leg's weight in the fusion (the keyword leg's is 1): enough to lift what both
+legs found and to answer what no keyword matches, too little to reorder strong keyword hits
+on a weak embedding model's say-so (on LoCoMo with a small model, 0.5 fell below the
+keyword leg alone)."""
+POOL = 200
+"""Candidates the keyword leg fetches, whatever the limit (the most results a search returns)."""
+MEANING_POOL = 50
+"""Candidates the meaning leg fetches, whatever the limit: below its 50th place a match adds
+less than a keyword's 700th place (and more would double the exact scoring's reads)."""
+MAX_QUERY_CHARS = 4_000
+"""A longer query is cut here (about 1,000 tokens: within the embedding model's 2,048)."""
 
 SearchMode = Literal["hybrid", "keyword"]
 
@@ -60,12 +71,20 @@ class HybridSearch:
     clock: Callable[[], float] = field(default=time.time)
     min_similarity: float = MIN_SIMILARITY
     memory: MemoryVectorStore | None = None
+    catch_up: Callable[[], Awaitable[int]] | None = None
+    """Embeds a bounded batch of pending events (never raises); run while a query is being
+    embedded, so that a search by meaning, a surfacing or a `recall` finds what any process
+    wrote."""
 
     async def query_vector(self, query: str) -> list[float]:
-        """The query's embedding (raises `ModelError`; `LookupError` with no embedder)."""
+        """The query's embedding (raises `ModelError`; `LookupError` with no embedder), with
+        the log's pending events caught up meanwhile."""
         if self.embedder is None:
             raise LookupError("no embedder")
-        return await self.embedder.embed_query(query)
+        if self.catch_up is None:
+            return await self.embedder.embed_query(query)
+        vector, _ = await asyncio.gather(self.embedder.embed_query(query), self.catch_up())
+        return vector
 
     async def search(
         self,
@@ -76,9 +95,14 @@ class HybridSearch:
         keyword_only: bool = False,
         vector: list[float] | None = None,
     ) -> RecallResult:
-        """The best `limit` events for `query`; events from `below_seq` on are left out."""
-        wanted = max(1, limit) * CANDIDATES
-        keyword_task = asyncio.to_thread(self.store.keyword, query, wanted, below_seq)
+        """The best `limit` events for `query`; events from `below_seq` on are left out.
+
+        Each leg fetches the same `POOL` candidates whatever `limit` is, so `limit` only cuts
+        the fused ranking. A query longer than `MAX_QUERY_CHARS` is cut there (said in the
+        note); an empty one, or one of only common words, finds by meaning alone."""
+        query, clipped = clip_query(query)
+        limit = max(1, min(limit, POOL))
+        keyword_task = asyncio.to_thread(self.store.keyword, query, POOL, below_seq)
         note: str | None = None
         matches: list[VectorMatch] = []
         memory: list[MemoryMatch] = []
@@ -86,11 +110,13 @@ class HybridSearch:
             note = "keyword search only (as asked)"
         elif self.embedder is None:
             note = "keyword search only: no Gemini API key for search by meaning"
+        elif not query.strip():
+            note = "nothing to search for"
         else:
             try:
                 if vector is None:
                     vector = await self.query_vector(query)
-                matches = await self.nearest(vector, wanted, below_seq)
+                matches = await self.nearest(vector, MEANING_POOL, below_seq)
                 memory = await self.memory_nearest(vector, limit)
             except ModelError as exc:
                 if exc.kind == "auth" and "No Gemini API key" in exc.message:
@@ -99,13 +125,18 @@ class HybridSearch:
                     note = f"keyword search only: search by meaning failed ({exc})"
                     log.warning("search by meaning failed: %s", exc)
         keyword = await keyword_task
-        hits = await self._fuse(keyword, matches, limit)
-        return RecallResult(hits, "keyword" if note else "hybrid", note, memory)
+        hits = await self._fuse(query, keyword, matches, limit)
+        if clipped:
+            cut = f"the query was cut to its first {MAX_QUERY_CHARS:,} characters"
+            note = f"{note}; {cut}" if note else cut
+        mode: SearchMode = "keyword" if note and note.startswith("keyword") else "hybrid"
+        return RecallResult(hits, mode, note, memory)
 
     async def warm(self) -> None:
-        """Bring the vector index up to date now, off the loop: map its persisted files and
-        append what is new (built from the table the first time: seconds for a million
-        events, which the first search would pay otherwise)."""
+        """Bring the keyword leg's index and the vector index up to date now, off the loop
+        (built from the log the first time: seconds for a million events, which the first
+        searches would pay otherwise)."""
+        await asyncio.to_thread(self.store.catch_up_keywords, None)
         if self.embedder is not None:
             dims = self.embedder.dimensions
             await self.nearest([1.0] + [0.0] * (dims - 1), 1, None)
@@ -113,12 +144,28 @@ class HybridSearch:
     async def nearest(
         self, vector: list[float], limit: int, below_seq: int | None
     ) -> list[VectorMatch]:
-        """Vector matches above the similarity floor (off the event loop)."""
+        """Vector matches above the similarity floor (off the event loop): the lower of
+        `min_similarity` and the floor calibrated on the log's own vectors for this query
+        (a small model's related texts score far below Gemini's). A vector of the wrong
+        size from the service is a `ModelError`, as any failure of the service."""
         if self.embedder is None:
             return []
         model, dims = self.embedder.model, self.embedder.dimensions
-        found = await asyncio.to_thread(self.store.nearest, model, dims, vector, limit, below_seq)
-        return [m for m in found if m.similarity >= self.min_similarity]
+        if len(vector) != dims:
+            raise ModelError(
+                "unknown",
+                f"the embedding service returned {len(vector)} dimensions, not {dims} ({model})",
+            )
+        found, floor = await asyncio.to_thread(self._nearest, model, dims, vector, limit, below_seq)
+        return [m for m in found if m.similarity >= floor]
+
+    def _nearest(
+        self, model: str, dims: int, vector: list[float], limit: int, below_seq: int | None
+    ) -> tuple[list[VectorMatch], float]:
+        found = self.store.nearest(model, dims, vector, limit, below_seq)
+        calibrated = self.store.similarity_floor(model, dims, vector) if found else None
+        floor = self.min_similarity if calibrated is None else min(self.min_similarity, calibrated)
+        return found, floor
 
     async def memory_nearest(self, vector: list[float], limit: int) -> list[MemoryMatch]:
         """Memory-file pieces above the similarity floor (off the event loop)."""
@@ -129,27 +176,38 @@ class HybridSearch:
         return [m for m in found if m.similarity >= self.min_similarity]
 
     async def _fuse(
-        self, keyword: list[SearchHit], matches: list[VectorMatch], limit: int
+        self, query: str, keyword: list[int], matches: list[VectorMatch], limit: int
     ) -> list[RecallHit]:
+        """Weighted reciprocal rank fusion: the keyword leg counts in full, the meaning leg
+        `MEANING_WEIGHT`, so the fused ranking keeps the keyword leg's order, lifts what both
+        legs found, and adds what only the meaning leg found after them."""
         scores: dict[int, float] = {}
-        for rank, hit in enumerate(keyword):
-            scores[hit.seq] = scores.get(hit.seq, 0.0) + 1.0 / (RRF_K + rank + 1)
+        for rank, seq in enumerate(keyword):
+            scores[seq] = scores.get(seq, 0.0) + 1.0 / (RRF_K + rank + 1)
         for rank, match in enumerate(matches):
-            scores[match.seq] = scores.get(match.seq, 0.0) + 1.0 / (RRF_K + rank + 1)
-        by_seq = {h.seq: h for h in keyword}
-        missing = [m.seq for m in matches if m.seq not in by_seq]
-        if missing:
-            by_seq.update(await asyncio.to_thread(self.store.hits, missing))
+            scores[match.seq] = scores.get(match.seq, 0.0) + MEANING_WEIGHT / (RRF_K + rank + 1)
+        if not scores:
+            return []
+        created = await asyncio.to_thread(self.store.created, list(scores))
         now = self.clock()
-        for seq, hit in by_seq.items():
-            age_days = max(0.0, now - hit.created_at) / 86_400
-            scores[seq] = scores.get(seq, 0.0) + RECENCY_WEIGHT * 0.5 ** (
-                age_days / RECENCY_HALF_LIFE_DAYS
-            )
-        keyword_rank = {h.seq: n + 1 for n, h in enumerate(keyword)}
+        for seq, at in created.items():
+            age_days = max(0.0, now - at) / 86_400
+            scores[seq] += RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+        ranked = sorted((s for s in scores if s in created), key=lambda s: (-scores[s], -s))
+        top = ranked[:limit]
+        by_seq = await asyncio.to_thread(self.store.found, top, query)
+        keyword_rank = {seq: n + 1 for n, seq in enumerate(keyword)}
         similarity = {m.seq: m.similarity for m in matches}
-        ranked = sorted((s for s in scores if s in by_seq), key=lambda s: -scores[s])
         return [
             RecallHit(by_seq[s], scores[s], keyword_rank.get(s), similarity.get(s))
-            for s in ranked[:limit]
+            for s in top
+            if s in by_seq
         ]
+
+
+def clip_query(query: str) -> tuple[str, bool]:
+    """`query` cut to `MAX_QUERY_CHARS` at a word break, and whether it was cut."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query, False
+    cut = query.rfind(" ", 0, MAX_QUERY_CHARS)
+    return query[: cut if cut > 0 else MAX_QUERY_CHARS], True

@@ -70,17 +70,7 @@ def block_transcript(block: b.Block, tool_chars: int = TOOL_TEXT_CHARS) -> str:
             return f"[{text}]"
         case b.SourcesBlock(sources=sources):
             return "[sources: " + ", ".join(s.title for s in sources) + "]"
-        case (
-            b.ThoughtBlock()
-            | b.CompactionBlock()
-            | b.ClearedBlock()
-            | b.RejectedBlock()
-            | b.DamagedBlock()
-            | b.RememberedBlock()
-            | b.SupersededBlock()
-            | b.DismissedBlock()
-            | b.MemoryEditBlock()
-        ):
+        case b.ThoughtBlock() | b.RememberedBlock() | b.Marker():
             return ""
         case _:
             assert_never(block)

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.agent.embedding import BackgroundEmbedder
-from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
 from koroku_desktop.agent.recall import HybridSearch
@@ -24,6 +23,9 @@ from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.vectors.memory import MemoryVectors
 from koroku_desktop.store.vectors.store import INDEX_FOLDER
 from koroku_desktop.tools.base import RecallSearch
+
+if TYPE_CHECKING:  # the agent loop is heavy to import; `koroku search` does without it
+    from koroku_desktop.agent.loop import Agent
 
 EMBEDDING_DIMENSIONS = 768
 """See llm/embeddings.py DEFAULT_DIMENSIONS for why 768."""
@@ -124,7 +126,13 @@ def build_recall(
     if memory_dir is not None:
         memory = MemoryVectors(memory_dir, event_log.path.parent / INDEX_FOLDER)
     search = HybridSearch(event_log.vectors, embedder, memory=memory)
-    return search, BackgroundEmbedder(event_log.vectors, embedder, memory=memory)
+    background = BackgroundEmbedder(event_log.vectors, embedder, memory=memory)
+
+    async def catch_up() -> int:
+        return 0 if api_key() is None else await background.before_search()
+
+    search.catch_up = catch_up
+    return search, background
 
 
 def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:

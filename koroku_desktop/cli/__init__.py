@@ -8,17 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from koroku_desktop import __version__
-from koroku_desktop.cli import (
-    admin,
-    conversation,
-    desktop,
-    doctor,
-    install,
-    mcp_commands,
-    recall_commands,
-    records,
-    sync_command,
-)
+from koroku_desktop.cli import desktop
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
 
@@ -43,6 +33,17 @@ def build_parser(
         action="store_true",
         help="start the app offscreen, build every window, and exit",
     )
+    from koroku_desktop.cli import (  # here: `koroku search` starts without them (see main)
+        admin,
+        conversation,
+        doctor,
+        install,
+        mcp_commands,
+        recall_commands,
+        records,
+        sync_command,
+    )
+
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     conversation.register(sub)
     records.register(sub)
@@ -60,9 +61,15 @@ def main(
     argv: Sequence[str] | None = None,
     start_desktop: desktop.DesktopStarter = desktop.no_desktop,
 ) -> int:
-    """Run a `koroku` command; with none, `start_desktop` (the entry point is `launcher.main`)."""
+    """Run a `koroku` command; with none, `start_desktop` (the entry point is `launcher.main`).
+
+    `koroku search ...` is parsed on its own, so that it imports only what a search needs
+    (a cold start of a few hundred milliseconds; see cli/search_command.py)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["search"]:
+        return _search(words[1:])
     parser = build_parser(start_desktop)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
     # Without -v no log record reaches the terminal: failures are told in one friendly line
     # by the command itself (a raw `WARNING koroku_desktop...` line reads like a crash).
     level = logging.INFO if args.verbose else logging.CRITICAL + 1
@@ -75,3 +82,20 @@ def main(
         print(file=sys.stderr)
         return 130
     return code
+
+
+def _search(argv: list[str]) -> int:
+    from koroku_desktop.cli.search_command import add_arguments, cmd_search
+
+    parser = _Parser(
+        prog="koroku search",
+        description="search everything ever said, ranked by keywords and meaning",
+    )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return cmd_search(args)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130

@@ -217,7 +217,15 @@ async def _ask(
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
+    await settle_embedding(runtime)
     return result
+
+
+async def settle_embedding(runtime: Runtime) -> None:
+    """Embed what this process wrote before it exits (about a second; the rest is picked up
+    by the next process that searches, or by the app)."""
+    if runtime.background_embedder is not None and runtime.model.has_key:
+        await runtime.background_embedder.settle()
 
 
 async def finish_compaction(runtime: Runtime) -> None:
@@ -289,6 +297,7 @@ async def _chat_loop(runtime: Runtime) -> None:
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
+    await settle_embedding(runtime)
 
 
 def attach_command(line: str, pending: list[PendingAttachment]) -> str:

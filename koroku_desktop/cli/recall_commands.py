@@ -8,32 +8,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import sys
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from koroku_desktop.app.exports import write_log_export
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.blobs.blob_store import BlobStore
+from koroku_desktop.cli.search_command import add_arguments as add_search_arguments
+from koroku_desktop.cli.search_command import cmd_search
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
-from koroku_desktop.cli.text_input import argument_text
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
-from koroku_desktop.domain.queries import SearchHit
-from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.portable import (
     ExportFormatError,
     LogNotEmptyError,
     import_export,
 )
-from koroku_desktop.render.text import when
-
-MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
 
 
 def register(sub: Any) -> None:
@@ -43,22 +36,9 @@ def register(sub: Any) -> None:
 
     search = sub.add_parser(
         "search",
-        help="search everything ever said, by keywords and meaning, best first (exit 1: no match)",
+        help="search everything ever said, ranked by keywords and meaning (exit 1: no match)",
     )
-    search.add_argument("query", nargs="*", help="what to look for (words, or a question)")
-    search.add_argument("--json", action="store_true", help="the matches as a JSON list")
-    search.add_argument("-n", "--limit", type=int, default=20, help="most matches (default 20)")
-    search.add_argument(
-        "--keyword",
-        action="store_true",
-        help="keywords only: every word must appear (`word*` = prefix), newest first",
-    )
-    search.add_argument(
-        "--status", action="store_true", help="how much of the log is embedded for search"
-    )
-    search.add_argument(
-        "--backfill", action="store_true", help="embed what is not embedded yet, now"
-    )
+    add_search_arguments(search)
     search.set_defaults(handler=cmd_search)
 
     export = sub.add_parser("export", help="write the log as Markdown or as JSON")
@@ -95,98 +75,19 @@ def cmd_compact(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- search ---------------------------------------------------------------------------------
+# -- search status ---------------------------------------------------------------------------
 
 
-def highlight(snippet: str, color: bool) -> str:
-    """The snippet on one line, `[[match]]` in bold yellow on a terminal (markers otherwise)."""
-    line = " ".join(snippet.split())
-    if not color:
-        return line
-    return line.replace("[[", MARK_ON).replace("]]", MARK_OFF)
-
-
-def _who(hit: SearchHit) -> str:
-    if hit.kind == "compaction":
-        return "summary"
-    return hit.role or hit.kind
-
-
-def hit_json(hit: SearchHit) -> dict[str, Any]:
-    """A search hit as JSON (the snippet keeps its `[[`/`]]` markers)."""
-    return {
-        "seq": hit.seq,
-        "date": datetime.fromtimestamp(hit.created_at).isoformat(timespec="seconds"),
-        "conversation_id": hit.conversation_id,
-        "kind": hit.kind,
-        "role": hit.role,
-        "snippet": hit.snippet,
-    }
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    """Print the matches: seq, date, role and a highlighted snippet, best first.
-
-    By keywords and meaning when a key is set and the embedding service answers; otherwise
-    (and with `--keyword`) by keywords only, newest first, saying so on stderr. Only
-    `--backfill` writes (vectors); everything else opens the log read-only.
-    """
-    query = argument_text(args.query)
-    if not query and not (args.status or args.backfill):
-        print("koroku search: say what to look for (or use --status)", file=sys.stderr)
-        return 2
+def cmd_status(args: argparse.Namespace) -> int:
+    """`koroku search --status` / `--backfill`: how much of the log is embedded (and embed the
+    rest now), through the full runtime (`--backfill` writes vectors and memory files)."""
     try:
         with open_runtime(
             TerminalApprover(), need_key=False, read_only=not args.backfill
         ) as runtime:
-            if args.status or args.backfill:
-                return embedding_status(runtime, backfill=args.backfill)
-            hits, memory = find(runtime, query, max(1, args.limit), keyword=args.keyword)
+            return embedding_status(runtime, backfill=args.backfill)
     except CliExit as exc:
         return exc.code
-    if args.json:
-        found = [hit_json(h) for h in hits] + [memory_json(m) for m in memory]
-        print(json.dumps(found, ensure_ascii=False, indent=2))
-        return 0 if found else 1
-    if not hits and not memory:
-        print(f"no match for {query!r}", file=sys.stderr)
-        return 1
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    for hit in hits:
-        print(
-            f"#{hit.seq:<6} {when(hit.created_at)}  {_who(hit):<7}  {highlight(hit.snippet, color)}"
-        )
-    for match in memory:
-        print(f"memory/{match.file}  {highlight(match.text, False)}")
-    return 0
-
-
-def find(
-    runtime: Runtime, query: str, limit: int, *, keyword: bool
-) -> tuple[list[SearchHit], list[MemoryMatch]]:
-    """The hybrid search's hits, or (keyword-only) the full-text matches, newest first; and
-    the pieces of memory files close in meaning (none by keywords)."""
-    memory: list[MemoryMatch] = []
-    if not keyword and runtime.search is not None:
-        result = asyncio.run(runtime.search.search(query, limit))
-        memory = result.memory
-        if result.mode == "hybrid" and result.hits:
-            return [h.hit for h in result.hits], memory
-        if result.note:
-            print(f"koroku search: {result.note}", file=sys.stderr)
-    # Nothing by meaning (or keywords only): every word, newest first; this search also
-    # reads rows a read-only file has not folded into the index yet.
-    return runtime.log.search(query, limit), memory
-
-
-def memory_json(match: MemoryMatch) -> dict[str, Any]:
-    """A memory-file piece as JSON (`source: memory`; event hits have a `seq` instead)."""
-    return {
-        "source": "memory",
-        "file": f"memory/{match.file}",
-        "snippet": match.text,
-        "similarity": round(match.similarity, 4),
-    }
 
 
 def embedding_status(runtime: Runtime, *, backfill: bool) -> int:
@@ -282,8 +183,41 @@ def import_koroku_export(path: Path) -> int:
     return 0
 
 
+async def embed_imported(runtime: Runtime) -> None:
+    """After an import: embed the imported history for search by meaning now, with progress
+    on stderr. Without a key, or when the service fails, it is left for later (the app, or
+    the next search, picks it up) and the import still succeeds."""
+    worker = runtime.background_embedder
+    if worker is None or not runtime.model.has_key:
+        return
+    model, dims = worker.embedder.model, worker.embedder.dimensions
+    total = (await asyncio.to_thread(runtime.log.vectors.status, model, dims)).pending_events
+    done = 0
+    while done < total:
+        step = await worker.catch_up(max_batches=8)
+        done += step
+        if worker.last_error:
+            print(
+                f"koroku: embedding paused after {done:,} of {total:,} events "
+                f"({worker.last_error}); the rest is embedded later",
+                file=sys.stderr,
+            )
+            break
+        print(
+            f"koroku: embedding for search by meaning: {min(done, total):,} of {total:,} events",
+            file=sys.stderr,
+            flush=True,
+        )
+        if step == 0:
+            break
+    await worker.stop()
+    if runtime.search is not None:
+        await runtime.search.warm()  # the persisted vector index, up to date
+
+
 def compact_long_history() -> None:
-    """After an import: compact a live context over the threshold now, showing progress.
+    """After an import: compact a live context over the threshold now, showing progress,
+    then embed the imported history (`embed_imported`).
 
     Like the compaction after a turn it runs outside the turn lease (turns elsewhere go on
     on the recent part) and takes the turn lease only to append the summary.
@@ -294,6 +228,12 @@ def compact_long_history() -> None:
         agent = runtime.agent
 
         async def run() -> None:
+            await compact(runtime)
+            await embed_imported(runtime)
+            if runtime.search is not None:
+                await runtime.search.warm()  # the keyword leg's index too, key or not
+
+        async def compact(runtime: Runtime) -> None:
             await runtime.sync_memory()  # the imported summaries and memory edits: in files
             await agent.load()
             long = agent.view.unloaded is not None

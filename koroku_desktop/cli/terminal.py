@@ -17,7 +17,6 @@ from koroku_desktop.render.fold import entry_view, event_marker, message_blocks,
 from koroku_desktop.render.text import (
     attachment_text,
     mark,
-    marker_text,
     notice_text,
     short_args,
     source_lines,
@@ -34,18 +33,12 @@ def block_line(block: b.Block, who: b.Speaker) -> str:
             return f"  → {name}({short_args(args)})"
         case b.ToolResultBlock(name=name, failed=failed):
             return f"  {mark(failed)} {name}"
-        case b.CompactionBlock(summary=summary):
-            return f"── {marker_text(block)} ──\n{summary}"
-        case (
-            b.ClearedBlock()
-            | b.RejectedBlock()
-            | b.DamagedBlock()
-            | b.SupersededBlock()
-            | b.MemoryEditBlock()
-        ):
-            return f"── {marker_text(block)} ──"
-        case b.DismissedBlock():
-            return f"  ({marker_text(block)})"
+        case b.Marker(style="summary", title=title, detail=detail):
+            return f"── {title} ──\n{detail}"
+        case b.Marker(style="aside", title=title):
+            return f"  ({title})"
+        case b.Marker(title=title):
+            return f"── {title} ──"
         case b.NoticeBlock():
             return f"  {notice_text(block)}"
         case b.RememberedBlock(passages=passages):

@@ -19,6 +19,7 @@ from koroku_desktop.domain.events import (
     StoredEvent,
     SupersededEvent,
 )
+from koroku_desktop.domain.liveness import Liveness
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.domain.projection import Fix, fits_after, project
 
@@ -45,12 +46,11 @@ class ContextView:
     """Live events left in the log when loading (first live seq, first loaded seq)."""
     rejected: set[int] = field(default_factory=set)
     """Seqs of messages the model refused (see `RejectedEvent`): never sent again."""
-    superseded: set[str] = field(default_factory=set)
-    """Turn ids replaced by a regenerate or an edit (see `SupersededEvent`): never sent again."""
+    rule: Liveness = field(default_factory=Liveness)
+    """What superseded and set-aside events say (domain/liveness.py): the one rule for
+    which messages leave the context besides the boundaries."""
     replaced_seqs: set[int] = field(default_factory=set)
-    """Seqs of the messages those turns left out (not surfaced as memories either)."""
-    rejected_ids: set[str] = field(default_factory=set)
-    """Event ids of messages set aside (how `RejectedEvent.rejected_id` names them)."""
+    """Seqs of the messages replaced turns left out (not surfaced as memories either)."""
     head_id: str = ""
     """Event id of the latest compaction or clear folded in ("": none)."""
     stale: bool = False
@@ -85,17 +85,14 @@ class ContextView:
         loaded = list(tail)
         if boundary is not None:
             view._set_head(boundary)
-        view.superseded = {
-            s.event.superseded_turn_id
-            for s in loaded
-            if isinstance(s.event, SupersededEvent) and s.event.superseded_turn_id
-        }
         for stored in loaded:
-            if isinstance(stored.event, RejectedEvent):
-                view._reject(stored.event)
-            elif isinstance(stored.event, MessageEvent) and view._is_replaced(stored):
+            if isinstance(stored.event, RejectedEvent | SupersededEvent):
+                view._leave_out(stored)
+        for stored in loaded:
+            out = view.rule.left_out(stored)
+            if out is not None and out.kind == "superseded":
                 view.replaced_seqs.add(stored.seq)
-            elif isinstance(stored.event, MessageEvent) and not view._is_rejected(stored):
+            elif out is None and isinstance(stored.event, MessageEvent):
                 view.messages.append(stored)
             view.last_seq = max(view.last_seq, stored.seq)
         heads = [boundary] if boundary is not None else []
@@ -117,11 +114,17 @@ class ContextView:
             self.summary = None
             self._summary_content = None
 
-    def _reject(self, event: RejectedEvent) -> None:
-        if event.rejected_id is not None:
-            self.rejected_ids.add(event.rejected_id)
-        else:
-            self.rejected.add(event.rejected_seq)
+    @property
+    def superseded(self) -> set[str]:
+        """Turn ids replaced by a regenerate or an edit (see `SupersededEvent`): never sent
+        again."""
+        return set(self.rule.replaced)
+
+    def _leave_out(self, stored: StoredEvent) -> None:
+        """Note a `rejected` or `superseded` event in the rule."""
+        self.rule.note(stored)
+        if isinstance(stored.event, RejectedEvent) and stored.event.rejected_id is None:
+            self.rejected.add(stored.event.rejected_seq)
 
     def apply(self, stored: StoredEvent) -> None:
         """Fold one newly appended (or loaded) event into the projection.
@@ -148,17 +151,17 @@ class ContextView:
         elif isinstance(event, CompactionEvent):
             self._compact(stored, event)
         elif isinstance(event, RejectedEvent):
-            self._reject(event)
-            self._keep(lambda m: not self._is_rejected(m))
+            self._leave_out(stored)
+            self._keep(lambda m: self.rule.left_out(m) is None)
             self.rejected.update(m.seq for m in self._dropped)
         elif isinstance(event, SupersededEvent):
-            if event.superseded_turn_id:  # events without a turn id are never left out
-                self.superseded.add(event.superseded_turn_id)
-                self._keep(lambda m: not self._is_replaced(m))
-                self.replaced_seqs.update(m.seq for m in self._dropped)
-        elif isinstance(event, MessageEvent) and self._is_replaced(stored):
-            self.replaced_seqs.add(stored.seq)
-        elif isinstance(event, MessageEvent) and not self._is_rejected(stored):
+            self._leave_out(stored)
+            self._keep(lambda m: self.rule.left_out(m) is None)
+            self.replaced_seqs.update(m.seq for m in self._dropped)
+        elif isinstance(event, MessageEvent) and (out := self.rule.left_out(stored)) is not None:
+            if out.kind == "superseded":
+                self.replaced_seqs.add(stored.seq)
+        elif isinstance(event, MessageEvent):
             previous = self._events[-1] if self._events else self._summary_content
             if not fits_after(previous, event):
                 self._suspect = True
@@ -192,14 +195,6 @@ class ContextView:
 
     def _summary_id(self) -> str:
         return self.head_id if self.summary is not None else ""
-
-    def _is_replaced(self, stored: StoredEvent) -> bool:
-        return bool(stored.turn_id) and stored.turn_id in self.superseded
-
-    def _is_rejected(self, stored: StoredEvent) -> bool:
-        if stored.event_id and stored.event_id in self.rejected_ids:
-            return True
-        return stored.seq in self.rejected
 
     def _keep(self, keep: Callable[[StoredEvent], bool]) -> None:
         """Keep only the messages `keep` accepts, and recheck them against the rules."""

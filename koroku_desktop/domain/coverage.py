@@ -43,6 +43,7 @@ from koroku_desktop.domain.events import (
     RejectedEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.liveness import Liveness
 
 
 def turn_of(stored: StoredEvent) -> str:
@@ -178,13 +179,6 @@ def not_set_aside(
     messages: Sequence[StoredEvent], rejected: Sequence[StoredEvent]
 ) -> list[StoredEvent]:
     """`messages` but for those a `rejected` event among `rejected` sets aside (by id, or by
-    seq for a message written without one)."""
-    out_ids = {r.event.rejected_id for r in rejected if isinstance(r.event, RejectedEvent)}
-    out_seqs = {
-        r.event.rejected_seq
-        for r in rejected
-        if isinstance(r.event, RejectedEvent) and r.event.rejected_id is None
-    }
-    return [
-        s for s in messages if not (s.event_id and s.event_id in out_ids) and s.seq not in out_seqs
-    ]
+    seq for a message written without one): the liveness rule (domain/liveness.py)."""
+    rule = Liveness.of(r for r in rejected if isinstance(r.event, RejectedEvent))
+    return [s for s in messages if rule.left_out(s) is None]

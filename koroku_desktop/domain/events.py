@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -180,15 +180,11 @@ Event = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-EVENT_KINDS = (
-    "message",
-    "compaction",
-    "cleared",
-    "rejected",
-    "superseded",
-    "remembered_dismissed",
-    "memory_edit",
+EVENT_KINDS: tuple[str, ...] = tuple(
+    cls.model_fields["kind"].default for cls in get_args(get_args(Event)[0])
 )
+"""Every kind's stable string, in the union's order (what the viewer lists them in); what
+else each kind needs to say of itself is its entry in domain/kinds.py."""
 BOUNDARY_KINDS = ("compaction", "cleared")
 
 UNSYNCED_BASE = 1 << 62

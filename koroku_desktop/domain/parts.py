@@ -7,9 +7,19 @@ service sent, so that it can be returned byte-for-byte on the next request.
 from __future__ import annotations
 
 import base64
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+EMBED_RESULT_CHARS = 1_500
+"""A tool result's JSON is embedded up to this many characters (a 200 kB file read says
+little more than its first page)."""
+
+
+def compact_json(value: Any) -> str:
+    """`value` as one-line JSON, non-ASCII kept, anything odd as its str()."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
 class _PartBase(BaseModel):
@@ -17,6 +27,18 @@ class _PartBase(BaseModel):
 
     thought_signature: str | None = None
     """Standard base64 of the signature bytes, or None when the part carried none."""
+
+    def search_text(self) -> str:
+        """What the full-text index takes of this part ('' for none: binary data)."""
+        return ""
+
+    def embed_text(self) -> str:
+        """What of this part is worth finding by meaning ('' for none)."""
+        return ""
+
+    def is_empty(self) -> bool:
+        """Whether the part carries nothing to show (an empty text part)."""
+        return False
 
     def signature_bytes(self) -> bytes | None:
         """The exact signature bytes, decoded."""
@@ -32,6 +54,18 @@ class TextPart(_PartBase):
     text: str
     thought: bool = False
 
+    def search_text(self) -> str:
+        """The text, thoughts included."""
+        return self.text
+
+    def embed_text(self) -> str:
+        """The text, not the model's thoughts."""
+        return "" if self.thought else self.text
+
+    def is_empty(self) -> bool:
+        """No text at all (streaming ends on one, carrying the signature)."""
+        return not self.text
+
 
 class FunctionCallPart(_PartBase):
     """A tool call requested by the model."""
@@ -40,6 +74,10 @@ class FunctionCallPart(_PartBase):
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
+
+    def search_text(self) -> str:
+        """The tool's name and the arguments as JSON."""
+        return f"{self.name} {compact_json(self.args)}"
 
 
 class FunctionResponsePart(_PartBase):
@@ -66,6 +104,14 @@ class FunctionResponsePart(_PartBase):
             or bool(resp.get("timed_out"))
             or resp.get("exit_code", 0) not in (0, None)
         )
+
+    def search_text(self) -> str:
+        """The tool's name, the word `failed` when it failed, the response as JSON."""
+        return f"{self.name} {'failed ' if self.failed else ''}{compact_json(self.response)}"
+
+    def embed_text(self) -> str:
+        """The tool's name and the start of its response (`EMBED_RESULT_CHARS`)."""
+        return f"{self.name}: {compact_json(self.response)[:EMBED_RESULT_CHARS]}"
 
 
 class _MimeTypedPart(_PartBase):
@@ -96,6 +142,10 @@ class ExecutableCodePart(_PartBase):
     language: str | None = None
     code: str = ""
 
+    def search_text(self) -> str:
+        """The code."""
+        return self.code
+
 
 class CodeExecutionResultPart(_PartBase):
     """The result of the model's own code execution."""
@@ -103,6 +153,10 @@ class CodeExecutionResultPart(_PartBase):
     kind: Literal["code_execution_result"] = "code_execution_result"
     outcome: str | None = None
     output: str | None = None
+
+    def search_text(self) -> str:
+        """What the code printed."""
+        return self.output or ""
 
 
 FunctionResponsePart.model_rebuild()
@@ -121,6 +175,10 @@ class AttachmentPart(_PartBase):
     mime_type: str
     name: str = ""
     size: int = 0
+
+    def search_text(self) -> str:
+        """Its name: an attached file is found by it."""
+        return self.name
 
 
 class UnknownPart(_PartBase):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent, StoredEvent
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part, TextPart
+from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part
 
 NO_RESPONSE = {"error": "no response was recorded for this call"}
 
@@ -39,12 +39,12 @@ Numbered = tuple[int, MessageEvent]
 
 
 def _usable(part: Part) -> bool:
-    return not (isinstance(part, TextPart) and not part.text and part.thought_signature is None)
+    return not (part.is_empty() and part.thought_signature is None)
 
 
 def _has_substance(parts: Sequence[Part]) -> bool:
     """Whether a content says anything: not only empty text parts (signed or not)."""
-    return any(not (isinstance(p, TextPart) and not p.text) for p in parts)
+    return any(not p.is_empty() for p in parts)
 
 
 def is_usable_reply(message: MessageEvent) -> bool:

@@ -95,68 +95,52 @@ class NoticeBlock:
     text: str
 
 
-@dataclass(slots=True)
-class CompactionBlock:
-    """Marker: earlier messages were folded into `summary`: `covered` more of them (named by
-    id, the same on every device), or, for an old compaction, those up to `covers_up_to_seq`
-    (a seq of the log it was written in)."""
-
-    summary: str
-    covers_up_to_seq: int
-    kept_from_seq: int
-    tokens_before: int | None = None
-    tokens_after: int | None = None
-    covered: int | None = None
+MarkerStyle = Literal["summary", "record", "divider", "note", "aside"]
+"""How a marker stands among entries: a `summary` (its detail leads what follows), a
+`record` (a change with its text, read in the log views), a `divider` (a fresh start), a
+`note` (one line), or an `aside` (a small remark about an earlier entry)."""
 
 
 @dataclass(slots=True)
-class ClearedBlock:
-    """Marker: the person cleared the conversation (nothing was deleted)."""
+class Reference:
+    """An entry a marker points at: a seq of this log (or a turn, by id), and what it is to
+    the marker (`covers_up_to`, `kept_from`, `set_aside`, `replaced_turn`, `dismissed`,
+    `surfaced_with`...)."""
+
+    role: str
+    seq: int | None = None
+    turn_id: str = ""
 
 
 @dataclass(slots=True)
-class RejectedBlock:
-    """Marker: message `rejected_seq` was set aside (too large for the model); kept in the log."""
+class Marker:
+    """Everything that is not a message (a compaction, a clear, a set-aside message, a
+    replaced turn, a dismissal, a memory-file change, a damaged row) as one neutral block:
+    the fold writes its words once, every surface formats them by `style` alone.
 
-    rejected_seq: int
-    reason: str
-
-
-@dataclass(slots=True)
-class SupersededBlock:
-    """Marker: the turn `turn_id` was replaced (regenerated or edited); kept in the log."""
-
-    turn_id: str
-    reason: str
-
-
-@dataclass(slots=True)
-class DismissedBlock:
-    """Marker: the person dismissed remembered passage `passage_seq` (surfaced with message
-    `surfaced_seq`); it is not surfaced again in this conversation."""
-
-    passage_seq: int
-    surfaced_seq: int
-
-
-@dataclass(slots=True)
-class MemoryEditBlock:
-    """Marker: the memory file of `day` changed (`append`: a summary added; `replace`: the
-    whole text set, by a person or found changed outside Koroku)."""
-
-    day: str
-    op: str
-    text: str
-    source: str | None = None
-
-
-@dataclass(slots=True)
-class DamagedBlock:
-    """Marker: a row that could not be read; kept, shown, never fatal."""
+    `kind` is the event kind it comes from (for tests and styling, never switched on).
+    `title` is the one sentence every surface shows, `detail` the text that comes with it
+    (a summary, a memory file's text), `explanation` what the detail pane says about it,
+    `chat` the chat's own line (None: the chat leaves it out), `by` who it is from in the
+    viewer's Who column. `search_text` and `embed_text` are what the full-text index and the
+    embedder take of it; `fresh_start` says nothing before it is seen any more (a clear).
+    """
 
     kind: str
-    error: str
-    raw: str
+    title: str
+    detail: str = ""
+    references: tuple[Reference, ...] = ()
+    style: MarkerStyle = "note"
+    by: str = ""
+    explanation: str = ""
+    chat: str | None = None
+    search_text: str = ""
+    embed_text: str = ""
+    fresh_start: bool = False
+
+    def ref(self, role: str) -> Reference | None:
+        """The reference playing `role`, if any."""
+        return next((r for r in self.references if r.role == role), None)
 
 
 @dataclass(slots=True)
@@ -179,6 +163,10 @@ class SourcesBlock:
     queries: tuple[str, ...] = ()
     suggestions: tuple[tuple[str, str], ...] = ()
 
+    def search_text(self) -> str:
+        """What search takes of them: the searches run, each source's title and site."""
+        return " ".join([*self.queries, *(f"{s.title} {s.site}" for s in self.sources)])
+
 
 Block = (
     TextBlock
@@ -190,27 +178,11 @@ Block = (
     | UnknownBlock
     | RememberedBlock
     | NoticeBlock
-    | CompactionBlock
-    | ClearedBlock
-    | RejectedBlock
-    | DamagedBlock
     | SourcesBlock
-    | SupersededBlock
-    | DismissedBlock
-    | MemoryEditBlock
+    | Marker
 )
-"""Every block kind; renderers match over it exhaustively."""
-
-MarkerBlock = (
-    CompactionBlock
-    | ClearedBlock
-    | RejectedBlock
-    | DamagedBlock
-    | SupersededBlock
-    | DismissedBlock
-    | MemoryEditBlock
-)
-"""The blocks that stand alone as an entry of their own (no speaker)."""
+"""Every block kind; renderers match over it exhaustively. A new event kind adds no block:
+it is a `Marker` (render/markers.py)."""
 
 
 @dataclass(slots=True)
@@ -221,5 +193,5 @@ class EntryView:
     created_at: float
     speaker: Speaker
     blocks: tuple[Block, ...]
-    marker: MarkerBlock | None = None
+    marker: Marker | None = None
     """The marker block when the entry is a marker (then also the only block), else None."""

@@ -1,7 +1,8 @@
-"""The fold: parts, events and log entries -> blocks. The only switch over domain kinds.
+"""The fold: parts, events and log entries -> blocks. With render/markers.py (every event
+that is not a message, as one `Marker`), the only switch over domain kinds.
 
-Each `match` ends in `assert_never`: a part or event kind added to the domain is a type
-error here until it has a block, and then in every renderer until that block is formatted.
+Each `match` ends in `assert_never`: a part kind added to the domain is a type error here
+until it has a block; a new event kind is a case in render/markers.py and nothing else.
 """
 
 from __future__ import annotations
@@ -11,38 +12,18 @@ import binascii
 from typing import assert_never
 
 from koroku_desktop.domain import parts as p
-from koroku_desktop.domain.events import (
-    ClearedEvent,
-    CompactionEvent,
-    DamagedEvent,
-    Event,
-    LogEntry,
-    MemoryEditEvent,
-    MessageEvent,
-    RejectedEvent,
-    RememberedDismissedEvent,
-    StoredEvent,
-    SupersededEvent,
-)
+from koroku_desktop.domain.events import DamagedEvent, Event, LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.remembered import parse_remembered
 from koroku_desktop.domain.turn_time import without_time_note
 from koroku_desktop.render.blocks import (
     AttachmentBlock,
     Block,
-    ClearedBlock,
     CodeBlock,
-    CompactionBlock,
-    DamagedBlock,
-    DismissedBlock,
     EntryView,
-    MarkerBlock,
-    MemoryEditBlock,
     NoticeBlock,
-    RejectedBlock,
     RememberedBlock,
     Speaker,
-    SupersededBlock,
     TextBlock,
     ThoughtBlock,
     ToolCallBlock,
@@ -50,6 +31,7 @@ from koroku_desktop.render.blocks import (
     UnknownBlock,
 )
 from koroku_desktop.render.citations import grounded_blocks
+from koroku_desktop.render.markers import damaged_marker, event_marker
 
 
 def tool_result(part: p.FunctionResponsePart) -> ToolResultBlock:
@@ -68,7 +50,7 @@ def part_block(part: p.Part) -> Block | None:
     """One part as a block (None for an empty text part, which shows nothing)."""
     match part:
         case p.TextPart(text=text, thought=thought):
-            if not text:
+            if part.is_empty():
                 return None
             return ThoughtBlock(text) if thought else TextBlock(text)
         case p.FunctionCallPart():
@@ -103,10 +85,23 @@ def part_blocks(parts: list[p.Part]) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
+def _from_person(message: MessageEvent) -> bool:
+    return message.role == "user" and message.origin == "person"
+
+
+def said_parts(message: MessageEvent) -> list[p.Part]:
+    """The parts of a message that were said in it: in a person's turn, neither the time
+    note (for the model) nor the past passages surfaced with it (said where they came from).
+    What search and embeddings take of a message."""
+    if not _from_person(message):
+        return list(message.parts)
+    return [x for x in without_time_note(message.parts) if parse_remembered(x) is None]
+
+
 def _content_blocks(message: MessageEvent) -> tuple[Block, ...]:
     """The blocks of a message's parts. In a person's turn the time note (for the model) is
     not shown, and surfaced past passages are a `RememberedBlock`."""
-    if not (message.role == "user" and message.origin == "person"):
+    if not _from_person(message):
         return part_blocks(message.parts)
     blocks: list[Block] = []
     for part in without_time_note(message.parts):
@@ -116,35 +111,6 @@ def _content_blocks(message: MessageEvent) -> tuple[Block, ...]:
         elif (block := part_block(part)) is not None:
             blocks.append(block)
     return tuple(blocks)
-
-
-def event_marker(event: Event) -> MarkerBlock | None:
-    """The marker a boundary event stands for (None for a message)."""
-    match event:
-        case MessageEvent():
-            return None
-        case CompactionEvent():
-            e = event
-            return CompactionBlock(
-                e.summary,
-                e.covers_up_to_seq,
-                e.kept_from_seq,
-                e.tokens_before,
-                e.tokens_after,
-                None if e.covered_ids is None else len(e.covered_ids),
-            )
-        case ClearedEvent():
-            return ClearedBlock()
-        case RejectedEvent():
-            return RejectedBlock(event.rejected_seq, event.reason)
-        case SupersededEvent():
-            return SupersededBlock(event.superseded_turn_id, event.reason)
-        case RememberedDismissedEvent():
-            return DismissedBlock(event.passage_seq, event.surfaced_seq)
-        case MemoryEditEvent():
-            return MemoryEditBlock(event.day, event.op, event.text, event.source)
-        case _:
-            assert_never(event)
 
 
 def message_blocks(event: MessageEvent) -> tuple[Block, ...]:
@@ -179,7 +145,7 @@ def entry_view(entry: LogEntry) -> EntryView:
     """One log entry as blocks (a damaged row is a marker block of its own)."""
     match entry:
         case DamagedEvent():
-            damaged = DamagedBlock(kind=entry.kind, error=entry.error, raw=entry.raw)
+            damaged = damaged_marker(entry)
             return EntryView(entry.seq, entry.created_at, "marker", (damaged,), damaged)
         case StoredEvent(event=MessageEvent() as message):
             blocks = message_blocks(message)

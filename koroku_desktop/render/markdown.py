@@ -14,7 +14,6 @@ from koroku_desktop.render.text import (
     clip,
     fence,
     indented_json,
-    marker_text,
     notice_text,
     quote,
     source_links_markdown,
@@ -71,14 +70,8 @@ def block_markdown(
         case b.RememberedBlock(passages=passages):
             lines = "\n".join(f"- #{p.seq} ({p.when}, {p.who}): {p.text}" for p in passages)
             return f"*Remembered from earlier:*\n\n{lines}"
-        case b.CompactionBlock(summary=summary):
-            return f"> **{marker_text(block)}**\n>\n{quote(summary)}"
-        case b.ClearedBlock():
-            return f"---\n\n*{marker_text(block)}*\n\n---"
-        case b.RejectedBlock() | b.DamagedBlock() | b.SupersededBlock() | b.DismissedBlock():
-            return f"*{marker_text(block)}*"
-        case b.MemoryEditBlock(text=text):
-            return f"> *{marker_text(block)}*\n>\n{quote(text)}"
+        case b.Marker():
+            return marker_markdown(block)
         case b.NoticeBlock():
             return f"*{notice_text(block)}*"
         case b.SourcesBlock(queries=queries, suggestions=suggestions):
@@ -87,6 +80,22 @@ def block_markdown(
             return f"**Sources**{searched}\n\n{source_links_markdown(block)}"
         case _:
             assert_never(block)
+
+
+def marker_markdown(marker: b.Marker) -> str:
+    """A marker as Markdown, by its style: a summary quoted under a bold title, a record
+    under an italic one, a divider between rules, a note or an aside in italics."""
+    match marker.style:
+        case "summary":
+            return f"> **{marker.title}**\n>\n{quote(marker.detail)}"
+        case "record":
+            return f"> *{marker.title}*\n>\n{quote(marker.detail)}"
+        case "divider":
+            return f"---\n\n*{marker.title}*\n\n---"
+        case "note" | "aside":
+            return f"*{marker.title}*"
+        case _:
+            assert_never(marker.style)
 
 
 def blocks_markdown(

@@ -1,14 +1,16 @@
 """Small text helpers every renderer shares: times, one-liners, clipping, JSON, fences, and
-the one wording of markers, notices and attachments that every surface shows."""
+the one wording of notices and attachments that every surface shows (markers carry their
+own words: render/markers.py)."""
 
 from __future__ import annotations
 
 import json
 import re
 from datetime import datetime
-from typing import Any, assert_never
+from typing import Any
 
 from koroku_desktop.domain.attachment import human_size, kind_label
+from koroku_desktop.domain.parts import compact_json as compact_json  # the one JSON line
 from koroku_desktop.render import blocks as b
 
 OK_MARK = "✓"
@@ -40,11 +42,6 @@ def clip(text: str, limit: int, note: str = "") -> str:
         return text
     where = f"; see {note}" if note else " cut"
     return f"{text[:limit]}\n… ({len(text) - limit:,} more characters{where})"
-
-
-def compact_json(value: Any) -> str:
-    """`value` as one-line JSON, non-ASCII kept, anything odd as its str()."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
 def indented_json(value: Any) -> str:
@@ -117,41 +114,6 @@ def quote(text: str, italic: bool = False) -> str:
     return "\n".join(
         (f"> *{line}*" if italic else f"> {line}") if line else ">" for line in text.splitlines()
     )
-
-
-def marker_text(marker: b.MarkerBlock) -> str:
-    """The one sentence every surface shows for a marker (a compaction's summary comes after)."""
-    match marker:
-        case b.CompactionBlock(covered=None, covers_up_to_seq=covers):
-            return f"Summary of #{covers} and before"
-        case b.CompactionBlock(covered=covered):
-            return f"Summary of the conversation so far ({covered} more messages folded in)"
-        case b.ClearedBlock():
-            return "Conversation cleared — a fresh start (nothing was deleted)"
-        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
-            return f"Message #{rejected} set aside: {reason}"
-        case b.DamagedBlock(kind=kind, error=error):
-            return f"⚠ damaged {kind} row, cannot be read: {error}"
-        case b.SupersededBlock(reason=reason):
-            how = "edited and sent again" if reason == "edit" else "regenerated"
-            return f"The turn above was {how}: it stays in the log, out of the live context"
-        case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
-            return f"Remembered #{passage} dismissed (surfaced with #{surfaced}): not relevant"
-        case b.MemoryEditBlock(day=day, op=op, source=source):
-            return f"Memory file {day}.md: {memory_edit_words(op, source)}"
-        case _:
-            assert_never(marker)
-
-
-def memory_edit_words(op: str, source: str | None) -> str:
-    """What a memory-file change was, in a few words."""
-    if op == "append":
-        return "a summary added" if source == "compaction" else "text added"
-    return {
-        "person": "edited",
-        "import": "taken into the log",
-        "outside": "changed outside Koroku, taken in",
-    }.get(source or "", "rewritten")
 
 
 def notice_text(block: b.NoticeBlock) -> str:

@@ -3,10 +3,10 @@ characters of the reference the event holds."""
 
 from __future__ import annotations
 
-from koroku_desktop.agent.context_size import estimate_tokens
-from koroku_desktop.agent.cut import (
+from koroku_desktop.agent.context_size import (
     IMAGE_TOKENS,
     PDF_PAGE_TOKENS,
+    estimate_tokens,
 )
 from koroku_desktop.agent.cut import (
     estimate_tokens as content_tokens,

@@ -9,10 +9,8 @@ from koroku_desktop.agent.dismissal import dismiss_remembered
 from koroku_desktop.agent.memories import dismissed_passages
 from koroku_desktop.domain.events import MessageEvent, RememberedDismissedEvent, StoredEvent
 from koroku_desktop.domain.remembered import parse_remembered
-from koroku_desktop.render.blocks import DismissedBlock
 from koroku_desktop.render.fold import entry_view
 from koroku_desktop.render.markdown import blocks_markdown
-from koroku_desktop.render.text import marker_text
 from koroku_desktop.store import SqliteEventLog
 from tests.agent.test_memories import mem
 from tests.agent.test_recall_by_meaning import Setup, setup
@@ -111,10 +109,9 @@ async def test_dismissing_what_a_message_did_not_carry_is_refused(mem: Setup) ->
 def test_every_surface_shows_the_dismissal() -> None:
     stored = StoredEvent(7, "default", 0.0, RememberedDismissedEvent(passage_seq=3, surfaced_seq=5))
     view = entry_view(stored)
-    assert view.speaker == "marker" and view.blocks == (DismissedBlock(3, 5),)
-    assert marker_text(DismissedBlock(3, 5)) == (
-        "Remembered #3 dismissed (surfaced with #5): not relevant"
-    )
+    assert view.speaker == "marker" and view.marker is not None
+    assert view.blocks == (view.marker,) and view.marker.kind == "remembered_dismissed"
+    assert view.marker.title == "Remembered #3 dismissed (surfaced with #5): not relevant"
     assert "Remembered #3 dismissed" in blocks_markdown(view.blocks, 100, "x")
 
 

@@ -137,15 +137,15 @@ def test_threshold_compaction_history_search_and_meter(
     assert re.search(r"\[\d+% context left before compaction\]", chat.stderr)
     assert koroku.kinds()[-1] == "cleared"
 
-    found = koroku.ok("search", "--keyword", "swordfish").stdout.splitlines()
+    found = koroku.ok("search", "--all-words", "swordfish").stdout.splitlines()
     assert len(found) == 2
     seqs = [int(re.match(r"#(\d+)", line).group(1)) for line in found]  # type: ignore[union-attr]
     assert seqs == sorted(seqs, reverse=True)  # newest first
     assert "[[swordfish]]" in found[-1] and "user" in found[-1]
-    hits = json.loads(koroku.ok("search", "--keyword", "vault", "password", "--json").stdout)
+    hits = json.loads(koroku.ok("search", "--all-words", "vault", "password", "--json").stdout)
     assert [h["snippet"].count("[[") for h in hits] == [2]
     assert set(hits[0]) >= {"seq", "date", "role", "snippet"} and hits[0]["role"] == "user"
-    summary_hit = json.loads(koroku.ok("search", "--keyword", "SUMMARY", "--json").stdout)
+    summary_hit = json.loads(koroku.ok("search", "--all-words", "SUMMARY", "--json").stdout)
     assert summary_hit and summary_hit[0]["kind"] == "compaction"
     assert koroku.run("search", "nothing-like-this").returncode == 1
 

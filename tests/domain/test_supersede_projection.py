@@ -14,7 +14,6 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.render.fold import entry_view
-from koroku_desktop.render.text import marker_text
 from koroku_desktop.store import SqliteEventLog
 
 
@@ -84,6 +83,6 @@ def test_the_log_keeps_the_replaced_turn_and_a_fresh_load_agrees(tmp_path: Path)
         assert len(everything) == 7, "nothing was deleted"
         assert [h.seq for h in log.search("zebra")] == [3], "search still finds the old turn"
         marker = entry_view(everything[4]).marker
-        assert marker is not None and "edited and sent again" in marker_text(marker)
+        assert marker is not None and "edited and sent again" in marker.title
     finally:
         log.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Callable
 
 from tests.fakes.gemini_replies import JsonDict
 
@@ -119,11 +120,20 @@ def embed(text: str, dimensions: int, model: str) -> list[float]:
 DEFAULT_DIMENSIONS = 3072
 
 
-def batch_embed_response(body: JsonDict, model: str) -> JsonDict:
-    """The `:batchEmbedContents` answer: one embedding per request, in order."""
-    embeddings = []
-    for request in body.get("requests", []):
-        text = " ".join(str(p.get("text", "")) for p in request["content"].get("parts", []))
-        dims = int(request.get("outputDimensionality") or DEFAULT_DIMENSIONS)
-        embeddings.append({"values": embed(text, dims, model)})
-    return {"embeddings": embeddings}
+EmbedFn = Callable[[list[str], int, str], list[list[float]]]
+"""Vectors for (texts, dimensions, model): another embedding model behind the fake."""
+
+
+def batch_embed_response(body: JsonDict, model: str, embedder: EmbedFn | None = None) -> JsonDict:
+    """The `:batchEmbedContents` answer: one embedding per request, in order (by `embedder`
+    when given, else by the synonym hashing above)."""
+    requests = body.get("requests", [])
+    texts = [
+        " ".join(str(p.get("text", "")) for p in r["content"].get("parts", [])) for r in requests
+    ]
+    dims = [int(r.get("outputDimensionality") or DEFAULT_DIMENSIONS) for r in requests]
+    if embedder is not None and texts:
+        values = embedder(texts, dims[0], model)
+    else:
+        values = [embed(text, n, model) for text, n in zip(texts, dims, strict=True)]
+    return {"embeddings": [{"values": v} for v in values]}

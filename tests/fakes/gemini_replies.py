@@ -232,9 +232,47 @@ def decode_b64(text: str) -> bytes:
     )
 
 
+IMAGE_TILE_TOKENS = 258
+"""What Gemini counts per 768×768 tile of an image (258 for one up to 384×384)."""
+
+
+def media_tokens(blob: JsonDict) -> int:
+    """What the service counts for one `inlineData` blob: an image by its tiles (a PNG's size
+    read from its header), anything else 258; never its base64 characters."""
+    data = str(blob.get("data", ""))
+    head = base64.b64decode(data[:32]) if len(data) >= 32 else b""
+    if head.startswith(b"\x89PNG") and len(head) >= 24:
+        width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+        if width <= 384 and height <= 384:
+            return IMAGE_TILE_TOKENS
+        return IMAGE_TILE_TOKENS * -(-width // 768) * -(-height // 768)
+    return IMAGE_TILE_TOKENS
+
+
+def _split_media(payload: Any) -> tuple[Any, int]:
+    """`payload` without its inline blobs' bytes, and the tokens those blobs count."""
+    if isinstance(payload, dict):
+        tokens = 0
+        kept: JsonDict = {}
+        for key, value in payload.items():
+            if key in ("inlineData", "inline_data") and isinstance(value, dict):
+                tokens += media_tokens(value)
+                kept[key] = {k: v for k, v in value.items() if k != "data"}
+            else:
+                kept[key], more = _split_media(value)
+                tokens += more
+        return kept, tokens
+    if isinstance(payload, list):
+        pieces = [_split_media(v) for v in payload]
+        return [p for p, _ in pieces], sum(t for _, t in pieces)
+    return payload, 0
+
+
 def estimate_tokens(payload: Any) -> int:
-    """A rough token count: JSON characters / 4, at least 1."""
-    return max(1, len(json.dumps(payload, ensure_ascii=False)) // 4)
+    """A rough token count: JSON characters / 4 with media counted as the service counts
+    them (see `media_tokens`), at least 1."""
+    text, media = _split_media(payload)
+    return max(1, len(json.dumps(text, ensure_ascii=False)) // 4 + media)
 
 
 def cache_pieces(body: JsonDict) -> list[str]:

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from tests.fakes.gemini_embeddings import batch_embed_response
+from tests.fakes.gemini_embeddings import EmbedFn, batch_embed_response
 from tests.fakes.gemini_files import FakeFiles, no_access_status
 from tests.fakes.gemini_replies import (
     BlockedReply,
@@ -41,6 +41,7 @@ from tests.fakes.gemini_replies import (
     cache_pieces,
     cached_prefix_tokens,
     error_body,
+    estimate_tokens,
     prompt_tokens,
     render,
     response_body,
@@ -138,6 +139,11 @@ class FakeGemini:
         self._issued: dict[str, bytes | None] = {}
         self.embedding_outage: int | None = None
         """While set: every embedding request fails with this HTTP status (0: dropped)."""
+        self.embedder: EmbedFn | None = None
+        """When set: computes the vectors (texts, dimensions, model) instead of the built-in
+        synonym hashing, e.g. a real small model for a retrieval benchmark."""
+        self.wrong_dimensions: int | None = None
+        """When set: vectors come back with this many values, whatever was asked for."""
         self._cache_pieces: list[str] = []
         """The previous generate request's prompt, for the implicit-cache usage figure."""
         self._lock = threading.Lock()
@@ -418,7 +424,13 @@ class FakeGemini:
         elif outage is not None:
             handler.send_json(outage, error_body(outage, "The embedding service is down."))
         else:
-            handler.send_json(200, batch_embed_response(request.body, request.model))
+            body = batch_embed_response(request.body, request.model, self.embedder)
+            if self.wrong_dimensions is not None:
+                for item in body["embeddings"]:
+                    item["values"] = (item["values"] * self.wrong_dimensions)[
+                        : self.wrong_dimensions
+                    ]
+            handler.send_json(200, body)
 
     @staticmethod
     def _answer_failure(handler: _Handler, step: Reply | None, request: ReceivedRequest) -> bool:
@@ -462,7 +474,7 @@ class FakeGemini:
         output_chars = 0
         bodies: list[JsonDict] = []
         for n, parts in enumerate(rendered.events):
-            output_chars += sum(len(json.dumps(p)) for p in parts if not p.get("thought"))
+            output_chars += 4 * sum(estimate_tokens(p) for p in parts if not p.get("thought"))
             final = n == len(rendered.events) - 1
             bodies.append(
                 response_body(

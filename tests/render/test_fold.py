@@ -13,8 +13,13 @@ from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
     DamagedEvent,
+    Event,
+    MemoryEditEvent,
     MessageEvent,
+    RejectedEvent,
+    RememberedDismissedEvent,
     StoredEvent,
+    SupersededEvent,
 )
 from koroku_desktop.domain.parts import (
     CodeExecutionResultPart,
@@ -30,8 +35,8 @@ from koroku_desktop.domain.parts import (
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, event_blocks, part_block, part_blocks, speaker
 from koroku_desktop.render.markdown import block_markdown
+from koroku_desktop.render.markers import event_marker
 from koroku_desktop.render.text import clip, short_args
-from koroku_desktop.store.search.searchable import block_text
 
 PARTS: list[tuple[Part, b.Block]] = [
     (TextPart(text="hello"), b.TextBlock("hello")),
@@ -93,11 +98,51 @@ def test_one_failure_rule(response: dict[str, Any], failed: bool) -> None:
 
 def test_boundary_events_are_markers() -> None:
     compaction = CompactionEvent(summary="s", covers_up_to_seq=4, kept_from_seq=5)
-    assert event_blocks(compaction) == (b.CompactionBlock("s", 4, 5),)
-    assert event_blocks(ClearedEvent()) == (b.ClearedBlock(),)
+    (marker,) = event_blocks(compaction)
+    assert isinstance(marker, b.Marker) and marker.kind == "compaction"
+    assert (marker.title, marker.detail, marker.style) == (
+        "Summary of #4 and before",
+        "s",
+        "summary",
+    )
+    assert marker.ref("kept_from") == b.Reference("kept_from", 5)
+    (cleared,) = event_blocks(ClearedEvent())
+    assert isinstance(cleared, b.Marker) and cleared.fresh_start and cleared.style == "divider"
     stored = StoredEvent(seq=9, conversation_id="c", created_at=1.0, event=ClearedEvent())
     view = entry_view(stored)
-    assert (view.seq, view.speaker, view.marker) == (9, "marker", b.ClearedBlock())
+    assert (view.seq, view.speaker, view.marker) == (9, "marker", cleared)
+
+
+EVENTS: list[Event] = [
+    CompactionEvent(summary="the summary", covers_up_to_seq=4, kept_from_seq=5),
+    CompactionEvent(
+        summary="s", covers_up_to_seq=4, kept_from_seq=5, covered_ids=["a", "b"], tokens_before=9
+    ),
+    ClearedEvent(),
+    RejectedEvent(rejected_seq=3, reason="too large"),
+    SupersededEvent(superseded_turn_id="t1", reason="edit"),
+    RememberedDismissedEvent(passage_seq=3, surfaced_seq=5),
+    MemoryEditEvent(day="01-12-2026", op="append", text="a summary", source="compaction"),
+    MemoryEditEvent(day="01-12-2026", op="replace", text="mine", source="person"),
+]
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=lambda e: e.kind)
+def test_every_event_kind_but_a_message_is_one_marker_every_surface_formats(event: Event) -> None:
+    marker = event_marker(event)
+    assert marker is not None and marker.kind == event.kind and marker.title
+    for text in (block_markdown(marker), block_line(marker, "marker")):
+        assert marker.title in text
+    assert block_transcript(marker) == ""  # the summarizer reads messages only
+
+
+def test_what_markers_give_to_search_and_the_viewer() -> None:
+    summary, memory_from_summary, edited = (event_marker(e) for e in EVENTS[0:1] + EVENTS[6:8])
+    assert summary is not None and summary.search_text == summary.embed_text == "the summary"
+    assert memory_from_summary is not None and memory_from_summary.search_text == ""
+    assert edited is not None and (edited.search_text, edited.by) == ("mine", "you")
+    rejected = event_marker(EVENTS[3])
+    assert rejected is not None and rejected.chat == "Message #3 was set aside: too large"
 
 
 def test_a_damaged_row_is_a_marker_of_its_own() -> None:
@@ -105,8 +150,9 @@ def test_a_damaged_row_is_a_marker_of_its_own() -> None:
         seq=3, conversation_id="c", created_at=0.0, kind="message", raw="{", error="bad"
     )
     view = entry_view(damaged)
-    assert view.blocks == (b.DamagedBlock("message", "bad", "{"),)
-    assert view.marker == view.blocks[0]
+    assert view.marker is not None and view.blocks == (view.marker,)
+    assert view.marker.title == "⚠ damaged message row, cannot be read: bad"
+    assert view.marker.chat == "Damaged event #3 (bad)"
 
 
 def test_speakers() -> None:
@@ -121,15 +167,13 @@ def test_speakers() -> None:
 ALL_BLOCKS: list[b.Block] = [
     *(block for _, block in PARTS),
     b.ToolResultBlock("bash", {"exit_code": 1}, True),
-    b.CompactionBlock("the summary", 4, 5, 1000, 100),
-    b.ClearedBlock(),
-    b.DamagedBlock("message", "bad json", "{"),
+    *(m for m in map(event_marker, EVENTS) if m is not None),
 ]
 
 
 @pytest.mark.parametrize("block", ALL_BLOCKS, ids=lambda x: type(x).__name__)
 def test_every_renderer_formats_every_block(block: b.Block) -> None:
-    rendered = [block_markdown(block), block_text(block), block_transcript(block)]
+    rendered = [block_markdown(block), block_transcript(block)]
     rendered.append(block_line(block, "model"))
     assert all(isinstance(text, str) for text in rendered)
     assert block_markdown(block)  # the export shows every block, if only as a placeholder
@@ -140,7 +184,10 @@ def test_failed_results_read_as_failed_everywhere() -> None:
     passed = b.ToolResultBlock("bash", {"exit_code": 0}, False)
     assert "Tool failed" in block_markdown(failed) and "Tool result" in block_markdown(passed)
     assert block_line(failed, "tools") == "  ✗ bash" and block_line(passed, "tools") == "  ✓ bash"
-    assert block_text(failed).startswith("bash failed ") and "failed" not in block_text(passed)
+    failed_part = FunctionResponsePart(name="bash", response={"exit_code": 1})
+    passed_part = FunctionResponsePart(name="bash", response={"exit_code": 0})
+    assert failed_part.search_text().startswith("bash failed ")
+    assert "failed" not in passed_part.search_text()
 
 
 def test_short_args_prefers_the_command_and_clips() -> None:

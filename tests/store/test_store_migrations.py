@@ -127,6 +127,7 @@ def test_m004_backfills_deterministic_ids_turns_and_writer(tmp_path: Path) -> No
             "m006_vectors",
             "m007_sync_hub_order",
             "m008_coverage",
+            "m009_context_search",
         ]
         entries = log.entries("default")
     assert len(backups(first)) == 1

@@ -467,3 +467,24 @@ def test_a_synced_log_shows_what_each_summary_folded_in_by_id(
             save_screenshot(dialog, "viewer-compactions-synced")
         finally:
             b.close()
+
+
+def test_the_context_column_says_a_refused_message_is_set_aside(
+    event_log: SqliteEventLog,
+) -> None:
+    """The viewer reads the one liveness rule's facts: a message the model refused shows
+    `set aside`, the ones around it stay `live`, and a clear takes everything before it."""
+    from koroku_desktop.domain.events import RejectedEvent
+    from koroku_desktop.ui.viewer.timeline_model import context_status, read_liveness
+
+    ok, big, after = event_log.append(
+        "default", [_msg("user", "hi"), _msg("user", "x" * 50), _msg("user", "later")]
+    )
+    event_log.append(
+        "default", [RejectedEvent(rejected_seq=big.seq, rejected_id=big.event_id, reason="big")]
+    )
+    rule = read_liveness(event_log, "default")
+    assert [context_status(e, rule) for e in (ok, big, after)] == ["live", "set aside", "live"]
+    (clear,) = event_log.append("default", [ClearedEvent()])
+    rule = read_liveness(event_log, "default")
+    assert context_status(ok, rule) == f"cleared at #{clear.seq}"

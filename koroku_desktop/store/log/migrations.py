@@ -22,6 +22,7 @@ from koroku_desktop.store.database import Connection, KorokuDatabase, connect, c
 from koroku_desktop.store.log import coverage_index
 from koroku_desktop.store.log.order import ORDER_KEY
 from koroku_desktop.store.log.rows import decode_payload, parse_row
+from koroku_desktop.store.search import context as search_context
 from koroku_desktop.store.search.searchable import searchable_text
 
 log = logging.getLogger(__name__)
@@ -207,6 +208,13 @@ def _m008_coverage(conn: Connection) -> None:
     coverage_index.note_live_starts(conn, [(str(c), str(e)) for c, e in heads])
 
 
+def _m009_context_search(conn: Connection) -> None:
+    # The keyword leg's stemmed index of messages with their context (store/search/context.py),
+    # filled from the log by whichever process searches next.
+    for statement in search_context.SCHEMA:
+        conn.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_events", _m001_events),
     Migration("m002_fts", _m002_fts),
@@ -216,6 +224,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m006_vectors", _m006_vectors),
     Migration("m007_sync_hub_order", _m007_sync_hub_order),
     Migration("m008_coverage", _m008_coverage),
+    Migration("m009_context_search", _m009_context_search),
 )
 
 

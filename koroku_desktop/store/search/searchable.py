@@ -1,56 +1,35 @@
 """The searchable text of an event: what the full-text index holds for it.
 
-Message text (thoughts included), function calls (name + args), function responses (name,
-the word `failed` when the call failed, response JSON), code the model ran and its output,
-and compaction summaries. Binary parts (inline data, file references) have no text. One
-event's text is capped so that a huge tool result cannot make an append slow.
+Each part says what it gives (`Part.search_text`: message text with thoughts, a call's name
+and args, a response's name, `failed` and JSON, code and its output, an attached file's
+name; binary parts nothing), a grounded reply adds its sources, and any other event gives
+what its marker says (a compaction's summary). One event's text is capped so that a huge
+tool result cannot make an append slow.
 """
 
 from __future__ import annotations
 
-from typing import assert_never
-
-from koroku_desktop.domain.events import Event
-from koroku_desktop.render import blocks as b
-from koroku_desktop.render.fold import event_blocks
-from koroku_desktop.render.text import compact_json
+from koroku_desktop.domain.events import Event, MessageEvent
+from koroku_desktop.render.citations import sources_block
+from koroku_desktop.render.fold import said_parts
+from koroku_desktop.render.markers import event_marker
 
 MAX_SEARCHABLE_CHARS = 200_000
 
 
-def block_text(block: b.Block) -> str:
-    """The searchable text of one block ('' for blocks without text)."""
-    match block:
-        case b.TextBlock(text=text) | b.ThoughtBlock(text=text) | b.CodeBlock(text=text):
-            return text
-        case b.ToolCallBlock(name=name, args=args):
-            return f"{name} {compact_json(args)}"
-        case b.ToolResultBlock(name=name, response=response, failed=failed):
-            return f"{name} {'failed ' if failed else ''}{compact_json(response)}"
-        case b.CompactionBlock(summary=summary):
-            return summary
-        case b.SourcesBlock(sources=sources, queries=queries):
-            return " ".join([*queries, *(f"{s.title} {s.site}" for s in sources)])
-        case b.MemoryEditBlock(text=text, source=source):
-            # a compaction's summary is indexed with the compaction
-            return "" if source == "compaction" else text
-        case b.NoticeBlock() | b.RejectedBlock() | b.RememberedBlock() | b.SupersededBlock():
-            # remembered passages are indexed where they were said
-            return ""
-        case b.AttachmentBlock(name=name):
-            return name  # an attached file is found by its name
-        case b.UnknownBlock() | b.ClearedBlock() | b.DamagedBlock():
-            return ""
-        case b.DismissedBlock():
-            return ""
-        case _:
-            assert_never(block)
-
-
 def searchable_text(event: Event) -> str:
-    """The text indexed for `event`, capped at MAX_SEARCHABLE_CHARS ('' means not indexed)."""
-    text = "\n".join(t for t in (block_text(x) for x in event_blocks(event)) if t)
-    return text[:MAX_SEARCHABLE_CHARS]
+    """The text indexed for `event`, capped at MAX_SEARCHABLE_CHARS ('' means not indexed):
+    each part's own `search_text`, the sources a reply was grounded on, or what its marker
+    gives to search."""
+    if isinstance(event, MessageEvent):
+        texts = [part.search_text() for part in said_parts(event)]
+        sources = sources_block(event.grounding) if event.grounding is not None else None
+        if sources is not None:
+            texts.append(sources.search_text())
+    else:
+        marker = event_marker(event)
+        texts = [marker.search_text] if marker is not None else []
+    return "\n".join(t for t in texts if t)[:MAX_SEARCHABLE_CHARS]
 
 
 def fts_query(user_text: str) -> str | None:

@@ -1,41 +1,35 @@
 """What of an event is embedded, cut into chunks: the text worth finding by meaning.
 
-User and model text (not the model's thoughts), tool results clipped to `TOOL_RESULT_CHARS`
-(a 200 kB file read says little more than its first page), and compaction summaries. A
-user turn's time note is left out by the fold. Long texts are cut into overlapping chunks of
-`CHUNK_CHARS` (about 500 tokens, well under the model's 2,048-token input), at most
-`MAX_CHUNKS` per event.
+Each part says what it gives (`Part.embed_text`: user and model text, not the model's
+thoughts; tool results clipped to `TOOL_RESULT_CHARS`), and any other event what its marker
+gives (a compaction's summary). A user turn's time note is left out (`said_parts`). Long
+texts are cut into overlapping chunks of `CHUNK_CHARS` (about 500 tokens, well under the
+model's 2,048-token input), at most `MAX_CHUNKS` per event.
 """
 
 from __future__ import annotations
 
-from koroku_desktop.domain.events import Event
+from koroku_desktop.domain.events import Event, MessageEvent
+from koroku_desktop.domain.parts import EMBED_RESULT_CHARS
 from koroku_desktop.domain.recall import Chunk
-from koroku_desktop.render import blocks as b
-from koroku_desktop.render.fold import event_blocks
-from koroku_desktop.render.text import compact_json
+from koroku_desktop.render.fold import said_parts
+from koroku_desktop.render.markers import event_marker
 
-TOOL_RESULT_CHARS = 1_500
+TOOL_RESULT_CHARS = EMBED_RESULT_CHARS
 CHUNK_CHARS = 2_000
 OVERLAP_CHARS = 200
 MAX_CHUNKS = 16
 
 
-def _block_text(block: b.Block) -> str:
-    match block:
-        case b.TextBlock(text=text):
-            return text
-        case b.ToolResultBlock(name=name, response=response):
-            return f"{name}: {compact_json(response)[:TOOL_RESULT_CHARS]}"
-        case b.CompactionBlock(summary=summary):
-            return summary
-        case _:
-            return ""
-
-
 def embeddable_text(event: Event) -> str:
-    """The text of `event` worth embedding ('' when there is none)."""
-    return "\n".join(t for t in (_block_text(x).strip() for x in event_blocks(event)) if t)
+    """The text of `event` worth embedding ('' when there is none): each part's own
+    `embed_text`, or what its marker gives (a compaction's summary)."""
+    if isinstance(event, MessageEvent):
+        texts = [part.embed_text() for part in said_parts(event)]
+    else:
+        marker = event_marker(event)
+        texts = [marker.embed_text] if marker is not None else []
+    return "\n".join(t for t in (x.strip() for x in texts) if t)
 
 
 def chunks(seq: int, text: str) -> list[Chunk]:

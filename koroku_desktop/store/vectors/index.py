@@ -25,6 +25,9 @@ from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, w
 
 log = logging.getLogger(__name__)
 
+FLOOR_MIN_ROWS, FLOOR_SAMPLE = 200, 1_000
+FLOOR_QUANTILE = 0.98
+"""See `VectorIndex.floor`."""
 CANDIDATES = 2_000
 """Rows the sign-bit pass hands to exact int8 scoring."""
 
@@ -114,6 +117,7 @@ class VectorIndex:
         self.writable = writable
         self._lock = threading.Lock()
         self._generation: str | None = None
+        self._sample: tuple[int, npt.NDArray[np.float32]] | None = None
         self._clear()
 
     def _clear(self) -> None:
@@ -202,6 +206,22 @@ class VectorIndex:
         self._base, self._tail = arrays, empty_arrays(self.dimensions)
         self._last_rowid = meta.last_rowid
 
+    def floor(self, query: npt.NDArray[np.float32]) -> float | None:
+        """The cosine that only `FLOOR_QUANTILE` of this space's vectors reach with `query`
+        (a fixed random sample, renewed as the index doubles): a match below it is no closer
+        than most of the log, whatever the model's scale (a small static model's related
+        texts score 0.4, Gemini's unrelated ones 0.5). None below `FLOOR_MIN_ROWS` rows."""
+        with self._lock:
+            segments = (self._base, self._tail)
+        rows = sum(int(seg.seqs.size) for seg in segments)
+        if rows < FLOOR_MIN_ROWS:
+            return None
+        if self._sample is None or rows >= 2 * self._sample[0]:
+            rng = np.random.default_rng(rows)
+            picks = np.sort(rng.choice(rows, size=min(rows, FLOOR_SAMPLE), replace=False))
+            self._sample = (rows, _rows_of(segments, picks))
+        return float(np.quantile(self._sample[1] @ query, FLOOR_QUANTILE))
+
     def nearest(
         self, query: npt.NDArray[np.float32], limit: int, below_seq: int | None = None
     ) -> list[VectorMatch]:
@@ -219,6 +239,21 @@ class VectorIndex:
                 seen.add(match.seq)
                 matches.append(match)
         return matches[:limit]
+
+
+def _rows_of(
+    segments: tuple[Arrays, Arrays], picks: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float32]:
+    """The float vectors of rows `picks` (sorted) counted across the segments in order."""
+    out = []
+    offset = 0
+    for seg in segments:
+        size = int(seg.seqs.size)
+        local = picks[(picks >= offset) & (picks < offset + size)] - offset
+        if local.size:
+            out.append(seg.rows(local).astype(np.float32) * seg.scales[local][:, None])
+        offset += size
+    return np.concatenate(out)
 
 
 def _nearest_in(

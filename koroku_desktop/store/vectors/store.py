@@ -11,20 +11,22 @@ logs written before this feature are simply behind.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import shutil
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus, VectorMatch
 from koroku_desktop.store.database import KorokuDatabase, OperationalError
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
+from koroku_desktop.store.search.context import SEARCH_CATCH_UP, ContextIndex
 from koroku_desktop.store.search.index import SearchIndex
-from koroku_desktop.store.search.searchable import fts_any_query
+from koroku_desktop.store.search.searchable import fts_any_query, searchable_text
 from koroku_desktop.store.vectors.embed_text import chunks, embeddable_text
 
 if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
@@ -34,9 +36,10 @@ EMBEDDED_KINDS = ("message", "compaction")
 _KINDS_SQL = "kind IN ('message', 'compaction')"
 _BM25 = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
-    " snippet(events_fts, 0, '[[', ']]', '…', 16)"
+    " snippet(events_fts, 0, '[[', ']]', '…', 16), events_fts.rank"
     " FROM events_fts JOIN events AS e ON e.seq = events_fts.rowid"
-    " WHERE events_fts MATCH ? AND events_fts.rowid < ? ORDER BY rank LIMIT ?"
+    " WHERE events_fts MATCH ? AND events_fts.rowid > ? AND events_fts.rowid < ?"
+    " ORDER BY rank LIMIT ?"
 )
 SNIPPET_CHARS = 240
 INDEX_FOLDER = "vector-index"
@@ -55,6 +58,13 @@ class VectorStore:
         self.index_dir = index_dir
         self._lock = threading.Lock()
         self._indexes: dict[int, VectorIndex] = {}
+        self.context = ContextIndex(db)
+        """The keyword leg's index of messages with their context (store/search/context.py)."""
+
+    @property
+    def read_only(self) -> bool:
+        """True when vectors cannot be stored (the log was opened read-only)."""
+        return self._db.read_only
 
     # -- spaces and progress ---------------------------------------------------------------
 
@@ -179,12 +189,24 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
+        from koroku_desktop.store.vectors.index import unit
+
+        if len(query) != dimensions:
+            raise ValueError(f"a query vector of {len(query)} dimensions in a {dimensions}-d space")
+
+        index = self._index(model, dimensions)
+        if index is None:
+            return []
+        return index.nearest(unit(query), limit, below_seq)
+
+    def _index(self, model: str, dimensions: int) -> VectorIndex | None:
+        """The space's index, up to date with the table (None: nothing embedded with it)."""
         from koroku_desktop.store.vectors.files import VectorFiles
-        from koroku_desktop.store.vectors.index import VectorIndex, unit
+        from koroku_desktop.store.vectors.index import VectorIndex
 
         space = self._space_id(model, dimensions)
         if space is None:
-            return []
+            return None
         with self._lock:
             index = self._indexes.get(space)
             if index is None:
@@ -196,19 +218,101 @@ class VectorStore:
                 index = VectorIndex(space, dimensions, files, writable=writable)
                 self._indexes[space] = index
         index.refresh(self._db.conn())
-        return index.nearest(unit(query), limit, below_seq)
+        return index
 
-    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[SearchHit]:
-        """Full-text matches of any of the query's words, best BM25 rank first."""
+    def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[int]:
+        """The seqs of the best matches of any of the query's words, best BM25 rank first:
+        each message with the turns before it, stemmed (store/search/context.py); events not
+        in that index yet through the plain full-text index."""
         match = fts_any_query(query)
         if match is None or limit <= 0:
             return []
         # On a read-only file the flush fails: rows not yet folded in are missed then.
         with contextlib.suppress(OperationalError):
             self._fts.flush()
+        self.catch_up_keywords(SEARCH_CATCH_UP)
         bound = below_seq if below_seq is not None else 2**62
-        rows = self._db.conn().execute(_BM25, (match, bound, limit)).fetchall()
-        return [_hit(row, str(row[5])) for row in rows]
+        done = self.context.done_seq()
+        ranked = self.context.ranked(match, limit, min(bound, done + 1))
+        if done + 1 < bound:  # not in the context index yet: the plain index
+            rows = self._db.conn().execute(_BM25, (match, done, bound, limit)).fetchall()
+            plain = [(int(row[0]), float(row[6])) for row in rows]
+            ranked = sorted([*ranked, *plain], key=lambda pair: pair[1])
+        return [seq for seq, _ in ranked[:limit]]
+
+    def catch_up_keywords(self, max_events: int | None) -> int:
+        """Index what is new for the keyword leg (see `ContextIndex.catch_up`)."""
+        try:
+            return self.context.catch_up(max_events)
+        except OperationalError:  # read-only or busy: the plain index covers it
+            return 0
+
+    def created(self, seqs: list[int]) -> dict[int, float]:
+        """When each of these events was written (for the recency prior)."""
+        found: dict[int, float] = {}
+        for start in range(0, len(seqs), 500):
+            part = seqs[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.conn().execute(
+                f"SELECT seq, created_at FROM events WHERE seq IN ({marks})", part
+            )
+            found.update((int(seq), float(at)) for seq, at in rows)
+        return found
+
+    def found(self, seqs: list[int], query: str) -> dict[int, SearchHit]:
+        """Search hits for these events: the snippet shows the query's words where the
+        event's own text has them (`[[`/`]]`), else the start of its text."""
+        hits = self.hits(seqs)
+        match = fts_any_query(query)
+        if match is None:
+            return hits
+        snippets = self._snippets(match, list(hits))
+        return {
+            seq: dataclasses.replace(hit, snippet=snippets.get(seq, hit.snippet))
+            for seq, hit in hits.items()
+        }
+
+    def texts(self, seqs: list[int]) -> dict[int, tuple[str, str, str]]:
+        """(full searchable text, turn id, event id) of these events, for `--json`."""
+        found: dict[int, tuple[str, str, str]] = {}
+        for row in self._rows(seqs):
+            entry = parse_row(row)
+            if isinstance(entry, StoredEvent):
+                found[entry.seq] = (searchable_text(entry.event), entry.turn_id, entry.event_id)
+        return found
+
+    def similarity_floor(self, model: str, dimensions: int, query: list[float]) -> float | None:
+        """The cosine below which a match for `query` is no closer than most of the log,
+        calibrated on this space's own vectors (`VectorIndex.floor`); None while few."""
+        from koroku_desktop.store.vectors.index import unit
+
+        index = self._index(model, dimensions)
+        return None if index is None else index.floor(unit(query))
+
+    def _snippets(self, match: str, seqs: list[int]) -> dict[int, str]:
+        """The full-text index's snippets (matches in `[[`/`]]`) of these events, where their
+        own words match (a unit found by its context or by a stem has none)."""
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        rows = (
+            self._db.conn()
+            .execute(
+                "SELECT rowid, snippet(events_fts, 0, '[[', ']]', '…', 16) FROM events_fts"
+                f" WHERE events_fts MATCH ? AND rowid IN ({marks})",
+                (match, *seqs),
+            )
+            .fetchall()
+        )
+        return {int(seq): str(snippet) for seq, snippet in rows}
+
+    def _rows(self, seqs: list[int]) -> list[tuple[Any, ...]]:
+        """The `events` rows (`COLUMNS`) of these seqs."""
+        if not seqs:
+            return []
+        marks = ",".join("?" * len(seqs))
+        sql = f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})"
+        return list(self._db.conn().execute(sql, tuple(seqs)).fetchall())
 
     def seqs_of_events(self, event_ids: list[str]) -> dict[str, int]:
         """The local seqs of events by their global ids (ids not in this log are left out)."""
@@ -226,16 +330,8 @@ class VectorStore:
 
     def hits(self, seqs: list[int]) -> dict[int, SearchHit]:
         """Search hits (with the start of the embedded text as snippet) for events by seq."""
-        if not seqs:
-            return {}
-        marks = ",".join("?" * len(seqs))
-        rows = (
-            self._db.conn()
-            .execute(f"SELECT {COLUMNS} FROM events WHERE seq IN ({marks})", tuple(seqs))
-            .fetchall()
-        )
         found: dict[int, SearchHit] = {}
-        for row in rows:
+        for row in self._rows(seqs):
             entry = parse_row(row)
             if not isinstance(entry, StoredEvent):
                 continue

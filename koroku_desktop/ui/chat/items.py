@@ -6,7 +6,7 @@ Pure Python (no Qt), so building 10,000 rows is cheap and testable on its own.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
@@ -139,11 +139,42 @@ def build_items(entries: Iterable[LogEntry], index: ToolCardIndex | None = None)
     return out
 
 
-def _compaction_title(block: b.CompactionBlock) -> str:
-    detail = ""
-    if block.tokens_before and block.tokens_after:
-        detail = f" · {block.tokens_before:,} → {block.tokens_after:,} tokens"
-    return f"Earlier conversation summarised{detail}"
+def _dismiss(marker: b.Marker, index: ToolCardIndex, resolved: list[ChatItem] | None) -> None:
+    """A marker dismissing a remembered passage: the chips it was surfaced with show it."""
+    passage, surfaced = marker.ref("dismissed"), marker.ref("surfaced_with")
+    if passage is None or surfaced is None or passage.seq is None or surfaced.seq is None:
+        return
+    index.dismissed.setdefault(surfaced.seq, set()).add(passage.seq)
+    chips = index.chips.get(surfaced.seq)
+    if chips is not None:
+        chips.args["dismissed"].add(passage.seq)
+        chips.touch()
+        if resolved is not None:
+            resolved.append(chips)
+
+
+def _add_marker(
+    marker: b.Marker,
+    index: ToolCardIndex,
+    resolved: list[ChatItem] | None,
+    add: Callable[[ItemKind, str, str], ChatItem],
+) -> None:
+    """The chat's row for a marker, by its style (none when it has no chat line: a replaced
+    turn's rows are left out by MessageModel.supersede, memory files are read in the viewer)."""
+    _dismiss(marker, index, resolved)
+    if marker.fresh_start:
+        index.clear()
+    if marker.chat is None:
+        return
+    match marker.style:
+        case "summary":
+            add("compaction", marker.detail, marker.chat)
+        case "divider":
+            add("cleared", marker.chat, "")
+        case "note" | "record" | "aside":
+            add("notice", marker.chat, "")
+        case _:
+            assert_never(marker.style)
 
 
 def items_for_entry(
@@ -195,14 +226,6 @@ def items_for_entry(
                     "dismissed": set(index.dismissed.get(seq, ())),
                 }
                 index.chips[seq] = chips
-            case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
-                index.dismissed.setdefault(surfaced, set()).add(passage)
-                dismissed = index.chips.get(surfaced)
-                if dismissed is not None:
-                    dismissed.args["dismissed"].add(passage)
-                    dismissed.touch()
-                    if resolved is not None:
-                        resolved.append(dismissed)
             case b.ToolCallBlock(name=name, args=args, call_id=call_id):
                 card = add("tool", tool=name)
                 card.args, card.call_id = dict(args), call_id
@@ -211,23 +234,12 @@ def items_for_entry(
                 closed = index.resolve(block)
                 if closed is not None and resolved is not None:
                     resolved.append(closed)
-            case b.CompactionBlock(summary=summary):
-                add("compaction", summary, tool=_compaction_title(block))
-            case b.ClearedBlock():
-                index.clear()
-                add("cleared", "Conversation cleared")
             case b.NoticeBlock(text=text):
                 add("notice", f"⚠ {text}")
-            case b.RejectedBlock(rejected_seq=rejected, reason=reason):
-                add("notice", f"Message #{rejected} was set aside: {reason}")
-            case b.SupersededBlock():
-                pass  # the chat leaves the replaced turn out (see MessageModel.supersede)
-            case b.DamagedBlock(error=error):
-                items.append(ChatItem(kind="notice", text=f"Damaged event #{view.seq} ({error})"))
             case b.SourcesBlock():
                 add("sources", sources_summary(block)).args = sources_item_args(block)
-            case b.MemoryEditBlock():
-                pass  # memory files are read in the viewer, not the chat
+            case b.Marker():
+                _add_marker(block, index, resolved, add)
             case _:
                 assert_never(block)
     turn_id = entry.turn_id if isinstance(entry, StoredEvent) else ""

@@ -19,11 +19,12 @@ from koroku_desktop.domain.events import (
     StoredEvent,
     SupersededEvent,
 )
+from koroku_desktop.domain.liveness import Liveness
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
 from koroku_desktop.ui.chat.tool_runs import regroup
-from koroku_desktop.ui.chat.turn_versions import TurnVersions, since_last_clear, superseded_turns
+from koroku_desktop.ui.chat.turn_versions import TurnVersions, since_last_clear
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 SHOWN_AT_ONCE = 500
@@ -48,8 +49,9 @@ class MessageModel(QAbstractListModel):
         """The seq of the oldest loaded event (for loading older pages)."""
         self._held: list[LogEntry] = []
         """Older entries of the loaded page that have no rows yet (see `set_entries`)."""
-        self._superseded: set[str] = set()
-        """Turns replaced by a regenerate or an edit: the chat leaves them out."""
+        self._rule = Liveness()
+        """What the loaded events say of liveness (domain/liveness.py): the chat leaves out
+        the turns a regenerate or an edit replaced."""
         self._marked: list[ChatItem] = []
         self.versions = TurnVersions()
         """The answers a regenerate or an edit replaced (‹ 1/2 ›)."""
@@ -133,8 +135,8 @@ class MessageModel(QAbstractListModel):
         entries, cleared = since_last_clear(entries)
         self._cards.clear()
         self._marked = []
-        self._superseded = superseded_turns(entries)
-        self.versions.load(entries, self._superseded)
+        self._rule = Liveness.of(entries)
+        self.versions.load(entries, set(self._rule.replaced))
         kept = self._kept(entries)
         cut = turn_start_before(kept, len(kept) - SHOWN_AT_ONCE)
         self._held = kept[:cut]
@@ -158,7 +160,9 @@ class MessageModel(QAbstractListModel):
         entries, cleared = since_last_clear(entries)
         first_seq = None if cleared or not entries else entries[0].seq
         index = ToolCardIndex()
-        self._superseded |= superseded_turns(entries)
+        for entry in entries:
+            if isinstance(entry, StoredEvent):
+                self._rule.note(entry)
         index.dismissed = self._cards.dismissed  # dismissals seen in the newer, loaded part
         items = build_items(self._kept(entries), index)
         # Calls whose responses are in the already-loaded part stay as they were loaded.
@@ -191,17 +195,16 @@ class MessageModel(QAbstractListModel):
         return added
 
     def _kept(self, entries: list[LogEntry]) -> list[LogEntry]:
-        gone = self._superseded
-        if not gone:
+        if not self._rule.replaced:
             return entries
-        return [e for e in entries if not (isinstance(e, StoredEvent) and e.turn_id in gone)]
+        return [e for e in entries if not self._rule.in_replaced_turn(e)]
 
     def supersede(self, turn_id: str, by: str = "") -> None:
         """Leave out the rows of a replaced turn, and how it ended (its turn notices); they
         are kept as an older version of turn `by` (the one replacing it)."""
         if not turn_id:
             return
-        self._superseded.add(turn_id)
+        self._rule.replaced.setdefault(turn_id, ("regenerate", by))
         rows = [r for r, i in enumerate(self._items) if i.turn_id == turn_id]
         if not rows:
             return
@@ -270,9 +273,10 @@ class MessageModel(QAbstractListModel):
         """Add the rows of a newly appended event; a model reply replaces the streamed row."""
         event = stored.event
         if isinstance(event, SupersededEvent):
+            self._rule.note(stored)
             self.supersede(event.superseded_turn_id, by=stored.turn_id)
             return []
-        if stored.turn_id in self._superseded:
+        if self._rule.in_replaced_turn(stored):
             return []  # a late event of a replaced turn
         if isinstance(event, ClearedEvent):  # here or in another front end: start afresh
             self.set_entries([stored])

@@ -6,7 +6,6 @@ import json
 from typing import assert_never
 
 from koroku_desktop.domain.events import (
-    CompactionEvent,
     DamagedEvent,
     LogEntry,
     MessageEvent,
@@ -16,11 +15,11 @@ from koroku_desktop.domain.events import (
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import entry_view, event_blocks
 from koroku_desktop.render.markdown import AttachmentLink, blocks_markdown
+from koroku_desktop.render.markers import token_change as token_change  # for the panels
 from koroku_desktop.render.text import (
     attachment_text,
     compact_json,
     mark,
-    marker_text,
     notice_text,
     one_line,
     quote,
@@ -42,23 +41,7 @@ def kind_label(entry: LogEntry) -> str:
 def role_label(entry: LogEntry) -> str:
     """Who produced the event: you, Koroku, tools, repair, summary..."""
     view = entry_view(entry)
-    match view.marker:
-        case None:
-            return ROLES[view.speaker]
-        case b.CompactionBlock():
-            return "summary"
-        case b.ClearedBlock():
-            return "you"
-        case b.RejectedBlock() | b.SupersededBlock():
-            return "Koroku"
-        case b.DismissedBlock():
-            return "you"
-        case b.DamagedBlock():
-            return ""
-        case b.MemoryEditBlock(source=source):
-            return {"compaction": "summary", "person": "you"}.get(source or "", "memory")
-        case _:
-            assert_never(view.marker)
+    return ROLES[view.speaker] if view.marker is None else view.marker.by
 
 
 def block_summary(block: b.Block) -> str:
@@ -82,18 +65,10 @@ def block_summary(block: b.Block) -> str:
             return "[unknown part]"
         case b.RememberedBlock(passages=passages):
             return "[remembered " + ", ".join(f"#{p.seq}" for p in passages) + "]"
-        case b.CompactionBlock(summary=text):
-            return f"{marker_text(block)}: {one_line(text.replace('**', ''), 600)}"
-        case (
-            b.ClearedBlock()
-            | b.RejectedBlock()
-            | b.DamagedBlock()
-            | b.SupersededBlock()
-            | b.DismissedBlock()
-        ):
-            return one_line(marker_text(block), 240)
-        case b.MemoryEditBlock(text=text):
-            return f"{marker_text(block)}: {one_line(text, 600)}"
+        case b.Marker(title=title, detail=""):
+            return one_line(title, 240)
+        case b.Marker(title=title, detail=detail):
+            return f"{title}: {one_line(detail.replace('**', ''), 600)}"
         case b.NoticeBlock():
             return notice_text(block)
         case b.SourcesBlock(sources=sources):
@@ -127,50 +102,13 @@ def _message_markdown(event: MessageEvent, link: AttachmentLink | None = None) -
     return body or "*(empty message)*"
 
 
-def _marker_readable(marker: b.MarkerBlock) -> str:
-    match marker:
-        case b.DamagedBlock(error=error):
-            return (
-                "**This row is damaged** and cannot be read by this version of Koroku. "
-                "It is kept in the log untouched and skipped by the model.\n\n"
-                f"Reason: `{error}`\n\nSee the raw JSON for what the row holds."
-            )
-        case b.RejectedBlock(rejected_seq=rejected, reason=reason):
-            return (
-                f"Message #{rejected} was set aside: it stays in the log but is no longer sent "
-                f"to the model.\n\nReason: {reason}"
-            )
-        case b.DismissedBlock(passage_seq=passage, surfaced_seq=surfaced):
-            return (
-                f"You dismissed remembered passage #{passage} (surfaced with message "
-                f"#{surfaced}) as not relevant. That message still carries it as sent; "
-                "Koroku does not surface it again in this conversation."
-            )
-        case b.SupersededBlock(turn_id=turn_id):
-            return (
-                f"{marker_text(marker)}.\n\nThe replaced turn (`{turn_id}`) is shown above as it "
-                "was; it can still be searched and recalled."
-            )
-        case b.ClearedBlock():
-            return (
-                "The conversation was cleared here. Koroku stopped seeing everything "
-                "before this point; nothing was deleted and it can still be recalled."
-            )
-        case b.CompactionBlock(covered=None):
-            return (
-                f"**Summary of #{marker.covers_up_to_seq} and before** "
-                f"(the live context keeps #{marker.kept_from_seq} onward; "
-                f"{token_change(marker)}).\n\n{quote(marker.summary)}"
-            )
-        case b.CompactionBlock():
-            return (
-                f"**{marker_text(marker)}** (the messages it folded in show *summarised* "
-                f"in the Context column; {token_change(marker)}).\n\n{quote(marker.summary)}"
-            )
-        case b.MemoryEditBlock(text=text):
-            return f"**{marker_text(marker)}**\n\n{quote(text)}"
-        case _:
-            assert_never(marker)
+def marker_readable(marker: b.Marker) -> str:
+    """A marker for the detail pane: its title in bold with what it says about itself and
+    its detail quoted, or (without a detail) what it says about itself."""
+    if not marker.detail:
+        return marker.explanation or marker.title
+    about = f" ({marker.explanation})." if marker.explanation else ""
+    return f"**{marker.title}**{about}\n\n{quote(marker.detail)}"
 
 
 def readable(entry: LogEntry, link: AttachmentLink | None = None) -> str:
@@ -178,16 +116,9 @@ def readable(entry: LogEntry, link: AttachmentLink | None = None) -> str:
     head = f"### #{entry.seq} · {kind_label(entry)} · {when(entry.created_at)}"
     view = entry_view(entry)
     if view.marker is not None:
-        return f"{head}\n\n{_marker_readable(view.marker)}"
+        return f"{head}\n\n{marker_readable(view.marker)}"
     assert isinstance(entry, StoredEvent) and isinstance(entry.event, MessageEvent)
     return f"{head} · {role_label(entry)}\n\n{_message_markdown(entry.event, link)}"
-
-
-def token_change(event: CompactionEvent | b.CompactionBlock) -> str:
-    """`120,000 → 8,000 tokens` (or what is known of it)."""
-    before = f"{event.tokens_before:,}" if event.tokens_before is not None else "?"
-    after = f"{event.tokens_after:,}" if event.tokens_after is not None else "?"
-    return f"{before} → {after} tokens"
 
 
 def raw_json(entry: LogEntry) -> str:

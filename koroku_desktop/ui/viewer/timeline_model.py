@@ -24,15 +24,13 @@ from PySide6.QtGui import QColor
 
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import (
-    BOUNDARY_KINDS,
-    ClearedEvent,
-    CompactionEvent,
     DamagedEvent,
     LogEntry,
     MessageEvent,
     StoredEvent,
-    SupersededEvent,
 )
+from koroku_desktop.domain.kinds import LIVENESS_KINDS
+from koroku_desktop.domain.liveness import Liveness
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer import event_render
 from koroku_desktop.ui.widgets import theme
@@ -57,19 +55,6 @@ class TimelineQuery:
     before_seq: int | None = None
 
 
-@dataclass(frozen=True)
-class Boundary:
-    """A compaction or clear, reduced to what the Context column needs."""
-
-    seq: int
-    covers_up_to: int | None
-    """For an old compaction: the last seq its summary covers; None for a clear or for a
-    compaction that names what it covers by id (see `summarised`)."""
-    key: int = 0
-    """Its place in entries order (`StoredEvent.order_key`)."""
-    clear: bool = False
-
-
 def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
     """The first seq whose time is at or after `ts` (last_seq + 1 if none).
 
@@ -87,53 +72,20 @@ def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
     return lo
 
 
+def read_liveness(reader: LogReader, conversation_id: str) -> Liveness:
+    """What a conversation's compactions, clears, replaced turns and set-aside messages say
+    of liveness, read through the kind index (oldest first)."""
+    return Liveness.of(reader.entries(conversation_id, kinds=LIVENESS_KINDS, limit=BOUNDARY_LIMIT))
+
+
 def context_status(
-    entry: LogEntry,
-    boundaries: list[Boundary],
-    replaced: dict[str, str] | None = None,
-    summarised: dict[str, int] | None = None,
+    entry: LogEntry, rule: Liveness, summarised: dict[str, int] | None = None
 ) -> str:
-    """`live`, `summarised in #N`, `cleared at #N`, `replaced (regenerated)` or `skipped`:
-    does the model see it? `boundaries` are in entries order; `replaced` maps turn ids a
-    `superseded` event names to why; `summarised` maps message ids to the compaction that
-    covered them (`LogReader.summarised_in`)."""
-    if isinstance(entry, DamagedEvent):
-        return "skipped (damaged)"
-    if replaced and entry.turn_id in replaced and isinstance(entry.event, MessageEvent):
-        return f"replaced ({'edited' if replaced[entry.turn_id] == 'edit' else 'regenerated'})"
-    by_id = (summarised or {}).get(entry.event_id)
-    keys = [b.key for b in boundaries]
-    for b in boundaries[bisect.bisect_right(keys, entry.order_key) :]:
-        if b.clear:
-            return f"cleared at #{b.seq}"
-        if (b.covers_up_to is not None and entry.seq <= b.covers_up_to) or by_id == b.seq:
-            return f"summarised in #{b.seq}"
-    return "live" if by_id is None else f"summarised in #{by_id}"
-
-
-def read_replaced(reader: LogReader, conversation_id: str) -> dict[str, str]:
-    """The turns a regenerate or an edit replaced: turn id -> `regenerate` or `edit`."""
-    found: dict[str, str] = {}
-    for entry in reader.entries(conversation_id, kinds=("superseded",), limit=BOUNDARY_LIMIT):
-        event = entry.event if isinstance(entry, StoredEvent) else None
-        if isinstance(event, SupersededEvent) and event.superseded_turn_id:
-            found[event.superseded_turn_id] = event.reason
-    return found
-
-
-def read_boundaries(reader: LogReader, conversation_id: str) -> list[Boundary]:
-    """Every compaction and clear of a conversation, oldest first (through the index)."""
-    found: list[Boundary] = []
-    for entry in reader.entries(conversation_id, kinds=BOUNDARY_KINDS, limit=BOUNDARY_LIMIT):
-        if isinstance(entry, StoredEvent):
-            event = entry.event
-            if isinstance(event, CompactionEvent):
-                old = event.covered_ids is None
-                covers = event.covers_up_to_seq if old else None
-                found.append(Boundary(entry.seq, covers, entry.order_key))
-            elif isinstance(event, ClearedEvent):
-                found.append(Boundary(entry.seq, None, entry.order_key, clear=True))
-    return found
+    """`live`, `summarised in #N`, `cleared at #N`, `replaced (regenerated)`, `set aside` or
+    `skipped (damaged)`: does the model see it? By the one rule; `summarised` maps message
+    ids to the compaction that covered them (`LogReader.summarised_in`)."""
+    covered_by = (summarised or {}).get(entry.event_id) if isinstance(entry, StoredEvent) else None
+    return rule.standing(entry, covered_by).label()
 
 
 class TimelineModel(QAbstractTableModel):
@@ -151,8 +103,7 @@ class TimelineModel(QAbstractTableModel):
         self._conversation = conversation_id
         self._rows: list[LogEntry] = []
         self._status: list[str] = []
-        self._boundaries: list[Boundary] = []
-        self._replaced: dict[str, str] = {}
+        self._rule = Liveness()
         self._query = TimelineQuery()
         self._exhausted = True
         self._loading = False
@@ -251,20 +202,13 @@ class TimelineModel(QAbstractTableModel):
             if isinstance(e, StoredEvent) and isinstance(e.event, MessageEvent)
         ]
         summarised = self._reader.summarised_in(messages) if messages else {}
-        bounds = (
-            (
-                read_boundaries(self._reader, self._conversation),
-                read_replaced(self._reader, self._conversation),
-            )
-            if with_boundaries
-            else None
-        )
-        return page, summarised, bounds
+        rule = read_liveness(self._reader, self._conversation) if with_boundaries else None
+        return page, summarised, rule
 
     async def _fetch(self, generation: int, with_boundaries: bool) -> None:
         before = self._rows[-1].seq if self._rows else self._query.before_seq
         try:
-            page, summarised, bounds = await asyncio.to_thread(self._read, before, with_boundaries)
+            page, summarised, rule = await asyncio.to_thread(self._read, before, with_boundaries)
         except Exception as exc:  # a failing read is shown, never fatal
             log.warning("reading the timeline failed", exc_info=True)
             if generation == self._generation:
@@ -276,17 +220,15 @@ class TimelineModel(QAbstractTableModel):
             return
         if generation != self._generation:
             return  # the query changed meanwhile
-        if bounds is not None:
-            self._boundaries, self._replaced = bounds
+        if rule is not None:
+            self._rule = rule
         self._loading = False
         self._exhausted = len(page) < PAGE
         if page:
             first = len(self._rows)
             self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
             self._rows.extend(page)
-            self._status.extend(
-                context_status(e, self._boundaries, self._replaced, summarised) for e in page
-            )
+            self._status.extend(context_status(e, self._rule, summarised) for e in page)
             self.endInsertRows()
         self._first_page.set()
         self.loading_changed.emit(False)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import EVENT_KINDS
+from koroku_desktop.domain.kinds import label_of
 from koroku_desktop.ui.viewer.detail_view import EntryDetail
 from koroku_desktop.ui.viewer.history_view import HistoryList
 from koroku_desktop.ui.viewer.timeline_model import (
@@ -35,16 +36,6 @@ from koroku_desktop.ui.viewer.timeline_model import (
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
-
-KIND_LABELS = {
-    "message": "Messages",
-    "compaction": "Summaries",
-    "cleared": "Clears",
-    "rejected": "Set aside",
-    "superseded": "Replaced",
-    "remembered_dismissed": "Dismissals",
-    "memory_edit": "Memory edits",
-}
 
 
 def _day_start(day: QDate) -> datetime:
@@ -109,7 +100,7 @@ class TimelinePanel(QWidget):
         row.addWidget(QLabel("Show:"))
         self.kind_boxes: dict[str, QCheckBox] = {}
         for kind in EVENT_KINDS:
-            box = QCheckBox(KIND_LABELS.get(kind, kind))
+            box = QCheckBox(label_of(kind))
             box.setChecked(True)
             box.toggled.connect(self.apply_filters)
             self.kind_boxes[kind] = box

@@ -1,0 +1,163 @@
+"""The fold for everything that is not a message: each event kind as one `Marker`.
+
+This is the only place that knows what a compaction, a clear or a dismissal says: every
+surface (chat, viewer, terminal, Markdown export, search, embeddings) formats the marker by
+its style. A new event kind is one more case here; the `match` ends in `assert_never`, so
+an event kind without a case is a type error.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from koroku_desktop.domain.events import (
+    ClearedEvent,
+    CompactionEvent,
+    DamagedEvent,
+    Event,
+    MemoryEditEvent,
+    MessageEvent,
+    RejectedEvent,
+    RememberedDismissedEvent,
+    SupersededEvent,
+)
+from koroku_desktop.render.blocks import Marker, Reference
+
+
+def token_change(event: CompactionEvent) -> str:
+    """`120,000 → 8,000 tokens` (or what is known of it)."""
+    before = f"{event.tokens_before:,}" if event.tokens_before is not None else "?"
+    after = f"{event.tokens_after:,}" if event.tokens_after is not None else "?"
+    return f"{before} → {after} tokens"
+
+
+def memory_edit_words(op: str, source: str | None) -> str:
+    """What a memory-file change was, in a few words."""
+    if op == "append":
+        return "a summary added" if source == "compaction" else "text added"
+    return {
+        "person": "edited",
+        "import": "taken into the log",
+        "outside": "changed outside Koroku, taken in",
+    }.get(source or "", "rewritten")
+
+
+def _compaction(e: CompactionEvent) -> Marker:
+    if e.covered_ids is None:  # an old compaction: it covered the seqs up to covers_up_to_seq
+        title = f"Summary of #{e.covers_up_to_seq} and before"
+        about = f"the live context keeps #{e.kept_from_seq} onward; {token_change(e)}"
+    else:
+        title = f"Summary of the conversation so far ({len(e.covered_ids)} more messages folded in)"
+        about = (
+            f"the messages it folded in show *summarised* in the Context column; {token_change(e)}"
+        )
+    tokens = ""
+    if e.tokens_before and e.tokens_after:
+        tokens = f" · {e.tokens_before:,} → {e.tokens_after:,} tokens"
+    return Marker(
+        "compaction",
+        title,
+        e.summary,
+        (Reference("covers_up_to", e.covers_up_to_seq), Reference("kept_from", e.kept_from_seq)),
+        style="summary",
+        by="summary",
+        explanation=about,
+        chat=f"Earlier conversation summarised{tokens}",
+        search_text=e.summary,
+        embed_text=e.summary,
+    )
+
+
+def _superseded(e: SupersededEvent) -> Marker:
+    how = "edited and sent again" if e.reason == "edit" else "regenerated"
+    title = f"The turn above was {how}: it stays in the log, out of the live context"
+    return Marker(
+        "superseded",
+        title,
+        references=(Reference("replaced_turn", turn_id=e.superseded_turn_id),),
+        by="Koroku",
+        explanation=(
+            f"{title}.\n\nThe replaced turn (`{e.superseded_turn_id}`) is shown above as it "
+            "was; it can still be searched and recalled."
+        ),
+    )
+
+
+def _dismissed(e: RememberedDismissedEvent) -> Marker:
+    passage, surfaced = e.passage_seq, e.surfaced_seq
+    return Marker(
+        "remembered_dismissed",
+        f"Remembered #{passage} dismissed (surfaced with #{surfaced}): not relevant",
+        references=(Reference("dismissed", passage), Reference("surfaced_with", surfaced)),
+        style="aside",
+        by="you",
+        explanation=(
+            f"You dismissed remembered passage #{passage} (surfaced with message "
+            f"#{surfaced}) as not relevant. That message still carries it as sent; "
+            "Koroku does not surface it again in this conversation."
+        ),
+    )
+
+
+def event_marker(event: Event) -> Marker | None:
+    """The marker an event other than a message stands for (None for a message)."""
+    match event:
+        case MessageEvent():
+            return None
+        case CompactionEvent():
+            return _compaction(event)
+        case ClearedEvent():
+            return Marker(
+                "cleared",
+                "Conversation cleared — a fresh start (nothing was deleted)",
+                style="divider",
+                by="you",
+                explanation=(
+                    "The conversation was cleared here. Koroku stopped seeing everything "
+                    "before this point; nothing was deleted and it can still be recalled."
+                ),
+                chat="Conversation cleared",
+                fresh_start=True,
+            )
+        case RejectedEvent(rejected_seq=rejected, reason=reason):
+            return Marker(
+                "rejected",
+                f"Message #{rejected} set aside: {reason}",
+                references=(Reference("set_aside", rejected),),
+                by="Koroku",
+                explanation=(
+                    f"Message #{rejected} was set aside: it stays in the log but is no longer "
+                    f"sent to the model.\n\nReason: {reason}"
+                ),
+                chat=f"Message #{rejected} was set aside: {reason}",
+            )
+        case SupersededEvent():
+            return _superseded(event)
+        case RememberedDismissedEvent():
+            return _dismissed(event)
+        case MemoryEditEvent(day=day, op=op, text=text, source=source):
+            return Marker(
+                "memory_edit",
+                f"Memory file {day}.md: {memory_edit_words(op, source)}",
+                text,
+                style="record",
+                by={"compaction": "summary", "person": "you"}.get(source or "", "memory"),
+                # a compaction's summary is indexed with the compaction
+                search_text="" if source == "compaction" else text,
+            )
+        case _:
+            assert_never(event)
+
+
+def damaged_marker(entry: DamagedEvent) -> Marker:
+    """A row that cannot be read, as a marker: kept, shown, never fatal."""
+    return Marker(
+        "damaged",
+        f"⚠ damaged {entry.kind} row, cannot be read: {entry.error}",
+        explanation=(
+            "**This row is damaged** and cannot be read by this version of Koroku. "
+            "It is kept in the log untouched and skipped by the model.\n\n"
+            f"Reason: `{entry.error}`\n\nSee the raw JSON for what the row holds."
+        ),
+        chat=f"Damaged event #{entry.seq} ({entry.error})",
+    )

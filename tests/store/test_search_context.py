@@ -1,0 +1,77 @@
+"""The keyword leg's index: each message with the turns before it, stemmed, ranked by BM25;
+events it has not indexed yet are still found; the similarity floor of the meaning leg."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.store.log.event_log import SqliteEventLog
+from koroku_desktop.store.vectors.index import FLOOR_MIN_ROWS, VectorIndex, rows_arrays
+from koroku_desktop.store.vectors.index import quantise as q
+
+
+def said(role: str, text: str) -> MessageEvent:
+    return MessageEvent(role=role, parts=[TextPart(text=text)])
+
+
+def put(log: SqliteEventLog, conversation: str, role: str, text: str) -> int:
+    (stored,) = log.append(conversation, [said(role, text)])
+    return stored.seq
+
+
+def test_stemmed_ranked_over_any_word(log: SqliteEventLog) -> None:
+    painted = put(log, "c", "user", "my car is painted crimson")
+    painting = put(log, "c", "user", "I was painting the fence")
+    after = put(log, "c", "user", "oat milk and bread")
+    put(log, "elsewhere", "user", "oat milk and bread")
+    found = log.vectors.keyword("paints xylophone", 10)
+    # Any word; "paints" finds both by its stem; the turn after them by its context, behind.
+    assert set(found[:2]) == {painted, painting} and found[2:] == [after]
+    hits = log.vectors.found(found, "paints xylophone")
+    assert all(hits[s].snippet for s in found)
+    assert log.vectors.keyword("the of and", 10) == []  # only common words: nothing to rank
+
+
+def test_a_reply_is_found_by_the_question_before_it(log: SqliteEventLog) -> None:
+    log.append("c", [said("user", "what did you do at the lake on sunday?")])
+    reply = put(log, "c", "model", "we went kayaking, then had a picnic")
+    log.append("other", [said("user", "kayaking gear list")])
+    found = log.vectors.keyword("when did they go kayaking at the lake", 10)
+    assert found[0] == reply  # its own word and its context's
+
+
+def test_events_not_yet_in_the_context_index_are_found(db_path: Path) -> None:
+    with SqliteEventLog(db_path) as log:
+        first = put(log, "c", "user", "the flamingo report is due")
+        assert log.vectors.keyword("flamingo", 5) == [first]  # indexes it
+        second = put(log, "c", "user", "another flamingo sighting")
+    with SqliteEventLog(db_path, read_only=True) as ro:  # cannot index: the plain index
+        assert set(ro.vectors.keyword("flamingo", 5)) == {first, second}
+
+
+def test_the_limit_only_cuts(log: SqliteEventLog) -> None:
+    for n in range(30):
+        log.append("c", [said("user", f"note {n}: flamingo {'flamingo ' * (n % 4)}report")])
+    full = log.vectors.keyword("flamingo report", 30)
+    assert log.vectors.keyword("flamingo report", 5) == full[:5]
+
+
+def test_the_similarity_floor_follows_the_vectors_own_distribution() -> None:
+    rng = np.random.default_rng(1)
+    dims = 64
+    index = VectorIndex(1, dims)
+    few = rng.standard_normal((FLOOR_MIN_ROWS - 1, dims)).astype(np.float32)
+    rows = [(n + 1, n + 1, *q(v / np.linalg.norm(v))) for n, v in enumerate(few)]
+    index._tail = rows_arrays(rows, dims)
+    query = few[0] / np.linalg.norm(few[0])
+    assert index.floor(query) is None  # too few to calibrate: the constant applies
+    many = rng.standard_normal((2_000, dims)).astype(np.float32)
+    rows = [(n + 1, n + 1, *q(v / np.linalg.norm(v))) for n, v in enumerate(many)]
+    index._tail = rows_arrays(rows, dims)
+    floor = index.floor(query)
+    assert floor is not None and 0.1 < floor < 0.55  # random 64-d vectors: low cosines
+    assert index.nearest(many[5] / np.linalg.norm(many[5]), 1)[0].similarity > floor
