@@ -13,7 +13,8 @@ from koroku_desktop.domain.events import CompactionEvent, LogEntry, MessageEvent
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.diff import file_diff, resolve
-from koroku_desktop.render.fold import entry_view, event_marker, message_blocks, speaker
+from koroku_desktop.render.fold import entry_view, message_blocks, speaker
+from koroku_desktop.render.markers import event_marker
 from koroku_desktop.render.text import (
     attachment_text,
     mark,
