@@ -159,6 +159,8 @@ class ApprovalDecision:
     allowed: bool
     scope: ApprovalScope = "once"
     args: JsonObject | None = None
+    reason: str | None = None
+    """Why a call was not allowed when it is not the person's no (told to the model)."""
 
 
 class Approver(Protocol):

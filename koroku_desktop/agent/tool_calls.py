@@ -66,12 +66,14 @@ class ToolCaller:
             response: JsonObject = dict(OVER_BUDGET)
         else:
             state.calls_made += 1
-            allowed = True
+            allowed, refused = True, DENIED
             if self.policy.needs_asking(call.name, self.tools, args, options.workspace):
                 source = self.tools.describe(call.name)
                 request = ApprovalRequest(call.id, call.name, args, source)
                 decision = await self.approver.approve(request)
                 allowed = decision.allowed
+                if decision.reason is not None:
+                    refused = {"error": decision.reason}
                 if allowed and decision.scope != "once":
                     self.policy.grant(call.name, decision.scope)
                 if allowed and decision.args is not None:
@@ -82,7 +84,7 @@ class ToolCaller:
                 response, _ran = await self.tools.run(call.name, args, ctx)
                 media = split_media(response)
             else:
-                response = dict(DENIED)
+                response = dict(refused)
         part = FunctionResponsePart(
             name=call.name, id=call.id, response=response, call_args=args, parts=media
         )

@@ -72,7 +72,9 @@ def main(
         return _search(words[1:])
     parser = build_parser(start_desktop)
     args = parser.parse_args(words)
-    level = logging.INFO if args.verbose else logging.WARNING
+    # Without -v no log record reaches the terminal: failures are told in one friendly line
+    # by the command itself (a raw `WARNING koroku_desktop...` line reads like a crash).
+    level = logging.INFO if args.verbose else logging.CRITICAL + 1
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if args.command is None:
         return start_desktop(self_check=args.self_check)

@@ -14,7 +14,8 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
-from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli import mcp_prompts, repl
+from koroku_desktop.cli.markdown_out import AnswerStream
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
@@ -23,6 +24,7 @@ from koroku_desktop.cli.terminal import (
     EXIT_PIPE,
     TerminalApprover,
     render_message,
+    render_summary,
     sources_text,
     stdout_to_devnull,
 )
@@ -103,11 +105,13 @@ def _waiting_notice(runtime: Runtime) -> None:
     runtime.agent.hooks.on_retry.append(on_retry)
 
 
-def _show_others(runtime: Runtime, out: Any) -> None:
-    """Print what other front ends appended when this one catches up with the log."""
+def _show_others(runtime: Runtime) -> None:
+    """Print what other front ends appended when this one catches up with the log (on the
+    stdout of the moment: while the prompt waits, above it)."""
     agent = runtime.agent
 
     def on_event(stored: StoredEvent) -> None:
+        out = sys.stdout
         if stored.turn_id == agent.current_turn_id:
             return  # our own turn: shown as it streams
         if isinstance(stored.event, MessageEvent):
@@ -161,7 +165,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"koroku: {notice}", file=sys.stderr, flush=True)
 
     try:
-        with open_runtime(TerminalApprover(args.yes), need_key=True, front_end="ask") as runtime:
+        approver = TerminalApprover(args.yes)
+        with open_runtime(approver, need_key=True, front_end="ask") as runtime:
+            approver.workspace = runtime.agent.options.workspace
             _progress_hooks(runtime, sys.stderr)
             runtime.agent.hooks.on_model_response.append(on_reply)
             runtime.compactor.progress.append(compaction_progress)
@@ -260,25 +266,15 @@ async def _chat_loop(runtime: Runtime) -> None:
     agent = runtime.agent
     await runtime.sync_memory()  # files edited while Koroku was closed, before any turn
     view = await agent.load()
-    for event in view.contents():
+    if view.summary is not None:
+        render_summary(view.summary, sys.stdout)
+    for event in view.message_events():
         render_message(event, sys.stdout)
-    print(f"\nKoroku ({runtime.settings.model}). Type `exit` to leave, `clear` to start afresh,")
-    print("`/attach PATH` to attach a file to your next message, `/retry` for a new answer to")
-    print("your last message, `/edit <text>` to replace that message, `/prompts` for the MCP")
-    print("servers' prompts (`/server:prompt arg=value` sends one).")
-    streaming = {"open": False}
-
-    def on_delta(piece: str) -> None:
-        if not streaming["open"]:
-            sys.stdout.write("koroku> ")
-            streaming["open"] = True
-        sys.stdout.write(piece)
-        sys.stdout.flush()
+    print(f"\nKoroku ({runtime.settings.model}). {repl.WELCOME}")
+    answer = AnswerStream(sys.stdout, rich_terminal=sys.stdout.isatty())
 
     def on_finished(result: TurnResult) -> None:
-        if streaming["open"]:
-            sys.stdout.write("\n")
-            streaming["open"] = False
+        answer.finish()
         if result.error is not None:
             print(f"✗ {result.error.message}", file=sys.stderr)
         elif result.cancelled:
@@ -288,21 +284,25 @@ async def _chat_loop(runtime: Runtime) -> None:
 
     def on_reply(reply: MessageEvent) -> None:
         if sources := sources_text(reply):
-            sys.stdout.write(f"\n{sources}" if streaming["open"] else sources)
+            sys.stdout.write(f"\n{sources}" if answer.open else sources)
+            answer.interrupted()
 
-    agent.hooks.on_text_delta.append(on_delta)
+    agent.hooks.on_text_delta.append(answer.write)
+    agent.hooks.on_tool_call.append(lambda _call: answer.interrupted())
     agent.hooks.on_model_response.append(on_reply)
     agent.hooks.on_turn_finished.append(on_finished)
     agent.hooks.on_context_meter.append(lambda m: print(_meter_text(m), file=sys.stderr))
     _progress_hooks(runtime, sys.stdout)
     _waiting_notice(runtime)
-    _show_others(runtime, sys.stdout)
+    _show_others(runtime)
+    history = runtime.agent.options.data_dir / "chat_history"
+    reader = repl.line_reader(agent, runtime.mcp, history)
     if runtime.mcp is not None:  # servers may ask for input in the chat
-        runtime.mcp.elicitor = terminal_elicitor(_read_line)
+        runtime.mcp.elicitor = terminal_elicitor(reader.read)
     try:
         await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
         follow_progress(runtime.mcp)
-        await _repl(runtime)
+        await _repl(runtime, reader.read)
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
@@ -332,26 +332,24 @@ def attach_command(line: str, pending: list[PendingAttachment]) -> str:
     return f"(attached to your next message: {names})"
 
 
-async def _read_line(prompt: str) -> str:
-    """One line from the terminal, off the loop (EOFError at the end of input)."""
-    return await asyncio.to_thread(input, prompt)
-
-
-async def _repl(runtime: Runtime) -> None:
+async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:
     agent = runtime.agent
     attached: list[PendingAttachment] = []
     while True:
         try:
-            line = await _read_line("\nyou> ")
+            line = await read_line("\nyou> ")
         except EOFError:
             print()
             return
         text = line.strip()
         if not text:
             continue
-        if text.lower() in EXIT_WORDS:
+        if text.lower() in EXIT_WORDS or text == "/exit":
             return
-        if text.lower() == "clear":
+        if text in ("/help", "/?"):
+            print(repl.help_text(runtime.mcp))
+            continue
+        if text.lower() in ("clear", "/clear"):
             await agent.clear()
             print("(cleared: the conversation starts afresh; nothing was deleted)")
             continue
@@ -366,7 +364,7 @@ async def _repl(runtime: Runtime) -> None:
             print(why, file=sys.stderr)
             continue
         if prompt is not None and runtime.mcp is not None:
-            sent = await mcp_prompts.prompt_message(runtime.mcp, prompt, text, _read_line)
+            sent = await mcp_prompts.prompt_message(runtime.mcp, prompt, text, read_line)
             if sent is None:
                 continue
             print(f"(the prompt /{prompt.server}:{prompt.name} says:)\n{sent}")
@@ -411,6 +409,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         approver = TerminalApprover(args.yes, out=sys.stdout)
         with open_runtime(approver, need_key=True, front_end="chat") as runtime:
+            approver.workspace = runtime.agent.options.workspace
             try:
                 asyncio.run(_chat_loop(runtime))
             except KeyboardInterrupt:

@@ -6,13 +6,16 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TextIO, assert_never
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
-from koroku_desktop.domain.events import LogEntry, MessageEvent
+from koroku_desktop.domain.events import CompactionEvent, LogEntry, MessageEvent
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import sources_block
-from koroku_desktop.render.fold import entry_view, part_blocks, speaker
+from koroku_desktop.render.diff import file_diff, resolve
+from koroku_desktop.render.fold import entry_view, message_blocks, speaker
+from koroku_desktop.render.markers import event_marker
 from koroku_desktop.render.text import (
     attachment_text,
     mark,
@@ -57,12 +60,18 @@ def _lines(who: b.Speaker, blocks: tuple[b.Block, ...]) -> str:
 
 
 def render_message(event: MessageEvent, out: TextIO) -> None:
-    """Print one stored message the way `koroku chat` shows history."""
-    text = _lines(speaker(event), part_blocks(event.parts))
-    sources = sources_text(event)
-    text = f"{text}\n{sources}" if text and sources else text
+    """Print one stored message the way `koroku chat` shows history: what the person wrote
+    (not the time note the model is sent), the answer with its citations and sources."""
+    text = _lines(speaker(event), message_blocks(event))
     if text:
         out.write(text + "\n")
+
+
+def render_summary(summary: CompactionEvent, out: TextIO) -> None:
+    """Print a compaction the history replay starts from as a marker, then its summary."""
+    marker = event_marker(summary)
+    if marker is not None:
+        out.write(block_line(marker, "marker") + "\n")
 
 
 def sources_text(event: MessageEvent) -> str:
@@ -80,33 +89,68 @@ def render_entry(entry: LogEntry, out: TextIO) -> None:
         out.write(f"{lead}#{view.seq} {when(view.created_at)} {text}\n")
 
 
-class TerminalApprover:
-    """Asks `[y/N]` on the terminal, showing the tool and its full arguments.
+NOBODY_TO_ASK = (
+    "not approved: there was no terminal to ask on, so nobody could approve it; to allow it "
+    "run with --yes, or answer `a` (always allow) once in `koroku chat` or the app"
+)
 
-    No answer, EOF, or no terminal at all means no; `auto_yes` approves everything.
+
+def approval_text(request: ApprovalRequest, workspace: Path) -> str:
+    """What the terminal shows before `Allow?`: the tool, the absolute path of a file it
+    touches, and for file writes and edits the diff rather than the raw arguments."""
+    where = f" ({request.source})" if request.source else ""
+    path = request.args.get("path")
+    target = f" on {resolve(path, workspace)}" if isinstance(path, str) else ""
+    diff = file_diff(request.tool, request.args, workspace)
+    if diff is None:
+        shown = json.dumps(request.args, indent=2, ensure_ascii=False)
+    else:
+        rest = {k: v for k, v in request.args.items() if k not in DIFFED_ARGS}
+        extra = f"\n{json.dumps(rest, ensure_ascii=False)}" if rest else ""
+        shown = diff.rstrip("\n") + extra
+    return f"\nKoroku wants to run {request.tool}{where}{target}:\n{shown}\n"
+
+
+DIFFED_ARGS = ("path", "content", "old_str", "new_str", "replace_all")
+
+
+class TerminalApprover:
+    """Asks `[y/N/a]` on the terminal, showing the tool, the absolute path and the diff.
+
+    No answer or EOF means no; with no terminal at all nobody was asked, and the model is told
+    so (with how to allow it); `auto_yes` approves everything; `a` allows the tool always.
     """
 
-    def __init__(self, auto_yes: bool = False, out: TextIO | None = None) -> None:
+    def __init__(
+        self, auto_yes: bool = False, out: TextIO | None = None, workspace: Path | None = None
+    ) -> None:
         self.auto_yes = auto_yes
         self.out = out or sys.stderr
+        self.workspace = workspace or Path.cwd()
         self._lock = asyncio.Lock()
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """Ask; deny unless the person types y or yes."""
+        """Ask; deny unless the person types y or yes (a or always: allow from now on)."""
         if self.auto_yes:
             return ApprovalDecision(allowed=True)
         async with self._lock:
-            args = json.dumps(request.args, indent=2, ensure_ascii=False)
-            where = f" ({request.source})" if request.source else ""
-            self.out.write(f"\nKoroku wants to run {request.tool}{where} with:\n{args}\n")
+            shown = await asyncio.to_thread(approval_text, request, self.workspace)
+            self.out.write(shown)
             self.out.flush()
-            answer = await asyncio.to_thread(self._ask, "Allow? [y/N] ")
-        allowed = answer.strip().lower() in ("y", "yes")
+            answer = await asyncio.to_thread(self._ask, "Allow? [y/N, a = always] ")
+        if answer is None:
+            self.out.write(f"  {NOBODY_TO_ASK}\n")
+            return ApprovalDecision(allowed=False, reason=NOBODY_TO_ASK)
+        word = answer.strip().lower()
+        if word in ("a", "always"):
+            return ApprovalDecision(allowed=True, scope="always")
+        allowed = word in ("y", "yes")
         if not allowed:
             self.out.write("  denied\n")
         return ApprovalDecision(allowed=allowed)
 
-    def _ask(self, prompt: str) -> str:
+    def _ask(self, prompt: str) -> str | None:
+        """The answer typed, or None when there is no terminal to ask on."""
         if sys.stdin is not None and sys.stdin.isatty():
             self.out.write(prompt)
             self.out.flush()
@@ -120,8 +164,7 @@ class TerminalApprover:
                 tty.flush()
                 return tty.readline()
         except OSError:
-            self.out.write(f"{prompt}(no terminal to ask on: denied)\n")
-            return ""
+            return None
 
 
 EXIT_PIPE = 141

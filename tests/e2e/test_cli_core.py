@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from koroku_desktop.cli.terminal import NOBODY_TO_ASK
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
 
@@ -75,11 +76,15 @@ def test_denied_write_leaves_the_file_untouched_and_the_model_is_told(
     target.write_text("original")
     fake_gemini.reply_calls(("write_file", {"path": "keep.txt", "content": "overwritten"}))
     fake_gemini.reply_text("Understood, I left it alone.")
-    result = koroku.run("ask", "overwrite keep.txt")  # no terminal to ask on: denied
+    result = koroku.run("ask", "overwrite keep.txt")  # no terminal to ask on: not approved
     assert result.returncode == 0, result.stderr
     assert target.read_text() == "original"
+    assert f"Koroku wants to run write_file on {target}:" in result.stderr, "the absolute path"
+    assert "-original" in result.stderr and "+overwritten" in result.stderr, "the diff"
+    assert "nobody could approve it" in result.stderr and "--yes" in result.stderr
+    assert "denied by the user" not in result.stderr
     responses = _responses(fake_gemini.generate_requests()[-1].contents)
-    assert responses[0]["response"] == {"error": "denied by the user"}
+    assert responses[0]["response"] == {"error": NOBODY_TO_ASK}
 
 
 def test_tool_budget_stops_an_endless_loop_at_exactly_the_budget(

@@ -22,5 +22,5 @@ def test_ask_reading_the_ssh_key_with_always_allow_is_denied_without_a_terminal(
     result = koroku.run("ask", "show me my ssh key", HOME=str(home))
     assert result.returncode == 0, result.stderr
     sent = json.dumps(fake_gemini.generate_requests()[-1].contents)
-    assert "denied by the user" in sent
+    assert "nobody could approve it" in sent, "asked, with no terminal to ask on"
     assert "PRIVATE KEY" not in sent
