@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.app.config import default_paths
-from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.app import Desktop, open_desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.realwin.checks import clipped_texts
@@ -81,7 +81,7 @@ class Session:
 
     def desktop(self, home: str) -> Desktop:
         os.environ["KOROKU_HOME"] = str(self.work / home)
-        desk = Desktop(self.app, default_paths(), use_tray=False)
+        desk = open_desktop(self.app, default_paths(), use_tray=False)
         theme.apply(self.app, self.mode)
         desk.window.resize(*self.size)
         return desk
