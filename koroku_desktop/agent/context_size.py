@@ -37,6 +37,8 @@ AUDIO_BYTES_PER_TOKEN = 500
 """Audio: 32 tokens a second; at 128 kbit/s, a second is 16,000 bytes."""
 VIDEO_BYTES_PER_TOKEN = 1_000
 """Video: about 263 tokens a second; at 2 Mbit/s, a second is 250,000 bytes."""
+MAX_IMAGE_PIXELS = 3072
+"""An image larger than this on its longest side is scaled down to it before tiling."""
 HEADER_BASE64_CHARS = 87_384
 """Base64 read to find an image's size (64 KiB of bytes: a JPEG's frame header is early)."""
 
@@ -51,6 +53,10 @@ def media_tokens(mime_type: str, size: int, head: bytes = b"") -> int:
         width, height = found
         if width <= SMALL_IMAGE_PIXELS and height <= SMALL_IMAGE_PIXELS:
             return TILE_TOKENS
+        longest = max(width, height)
+        if longest > MAX_IMAGE_PIXELS:  # scaled down to fit first (a bad header too)
+            width = max(1, width * MAX_IMAGE_PIXELS // longest)
+            height = max(1, height * MAX_IMAGE_PIXELS // longest)
         return TILE_TOKENS * math.ceil(width / TILE_PIXELS) * math.ceil(height / TILE_PIXELS)
     if mime_type == "application/pdf":
         return PDF_PAGE_TOKENS * max(1, size // PDF_PAGE_BYTES)

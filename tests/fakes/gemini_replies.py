@@ -245,6 +245,9 @@ def media_tokens(blob: JsonDict) -> int:
         width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
         if width <= 384 and height <= 384:
             return IMAGE_TILE_TOKENS
+        longest = max(width, height)
+        if longest > 3072:  # the service scales a larger image down to fit 3072 first
+            width, height = max(1, width * 3072 // longest), max(1, height * 3072 // longest)
         return IMAGE_TILE_TOKENS * -(-width // 768) * -(-height // 768)
     return IMAGE_TILE_TOKENS
 
