@@ -101,7 +101,7 @@ def _search(argv: list[str]) -> int:
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.CRITICAL + 1, format="%(levelname)s %(name)s: %(message)s")
     try:
         if args.status or args.backfill:  # through the full runtime (see recall_commands)
             from koroku_desktop.cli.recall_commands import cmd_status

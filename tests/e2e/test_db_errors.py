@@ -143,7 +143,7 @@ def test_read_only_file_system_history_search_export_work_and_ask_says_why(
     script = f"""
 mount --bind {home} {home} && mount -o remount,bind,ro {home} {home} || exit 99
 {_koroku_cmd("history")} > out-history.txt 2> err-history.txt; echo "history=$?"
-{_koroku_cmd("search", "zebra")} > out-search.txt 2> err-search.txt; echo "search=$?"
+{_koroku_cmd("search", "--all-words", "zebra")} > out-search.txt 2> err-search.txt; echo "search=$?"
 {_koroku_cmd("export", "--format", "json")} > out-export.txt 2> err-export.txt; echo "export=$?"
 {_koroku_cmd("ask", "hello")} > out-ask.txt 2> err-ask.txt; echo "ask=$?"
 """
