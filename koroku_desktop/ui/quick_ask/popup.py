@@ -189,7 +189,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         if event.type() == QEvent.Type.ActivationChange:
             if self.isActiveWindow():
                 self._was_active = True
-            QTimer.singleShot(0, self._maybe_hide)
+            QTimer.singleShot(0, self, self._maybe_hide)  # not after the popup is gone
 
     def _maybe_hide(self) -> None:
         # Once it had the focus, losing it (to our windows or any other app) hides it.
