@@ -14,8 +14,7 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
-from koroku_desktop.cli import mcp_prompts, repl
-from koroku_desktop.cli.markdown_out import AnswerStream
+from koroku_desktop.cli import mcp_prompts
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
@@ -263,6 +262,10 @@ def _meter_text(meter: ContextMeter) -> str:
 
 
 async def _chat_loop(runtime: Runtime) -> None:
+    # prompt_toolkit and rich are chat's own: `koroku ask` starts without them.
+    from koroku_desktop.cli import repl
+    from koroku_desktop.cli.markdown_out import AnswerStream
+
     agent = runtime.agent
     await runtime.sync_memory()  # files edited while Koroku was closed, before any turn
     view = await agent.load()
@@ -333,6 +336,8 @@ def attach_command(line: str, pending: list[PendingAttachment]) -> str:
 
 
 async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:
+    from koroku_desktop.cli import repl
+
     agent = runtime.agent
     attached: list[PendingAttachment] = []
     while True:

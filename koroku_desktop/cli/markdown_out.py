@@ -3,7 +3,8 @@ Markdown with rich (bold, code, lists, tables) in place of the raw text just str
 
 Streaming first keeps the answer appearing as it is written; the redraw replaces only the
 answer's last stretch of text (what was streamed since the last tool call), so nothing else
-on screen moves. Piped, nothing is redrawn: scripts see exactly the streamed text.
+on screen moves. Piped, nothing is redrawn: scripts see exactly the streamed text, and rich
+is never imported.
 """
 
 from __future__ import annotations
@@ -11,10 +12,6 @@ from __future__ import annotations
 import re
 import shutil
 from typing import TextIO
-
-from rich.cells import cell_len
-from rich.console import Console
-from rich.markdown import Markdown
 
 LEAD = "koroku> "
 _MARKDOWN = re.compile(r"(\*\*|__|`|^#{1,6} |^\s*[-*+] |^\s*\d+\. |^\|.*\||\[[^\]]+\]\()", re.M)
@@ -27,6 +24,8 @@ def looks_like_markdown(text: str) -> bool:
 
 def rows_taken(text: str, width: int) -> int:
     """How many terminal rows `text` took when written at `width` columns (wrapped)."""
+    from rich.cells import cell_len  # rich only once an answer is redrawn on a terminal
+
     return sum(max(1, -(-cell_len(line) // width)) for line in text.split("\n"))
 
 
@@ -64,6 +63,9 @@ class AnswerStream:
             self.out.write("\n")
             self.out.flush()
             return
+        from rich.console import Console
+        from rich.markdown import Markdown
+
         width = shutil.get_terminal_size().columns
         up = rows_taken(text, width) - 1
         self.out.write("\r" + (f"\x1b[{up}A" if up else "") + "\x1b[J" + LEAD.rstrip() + "\n")

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import psycopg
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from typing import TYPE_CHECKING
 
 from koroku_desktop.domain.errors import ConfigError
 from koroku_desktop.sync.deadline import ANSWER_TIMEOUT_S, answer_timeout
+
+if TYPE_CHECKING:  # psycopg is imported where a hub is reached: a start without sync skips it
+    pass
 
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1", "[::1]"})
 SECURE_SSLMODES = frozenset({"require", "verify-ca", "verify-full"})
@@ -50,6 +51,8 @@ class HubAddress:
 
     def display(self) -> str:
         """The hub as `user@host:port/db` (no password), for status lines."""
+        from psycopg.conninfo import conninfo_to_dict
+
         parts = conninfo_to_dict(self.url)
         host = str(parts.get("host") or "localhost")
         user = f"{parts['user']}@" if parts.get("user") else ""
@@ -65,6 +68,8 @@ class HubAddress:
         timeout`, half the bound), so a device that stalls mid-push frees the push lock
         before another device's wait for it runs out.
         """
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
         secret = self.password()
         extra = {"password": secret} if secret else {}
         bound_ms = int(self.answer_s * 1000)
@@ -95,6 +100,9 @@ def _is_local(host: str) -> bool:
 def check_url(url: str, password: str | PasswordSource | None = None) -> HubAddress:
     """The hub address for `url`, or `SyncConfigError` saying what is wrong with it.
     `password`: the password itself, or where to ask for it at each connect."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
     url = url.strip()
     if not url.startswith(("postgresql://", "postgres://")):
         raise SyncConfigError("the hub URL must look like postgresql://user@host:port/db")

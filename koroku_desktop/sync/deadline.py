@@ -16,11 +16,12 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
-
-import psycopg
-import psycopg.errors
+from typing import TYPE_CHECKING
 
 from koroku_desktop.sync.errors import HubNotAnswering
+
+if TYPE_CHECKING:  # psycopg is imported where a hub is reached: a start without sync skips it
+    import psycopg
 
 ANSWER_TIMEOUT_ENV = "KOROKU_SYNC_TIMEOUT"
 """Seconds a hub may stay silent before a sync gives up (default `ANSWER_TIMEOUT_S`)."""
@@ -44,6 +45,8 @@ def answer_timeout() -> float:
 
 def _shut(conn: psycopg.Connection[tuple[object, ...]]) -> None:
     """Shut the connection's socket down (both ways) from any thread; its owner's wait ends."""
+    import psycopg
+
     with contextlib.suppress(OSError, ValueError, psycopg.Error):
         fd = conn.fileno()
         dup = socket.socket(fileno=os.dup(fd))
@@ -60,6 +63,8 @@ def answer_within(
     """Run the block's hub calls on `conn`; if the hub stays silent for `seconds`, cut the
     connection and raise `HubNotAnswering(waiting_for)`. A connection that broke on its own
     (cut, reset) raises it too, without a time. Other hub errors pass through."""
+    import psycopg
+
     fired = threading.Event()
 
     def expire() -> None:

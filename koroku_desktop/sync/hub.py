@@ -12,9 +12,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Concatenate, ParamSpec, TypeVar
-
-import psycopg
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from koroku_desktop.domain.errors import SyncError
 from koroku_desktop.sync.config import HubAddress
@@ -23,9 +21,13 @@ from koroku_desktop.sync.errors import HubError as HubError
 from koroku_desktop.sync.errors import HubNotAnswering
 from koroku_desktop.sync.hub_schema import CHANNEL, PUSH_LOCK, migrate
 
+if TYPE_CHECKING:  # psycopg is imported where a hub is reached: a start without sync skips it
+    import psycopg
+
+    Conn = psycopg.Connection[tuple[object, ...]]
+
 log = logging.getLogger(__name__)
 
-Conn = psycopg.Connection[tuple[object, ...]]
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -37,6 +39,8 @@ def hub_call(
 
     @functools.wraps(method)
     def call(hub: PostgresHub, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        import psycopg
+
         try:
             return method(hub, *args, **kwargs)
         except psycopg.Error as exc:
@@ -124,6 +128,8 @@ class PostgresHub:
     @hub_call
     def connect(self) -> Conn:
         """The open connection (made, and the schema migrated, on first use)."""
+        import psycopg
+
         if self._conn is None or self._conn.closed or self._conn.broken:
             self.close()
             conn = psycopg.connect(self.address.conninfo(), autocommit=True)
@@ -152,6 +158,8 @@ class PostgresHub:
     def close(self) -> None:
         """Close the connection (a later call reconnects)."""
         if self._conn is not None:
+            import psycopg
+
             with contextlib.suppress(psycopg.Error, OSError):
                 self._conn.close()
             self._conn = None
@@ -202,6 +210,8 @@ class PostgresHub:
         `HubNotAnswering` (nothing written, or, when only the answer to the COMMIT was lost,
         everything: the next pull brings those events back with their positions).
         """
+        import psycopg
+
         with self._answer("waiting for the push lock (another device may be pushing)") as conn:
             conn.execute("BEGIN")
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (PUSH_LOCK,))

@@ -22,9 +22,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
-
-import psycopg
+from typing import TYPE_CHECKING, Protocol
 
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.sync.config import HubAddress
@@ -32,13 +30,17 @@ from koroku_desktop.sync.deadline import answer_within
 from koroku_desktop.sync.hub import HubError
 from koroku_desktop.sync.hub_schema import migrate
 
+if TYPE_CHECKING:  # psycopg is imported where a hub is reached: a start without sync skips it
+    import psycopg
+
+    Conn = psycopg.Connection[tuple[object, ...]]
+
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 2
 ANSWER_S = 5.0
 """At most this long for the hub to answer a lock call (a turn never waits longer on a silent
 hub: it falls back to the local lease, as offline)."""
-Conn = psycopg.Connection[tuple[object, ...]]
 
 
 class LocalLease(Protocol):
@@ -112,6 +114,8 @@ class HubTurnLock:
             self.address, self.online = address, online
 
     def _connection(self) -> Conn:
+        import psycopg
+
         assert self.address is not None, "no hub to connect to"
         if self._conn is None or self._conn.closed:
             info = self.address.conninfo() + f" connect_timeout={CONNECT_TIMEOUT_S}"
@@ -134,6 +138,8 @@ class HubTurnLock:
         with self._lock:
             if self.address is None:  # sync is off: the local lease is the lock
                 return None
+            import psycopg
+
             try:
                 conn = self._connection()
                 with self._answer("taking the turn lock on the hub", conn):
@@ -156,6 +162,8 @@ class HubTurnLock:
         """Give back the hub's lock (if held, its holder row first) and the local lease."""
         with self._lock:
             if conversation_id in self._held:
+                import psycopg
+
                 self._held.discard(conversation_id)
                 key = lock_key(conversation_id)
                 try:
@@ -174,6 +182,8 @@ class HubTurnLock:
 
     def _drop(self) -> None:
         if self._conn is not None:
+            import psycopg
+
             with contextlib.suppress(psycopg.Error, OSError):
                 self._conn.close()
             self._conn = None

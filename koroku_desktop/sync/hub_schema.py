@@ -9,7 +9,11 @@ Append-only list, like the local store's: never edit a step that has shipped.
 
 from __future__ import annotations
 
-import psycopg
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # psycopg is imported where a hub is reached: a start without sync skips it
+    import psycopg
+
 
 CHANNEL = "koroku_events"
 """The NOTIFY channel a push announces new events on (payload: the new last hub_seq)."""

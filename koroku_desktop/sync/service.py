@@ -17,14 +17,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-
-import psycopg
+from typing import TYPE_CHECKING
 
 from koroku_desktop.sync.deadline import answer_within
 from koroku_desktop.sync.engine import SyncEngine
 from koroku_desktop.sync.errors import HubNotAnswering
 from koroku_desktop.sync.hub import HubError, describe_hub_error, login_refused
 from koroku_desktop.sync.hub_schema import CHANNEL
+
+if TYPE_CHECKING:  # psycopg is imported where a hub is reached: a start without sync skips it
+    import psycopg
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +137,8 @@ class SyncService:
         return version
 
     def _listen(self) -> psycopg.Connection[tuple[object, ...]]:
+        import psycopg
+
         address = self.engine.hub.address
         conn = psycopg.connect(address.conninfo(), autocommit=True)
         try:
@@ -178,6 +182,8 @@ class SyncService:
         self._set(SyncStatus(state, since or time.time(), why, self.status.last_success))
 
     def _run(self) -> None:
+        import psycopg
+
         backoff = 1.0
         while not self._stop.is_set():
             synced_before = self.status.last_success
