@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Hundreds of `koroku` subprocesses each import the package, google-genai, pydantic and Qt:
+# without bytecode caches every one of them compiles all of that again (about 1.4 CPU-s
+# each). A shell that sets PYTHONDONTWRITEBYTECODE would make the suite twice as slow.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 _LOCAL_HOSTS = {"127.0.0.1", "::1", "localhost", "0.0.0.0"}
 _real_connect = socket.socket.connect

@@ -1,7 +1,9 @@
 """A real PostgreSQL hub for the sync tests: one cluster per session, a fresh database per test.
 
-Every test that uses the cluster is put in the `postgres` xdist group (`--dist loadgroup`),
-so one worker runs them all on one cluster, one after another: some stop and restart it.
+A session fixture is made once per pytest-xdist worker, so each worker has a cluster of its
+own (its own directory and free port) and runs its tests on it one after another. A test that
+stops and restarts the cluster therefore disturbs no other worker's test, and the PostgreSQL
+tests spread over every worker instead of queueing on one (they were a 15-minute group).
 """
 
 from __future__ import annotations
@@ -12,9 +14,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests.sync.pg_server import PgServer, find_bin
-
-GROUP = "postgres"
-
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
@@ -45,10 +44,3 @@ def hub_url(hub: PgServer) -> str:
     """A fresh hub database for this test."""
     return hub.new_database()
 
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the group marks
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put every test that reaches the cluster in the one `postgres` group."""
-    for item in items:
-        if "pg_server" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(GROUP))
