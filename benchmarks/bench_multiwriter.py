@@ -74,9 +74,11 @@ def follower(db: Path, idle: float, turns: int) -> None:
 
     agent.hooks.on_event_appended.append(arrived)
 
+    files = [db, db.with_name(db.name + "-wal")]  # as the app follows them
+
     async def main() -> dict[str, Any]:
         await agent.load()
-        bridge.follow(log.data_version)
+        bridge.follow(log.data_version, files)
         await asyncio.sleep(1)  # settle
         start = cpu_seconds()
         await asyncio.sleep(idle)
@@ -85,7 +87,7 @@ def follower(db: Path, idle: float, turns: int) -> None:
         start = cpu_seconds()
         await asyncio.sleep(idle)
         quiet = cpu_seconds() - start
-        bridge.follow(log.data_version)
+        bridge.follow(log.data_version, files)
         print("READY", flush=True)
         await asyncio.wait_for(done.wait(), timeout=turns * 3 + 30)
         bridge.stop_following()

@@ -151,7 +151,8 @@ class Desktop(QObject):
         self.window.set_history(entries)
         await self.bridge.load_live()
         # Turns and compactions made in a terminal (or another app) appear here live.
-        self.bridge.follow(self.runtime.log.data_version)
+        db = self.runtime.paths.db
+        self.bridge.follow(self.runtime.log.data_version, [db, db.with_name(db.name + "-wal")])
         SyncFollower(self.runtime, self.bridge, self._reload, self._keep).start()
         self.memory_sync = asyncio.ensure_future(sync_memory(self.runtime))  # off the start-up path
         self.warm_up = asyncio.ensure_future(warm_up(self.runtime))

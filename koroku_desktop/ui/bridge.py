@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -355,9 +356,15 @@ class AgentBridge(QObject):
 
     # -- following the log -------------------------------------------------------------
 
-    def follow(self, data_version: Callable[[], int]) -> None:
-        """Show what other processes append while the app is open (see log_follower.py)."""
-        self._follower.start(self.agent, data_version)
+    def follow(self, data_version: Callable[[], int], files: Sequence[Path] = ()) -> None:
+        """Show what other processes append while the app is open, woken by changes to the
+        log's `files` (see log_follower.py)."""
+        self._follower.start(self.agent, data_version, files)
+
+    @property
+    def follows_by_notification(self) -> bool:
+        """True when file-change notifications, not a poll, wake the log follower."""
+        return self._follower.watching
 
     def stop_following(self) -> None:
         """Stop the follow timer (on quit)."""

@@ -1,29 +1,38 @@
 """LogFollower: while the app is open, what other processes (a terminal's `koroku`, another
-app) append to the log shows up here, within a second.
+app) append to the log shows up here, within a moment.
 
-Every `FOLLOW_INTERVAL_MS` a worker thread asks the log's data version (one PRAGMA); only
-when it changed does the agent read the events after the last seq it saw, and its hooks
-bring them to the bridge's `event_appended` like our own. Split out of the bridge, which
-only starts and stops it.
+The follower is woken by the file system, not by a clock: a `QFileSystemWatcher` (inotify on
+Linux) watches the database and its write-ahead log, which every commit by any process
+writes to. On a change a worker thread asks the log's data version (one PRAGMA); only when it
+changed does the agent read the events after the last seq it saw, and its hooks bring them to
+the bridge's `event_appended` like our own. An idle app therefore wakes up for nothing.
+
+Where the files cannot be watched (an in-memory log, a file system without notifications)
+the follower polls the data version every `FOLLOW_INTERVAL_MS` instead. Split out of the
+bridge, which only starts and stops it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 
 from koroku_desktop.agent.loop import Agent
 
 log = logging.getLogger(__name__)
 
 FOLLOW_INTERVAL_MS = 250
+"""The poll's period where the log's files cannot be watched."""
+COALESCE_MS = 15
+"""A commit touches the files several times in a row: one check for the burst."""
 
 
 class LogFollower(QObject):
-    """Polls the log's data version on a timer and has the agent catch up when it changed."""
+    """Has the agent catch up when another process changed the log (see the module doc)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -31,30 +40,93 @@ class LogFollower(QObject):
         self._data_version: Callable[[], int] | None = None
         self._last_version: int | None = None
         self._checking = False
+        self._again = False  # a change came while a check ran: check once more after it
         self._task: asyncio.Future[int] | None = None
+        self._files: list[str] = []
+        self._watcher: QFileSystemWatcher | None = None
         self._timer = QTimer(self)
-        self._timer.setInterval(FOLLOW_INTERVAL_MS)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(COALESCE_MS)
         self._timer.timeout.connect(self._tick)
 
-    def start(self, agent: Agent, data_version: Callable[[], int]) -> None:
-        """Poll `data_version` and have `agent` catch up when it changed (again after `stop`)."""
+    @property
+    def watching(self) -> bool:
+        """True when file notifications wake the follower (False: it polls)."""
+        return self._watcher is not None and bool(self._watcher.files())
+
+    def start(
+        self, agent: Agent, data_version: Callable[[], int], files: Sequence[Path] = ()
+    ) -> None:
+        """Follow the log behind `data_version`, woken by changes to `files` (the database
+        and its `-wal`); with no file that can be watched, poll instead."""
         self._agent, self._data_version = agent, data_version
+        self._files = [str(path) for path in files]
+        if self._files and self._watch():
+            self._changed()  # what came between the first load and the watch
+            return
+        self._timer.setSingleShot(False)
+        self._timer.setInterval(FOLLOW_INTERVAL_MS)
         self._timer.start()
 
     def stop(self) -> None:
-        """Stop polling."""
+        """Stop following."""
         self._timer.stop()
+        if self._watcher is not None:
+            self._watcher.deleteLater()
+            self._watcher = None
 
     async def settle(self) -> None:
         """Let a check under way end (for at most five seconds)."""
         if self._task is not None and not self._task.done():
             await asyncio.wait([self._task], timeout=5)
 
+    # -- waking up ---------------------------------------------------------------------
+
+    def _watch(self) -> bool:
+        """Watch the files that exist and their folder (a `-wal` made later is added then)."""
+        watcher = QFileSystemWatcher(self)
+        folders = sorted({str(Path(name).parent) for name in self._files})
+        if not all(watcher.addPath(folder) for folder in folders):
+            watcher.deleteLater()
+            return False
+        self._watcher = watcher
+        watcher.fileChanged.connect(self._changed)
+        watcher.directoryChanged.connect(self._folder_changed)
+        self._add_files()
+        if not watcher.files():
+            self.stop()
+            return False
+        return True
+
+    def _add_files(self) -> None:
+        if self._watcher is None:
+            return
+        watched = set(self._watcher.files())
+        for name in self._files:
+            if name not in watched and Path(name).exists():
+                self._watcher.addPath(name)
+
+    def _folder_changed(self, _folder: str) -> None:
+        """A file was made or removed beside the log (its `-wal` came back): watch it again."""
+        self._add_files()
+        self._changed()
+
+    def _changed(self, _name: str = "") -> None:
+        if self._watcher is not None and _name and _name not in self._watcher.files():
+            self._add_files()  # replaced by a new file: the watch went with the old one
+        if not self._timer.isActive():
+            self._timer.start()
+
     def _tick(self) -> None:
-        if self._checking or self._data_version is None or self._agent is None:
+        if self._data_version is None or self._agent is None:
+            return
+        if self._checking:
+            self._again = True
             return
         self._checking = True
         self._task = asyncio.ensure_future(self.check_log())
+
+    # -- catching up -------------------------------------------------------------------
 
     async def check_log(self) -> int:
         """One follow step: fold what others appended if the log changed; how many events."""
@@ -71,3 +143,6 @@ class LogFollower(QObject):
             return 0
         finally:
             self._checking = False
+            if self._again:
+                self._again = False
+                self._changed()

@@ -15,6 +15,7 @@ import pytest
 
 from tests.sync.pg_server import PgServer, find_bin
 
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     """One PostgreSQL server for the session (skipped only where it is not installed)."""
@@ -43,4 +44,3 @@ def hub(pg_server: PgServer) -> Iterator[PgServer]:
 def hub_url(hub: PgServer) -> str:
     """A fresh hub database for this test."""
     return hub.new_database()
-

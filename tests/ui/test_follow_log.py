@@ -66,6 +66,7 @@ def test_a_terminal_turn_and_compaction_appear_in_the_window_and_its_next_reques
     qtbot.waitUntil(lambda: "A-from-the-window" in texts(window.model, "model"), timeout=15000)
     qtbot.waitUntil(lambda: not desktop.bridge.busy)
 
+    assert desktop.bridge.follows_by_notification  # woken by the files, no poll while idle
     finish(koroku("ask", "from-the-terminal"))
     # Liveness only (the benchmark measures the delay): well within a few seconds.
     qtbot.waitUntil(lambda: "A-from-the-terminal" in texts(window.model, "model"), timeout=5000)
