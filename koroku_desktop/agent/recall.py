@@ -102,7 +102,7 @@ class HybridSearch:
 
         Each leg fetches the same `POOL` candidates whatever `limit` is, so `limit` only cuts
         the fused ranking. A query longer than `MAX_QUERY_CHARS` is cut there (said in the
-        note); an empty one, or one of only common words, finds by meaning alone."""
+        note); an empty one, or one of only stop words, finds by meaning alone."""
         query, clipped = clip_query(query)
         limit = max(1, min(limit, POOL))
         keyword_task = asyncio.to_thread(self.store.keyword, query, POOL, below_seq)
