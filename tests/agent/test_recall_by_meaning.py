@@ -202,3 +202,31 @@ async def test_long_texts_are_embedded_in_chunks(setup: Setup, fake_gemini: Fake
     # Each chunk starts inside the previous one (they overlap), so no sentence is cut off.
     for before, after in itertools.pairwise(texts):
         assert after.split()[0] in before.split()
+
+
+async def test_a_weak_meaning_match_lifts_a_keyword_hit_without_taking_the_first_place(
+    setup: Setup, fake_gemini: FakeGemini
+) -> None:
+    texts = [f"flamingo report {n}: " + "flamingo " * (4 - n) + "notes" for n in range(5)]
+    seqs = _say(setup.log, *texts)
+    keyword = setup.log.vectors.keyword("flamingo report", 10)
+    assert sorted(keyword) == seqs  # five keyword hits in some order
+    last = texts[seqs.index(keyword[-1])]
+
+    def embed(batch: list[str], dims: int, model: str) -> list[list[float]]:
+        # Only the keyword leg's last hit is close in meaning to the query.
+        near = [1.0] + [0.0] * (dims - 1)
+        return [
+            near if t in (last, "flamingo report") else [0.0, 1.0] + [0.0] * (dims - 2)
+            for t in batch
+        ]
+
+    fake_gemini.embedder = embed
+    await setup.background.catch_up()
+    result = await setup.search.search("flamingo report", 5)
+    fused = [h.hit.seq for h in result.hits]
+    assert result.mode == "hybrid" and sorted(fused) == seqs
+    # The keyword leg's first place stays first; the one meaning agrees with moves up.
+    assert fused[0] == keyword[0]
+    assert fused.index(keyword[-1]) < len(keyword) - 1
+    assert result.hits[fused.index(keyword[-1])].similarity == pytest.approx(1.0, abs=0.02)

@@ -219,7 +219,7 @@ class FakeGemini:
 
         Beyond `reset`: pending delays end as dropped connections, open connections are cut
         (a client of the previous test cannot leak into the next), and the files, limits,
-        outage and implicit-cache memory are forgotten.
+        outage, embedder and implicit-cache memory are forgotten.
         """
         stopping, self._stopping = self._stopping, threading.Event()
         stopping.set()
@@ -233,6 +233,7 @@ class FakeGemini:
             self.default_text = default_text
             self.max_input_tokens = None
             self.embedding_outage = None
+            self.embedder = None
             self.files = FakeFiles()
             self._cache_pieces = []
         return self

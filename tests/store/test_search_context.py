@@ -75,3 +75,16 @@ def test_the_similarity_floor_follows_the_vectors_own_distribution() -> None:
     floor = index.floor(query)
     assert floor is not None and 0.1 < floor < 0.55  # random 64-d vectors: low cosines
     assert index.nearest(many[5] / np.linalg.norm(many[5]), 1)[0].similarity > floor
+
+
+def test_stop_words_do_not_rank_and_a_possessive_is_its_noun(log: SqliteEventLog) -> None:
+    camping = put(log, "c", "user", "our family went camping by the lake with Maria")
+    for n in range(20):
+        put(log, "c", "model", f"budget note {n}")
+    put(log, "c", "user", "her family talked about her while her sister was there")
+    # Stop words ("her", "while") give no rank: the one rare word leads.
+    assert log.vectors.keyword("what did her family do while camping", 1) == [camping]
+    # "Maria's" asks for Maria (typed as is it would be the phrase "maria s").
+    assert log.vectors.keyword("Maria's trip", 1) == [camping]
+    assert log.vectors.keyword("Maria\u2019s trip", 1) == [camping]
+    assert log.vectors.keyword("what about her, while they're there", 10) == []

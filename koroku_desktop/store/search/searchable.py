@@ -13,6 +13,7 @@ from koroku_desktop.domain.events import Event, MessageEvent
 from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.fold import said_parts
 from koroku_desktop.render.markers import event_marker
+from koroku_desktop.store.search.stop_words import STOP_WORDS
 
 MAX_SEARCHABLE_CHARS = 200_000
 
@@ -49,79 +50,21 @@ def fts_query(user_text: str) -> str | None:
     return " ".join(terms) if terms else None
 
 
-QUESTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
-"""Words too common to rank by: left out of `fts_any_query` (the hybrid search's keyword leg)."""
-
-
 def fts_any_query(user_text: str) -> str | None:
-    """An FTS5 query matching ANY of the text's words (common ones left out), for BM25 ranking.
+    """An FTS5 query matching ANY of the text's words (stop words left out), for BM25 ranking.
 
     A natural question ("what colour is my car?") rarely has every word in one event; ranked
-    by BM25, events with the rarer words come first. None when nothing is left to search for.
+    by BM25, events with the rarer words come first. A possessive is its noun ("Maria's" is
+    "Maria": as typed it would be the phrase "maria s", found only where written so). None
+    when nothing is left to search for.
     """
     words: dict[str, None] = {}
-    for token in user_text.split():
+    for token in user_text.replace("\u2019", "'").split():
         core = "".join(ch for ch in token if ch.isalnum() or ch in "-_'").strip("-_'")
-        if core and core.lower() not in QUESTION_WORDS:
+        if core.lower() in STOP_WORDS:  # "it's", "let's"
+            continue
+        if core[-2:].lower() == "'s":
+            core = core[:-2]
+        if core and core.lower() not in STOP_WORDS:
             words['"' + core.replace('"', '""') + '"'] = None
     return " OR ".join(words) if words else None
