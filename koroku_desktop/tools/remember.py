@@ -14,27 +14,22 @@ from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 
 
 class Remember(AgentTool):
-    """Remember a lasting fact about the user: who they are, a preference, a person in their
-    life, or a project. Use it when the user asks you to remember something, or states
-    something about themself that will matter in later conversations. One fact per call,
-    under a short subject (e.g. 'home city', 'coffee', 'sister Anna', 'project Tern'): a
-    fact with the same subject replaces what you knew. Not for passing details, secrets or
-    passwords. Returns what was stored and what it replaced; tell the user in a few words.
+    """Remember a lasting fact about the user (themself, a preference, a person, a project)
+    when they ask you to, or state something that will matter later. One fact per call; the
+    same subject replaces what you knew. Never secrets. Returns what was stored.
     """
 
     name: ClassVar[str] = "remember"
     needs_approval: ClassVar[bool] = False
 
     subject: str = Field(
-        description="A few words naming what the fact is about, e.g. 'home city'.",
+        description="What it is about, in a few words, e.g. 'home city'.",
         max_length=MAX_SUBJECT_CHARS,
     )
-    fact: str = Field(
-        description="The fact, as one or two plain sentences, e.g. 'Lives in Oslo since 2019.'"
-    )
+    fact: str = Field(description="The fact in a sentence or two.")
     category: FactCategory = Field(
         default="about_you",
-        description="about_you (the user themself), preference, person, or project.",
+        description="What kind of fact it is.",
     )
 
     async def execute(self, ctx: ToolContext) -> JsonObject:

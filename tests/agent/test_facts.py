@@ -4,12 +4,15 @@ request, superseding, a second writer on the same log, turning the feature off, 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.runtime import Runtime, build_runtime
 from koroku_desktop.domain.events import FactEvent, MessageEvent, StoredEvent
@@ -190,3 +193,91 @@ async def test_turned_off_no_fact_is_sent_and_remember_is_not_offered(
     assert (await runtime.agent.run_turn("hi again")).ok
     on = model.requests[-1]
     assert "Jan." in on.system_instruction and "remember" in [t.name for t in on.tools]
+
+
+def summariser_listing(*lines: str) -> Any:
+    """Summaries listing `lines` in their facts block (`"FIRST"`: the seq of the first
+    message in the transcript); everything else: a long answer."""
+
+    def reply(request: ModelRequest) -> str:
+        if request.system_instruction == SUMMARIZER_INSTRUCTION:
+            said = request.contents[-1].parts[-1].text  # type: ignore[union-attr]
+            first = re.search(r"#(\d+) User:", said).group(1)  # type: ignore[union-attr]
+            block = "\n".join(lines).replace('"FIRST"', first)
+            return f"SUMMARY: Jan talked about coffee.\n<facts>\n{block}\n</facts>"
+        return "an answer " * 40
+
+    return reply
+
+
+async def talk(runtime: Runtime, *texts: str) -> None:
+    for text in texts:
+        assert (await runtime.agent.run_turn(text)).ok
+
+
+async def test_each_compaction_lists_new_facts_citing_what_it_summarised(
+    runtimes: list[Runtime],
+) -> None:
+    model = FakeChatModel(
+        summariser_listing(
+            json.dumps(
+                {
+                    "subject": "Coffee",
+                    "category": "preference",
+                    "fact": "Oat flat white now.",
+                    "from": ["FIRST", 9999],
+                }
+            ),
+            json.dumps({"subject": "name", "fact": "Jan."}),  # already known: skipped
+            "not a fact at all",
+            json.dumps({"subject": "life story", "category": "person", "fact": "x" * 5000}),
+            json.dumps({"subject": "sister", "category": "pets", "fact": "Anna."}),
+        )
+    )
+    runtime = open_runtime(model)
+    runtimes.append(runtime)
+    assert runtime.facts is not None
+    runtime.facts.remember("default", "name", "Jan.")
+    runtime.facts.remember("default", "coffee", "Black.", "preference")
+    await talk(runtime, "I switched to oat flat whites " * 20, "my sister is Anna " * 20, "ok")
+    compaction = await runtime.compactor.compact_now(runtime.agent)
+    assert compaction is not None
+    assert compaction.summary == "SUMMARY: Jan talked about coffee."  # the block is not in it
+
+    (ask,) = [r for r in model.requests if r.system_instruction == SUMMARIZER_INSTRUCTION]
+    asked = ask.contents[-1].parts[-1].text  # type: ignore[union-attr]
+    assert "Known facts:\n- name: Jan.\n- coffee: Black." in asked
+
+    assert runtime.facts.refresh()  # what the compaction appended, read from the log
+    facts = {f.subject: f for f in runtime.facts.facts}
+    assert facts["Coffee"].text == "Oat flat white now." and facts["Coffee"].source == "compaction"
+    first_user_seq = next(m.seq for m in runtime.log.entries(kinds=["message"]))
+    assert facts["Coffee"].from_seqs == (first_user_seq,)  # the made-up #9999 is dropped
+    assert len(facts["life story"].text) == MAX_FACT_CHARS  # cut, not lost
+    assert facts["sister"].category == "about_you"  # an unknown category falls back
+    assert facts["name"].source == "person"
+    new = [e for e in fact_events(runtime) if e.event.source == "compaction"]  # type: ignore[union-attr]
+    (stored_compaction,) = [
+        e for e in runtime.log.entries(kinds=["compaction"]) if isinstance(e, StoredEvent)
+    ]
+    assert {e.turn_id for e in new} == {stored_compaction.turn_id}  # landed together
+    memory = "".join(p.read_text() for p in (runtime.paths.home / "memory").glob("*.md"))
+    assert "SUMMARY: Jan talked" in memory and "<facts>" not in memory
+
+    await talk(runtime, "and now?")
+    assert "- (preferences) Coffee: Oat flat white now." in model.requests[-1].system_instruction
+
+
+async def test_with_facts_off_a_compaction_asks_for_none_and_stores_none(
+    runtimes: list[Runtime],
+) -> None:
+    model = FakeChatModel(summariser_listing(json.dumps({"subject": "a", "fact": "b"})))
+    runtime = open_runtime(model)
+    runtimes.append(runtime)
+    runtime.settings_store.update({"remember_facts": False})
+    await talk(runtime, "hello " * 50, "more " * 50, "ok")
+    compaction = await runtime.compactor.compact_now(runtime.agent)
+    assert compaction is not None and "<facts>" not in compaction.summary
+    (ask,) = [r for r in model.requests if r.system_instruction == SUMMARIZER_INSTRUCTION]
+    assert "Known facts" not in ask.contents[-1].parts[-1].text  # type: ignore[union-attr]
+    assert fact_events(runtime) == []
