@@ -116,7 +116,6 @@ def _fact(e: FactEvent) -> Marker:
                 f"Koroku no longer knows anything under “{e.subject}”. The fact stays in the "
                 "log and in search; it is no longer sent with requests."
             ),
-            chat=f"Forgot what it knew about {e.subject}",
         )
     return Marker(
         "fact",
@@ -130,7 +129,7 @@ def _fact(e: FactEvent) -> Marker:
             "request until a newer fact on the same subject replaces it; see and edit the "
             "facts in the Memory tab or in Settings, or with `koroku memory`."
         ),
-        chat=f"Will remember — {e.subject}: {e.text}",
+        # No chat line: the `remember` call's card says it (a notice row reads as a warning).
         search_text=f"{e.subject}: {e.text}",
         embed_text=f"{e.subject}: {e.text}",
     )

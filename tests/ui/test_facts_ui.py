@@ -6,17 +6,23 @@ longer than a page is refused with the text kept; the feature turns off in Setti
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
+import qasync
 from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import FactEvent, StoredEvent
+from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.facts_editor import FactsEditor
+from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import run
+from tests.support.waits import settle
+from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import texts, type_and_send
 from tests.ui.screenshots import save_screenshot
 from tests.ui.test_follow_log import finish, koroku
@@ -183,3 +189,32 @@ def test_screenshots_of_the_memory_tab_and_settings_at_two_widths_in_both_themes
     save_screenshot(history, "facts-refused-light-900")
     # The group itself fits the narrow width: no text of it is cut.
     assert settings.facts.minimumSizeHint().width() <= 380
+
+
+def test_the_remember_tool_runs_without_asking_and_the_chat_says_what_it_stored(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    def reply(request: ModelRequest) -> Any:
+        if request.contents[-1].function_responses:
+            return "I'll remember that."
+        return [call("remember", subject="editor", fact="Uses Helix.", category="preference")]
+
+    with running_desktop(qtbot, FakeChatModel(reply)) as desk:
+        if desk.welcome is not None:
+            desk.welcome.ok_button.click()
+        editor = editor_of(desk)
+        type_and_send(qtbot, desk.window.input, "remember that I use Helix")
+        qtbot.waitUntil(lambda: "I'll remember that." in texts(desk.window.model, "model"))
+        qtbot.waitUntil(lambda: not desk.bridge.busy)
+        # No approval card was needed: the turn ran to its answer on its own.
+        cards = [i for i in desk.window.model.items() if i.kind == "tool"]
+        assert [c.tool for c in cards] == ["remember"], cards
+        qtbot.waitUntil(lambda: editor.facts_shown() == ["editor — Uses Helix."], timeout=5000)
+        desk.history.close() if desk.history is not None else None
+        for mode in ("light", "dark"):
+            theme.apply(desk.app, mode)
+            for width in (400, 900):
+                desk.window.resize(width, 760)
+                settle()
+                save_screenshot(desk.window, f"facts-chat-{mode}-{width}")
+        theme.apply(desk.app, "light")
