@@ -11,6 +11,7 @@ goes with the next request.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,11 +26,14 @@ from koroku_desktop.domain.facts import (
     Fact,
     FactRefused,
     checked_fact,
+    facts_block,
     live_facts,
     subject_key,
 )
 from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.tools.base import RememberFact
+
+log = logging.getLogger(__name__)
 
 PAGE = 2_000
 
@@ -87,6 +91,15 @@ class FactBook:
                 self._events.extend(new)
                 self._facts = live_facts(self._events)
             return bool(new)
+
+    async def block(self) -> str:
+        """Read what was stated since the last look (off the loop) and return the facts'
+        block for the request; a failed read keeps the facts known so far."""
+        try:
+            await asyncio.to_thread(self.refresh)
+        except Exception:  # facts are a help: a read failing must not stop the turn
+            log.warning("could not read the facts about the user", exc_info=True)
+        return facts_block(self.facts)
 
     def find(self, ref: str | int) -> Fact:
         """The live fact with this id: its seq here (`12` or `#12`) or its event id;

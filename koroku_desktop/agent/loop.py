@@ -36,7 +36,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     StoredEvent,
 )
-from koroku_desktop.domain.facts import REMEMBER_HINT, facts_block
+from koroku_desktop.domain.facts import REMEMBER_HINT
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
@@ -183,19 +183,9 @@ class Agent:
         """
         async with self._gate.hold(wait=wait, turn_id=turn_id or new_id(), counted=counted) as turn:
             await self.catch_up()
-            await self.refresh_facts()
+            if self.facts is not None:  # fixed for the turn: the prefix stays byte-stable
+                self.facts_text = await self.facts.block()
             yield turn
-
-    async def refresh_facts(self) -> None:
-        """Read facts stated since the last look (by any process) off the loop, and fix the
-        block the next requests send. A failed read keeps the facts known so far."""
-        if self.facts is None:
-            return
-        try:
-            await asyncio.to_thread(self.facts.refresh)
-        except Exception:  # facts are a help: a read failing must not stop the turn
-            log.warning("could not read the facts about the user", exc_info=True)
-        self.facts_text = facts_block(self.facts.facts)
 
     @property
     def loaded(self) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -280,4 +281,49 @@ async def test_with_facts_off_a_compaction_asks_for_none_and_stores_none(
     assert compaction is not None and "<facts>" not in compaction.summary
     (ask,) = [r for r in model.requests if r.system_instruction == SUMMARIZER_INSTRUCTION]
     assert "Known facts" not in ask.contents[-1].parts[-1].text  # type: ignore[union-attr]
+    assert fact_events(runtime) == []
+
+
+async def test_damaged_fact_rows_are_skipped_and_the_turn_goes_on(
+    runtimes: list[Runtime],
+) -> None:
+    model = FakeChatModel(lambda request: "ok")
+    runtime = open_runtime(model)
+    runtimes.append(runtime)
+    assert runtime.facts is not None
+    runtime.facts.remember("default", "name", "Jan.")
+    with sqlite3.connect(runtime.paths.db) as conn:
+        for payload in ("{not json", '{"subject": "x", "text": 5, "schema_version": 99}'):
+            conn.execute(
+                "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+                " VALUES ('default', 'fact', 1, ?, 0)",
+                (payload,),
+            )
+        conn.execute(
+            "INSERT INTO events (conversation_id, kind, schema_version, payload, created_at)"
+            " VALUES ('default', 'fact', 1, CAST(? AS TEXT), 0)",
+            (b'{"subject": "\xff", "text": "bad bytes"}',),
+        )
+    assert (await runtime.agent.run_turn("hi")).ok
+    assert model.requests[-1].system_instruction.endswith("- (about you) name: Jan.")
+    assert [f.text for f in runtime.facts.facts] == ["Jan."]
+
+
+async def test_the_tool_refuses_an_empty_fact_and_an_overlong_subject_storing_nothing(
+    runtimes: list[Runtime],
+) -> None:
+    def reply(request: ModelRequest) -> Any:
+        if request.contents[-1].function_responses:
+            return "Sorry."
+        return [
+            call("remember", subject="mood", fact="   "),
+            call("remember", subject="s" * 200, fact="fine"),
+        ]
+
+    runtime = open_runtime(FakeChatModel(reply))
+    runtimes.append(runtime)
+    assert (await runtime.agent.run_turn("remember nothing")).ok
+    empty, long_subject = tool_responses(runtime)
+    assert empty["error"].startswith("not stored: a fact cannot be empty")
+    assert "subject" in long_subject["error"] and "80 characters" in long_subject["error"]
     assert fact_events(runtime) == []
