@@ -63,8 +63,10 @@ def test_add_list_edit_forget_and_the_next_ask_carries_the_facts(
     ok(koroku, "ask", "hi again")
     again = fake_gemini.generate_requests()[-1].system_text
     assert "Oat flat white." in again and "Oslo" not in again and "Black." not in again
-    # Nothing was deleted: every statement stays in the log.
+    # Nothing was deleted: every statement stays in the log, and in ranked search.
     assert koroku.sql("SELECT count(*) FROM events WHERE kind = 'fact'") == [(4,)]
+    found = json.loads(ok(koroku, "search", "--json", "black").stdout)
+    assert [(h["kind"], h["text"]) for h in found] == [("fact", "coffee: Black.")]
 
 
 def test_bad_input_gets_a_clear_message_and_stores_nothing(koroku: Koroku) -> None:
