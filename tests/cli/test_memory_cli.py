@@ -25,6 +25,11 @@ def ok(k: Koroku, *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def prefix(request: ReceivedRequest) -> str:
+    """What Gemini's implicit cache keys on first: the system instruction and the tools."""
+    return json.dumps([request.body.get("systemInstruction"), request.body.get("tools")])
+
+
 def listed(k: Koroku) -> list[dict[str, Any]]:
     facts: list[dict[str, Any]] = json.loads(ok(k, "memory", "list", "--json").stdout)
     return facts
@@ -49,10 +54,14 @@ def test_add_list_edit_forget_and_the_next_ask_carries_the_facts(
 
     fake_gemini.reply_text("hello Jan")
     ok(koroku, "ask", "hi")
-    (request,) = fake_gemini.generate_requests()
+    fake_gemini.reply_text("hello again, Jan")
+    ok(koroku, "ask", "hi again")
+    request, next_request = fake_gemini.generate_requests()
     assert request.system_text.endswith(
         "- (about you) home city: I live in Oslo\n- (preferences) coffee: Black."
     )
+    # Another process, the same facts: the prefix Gemini caches is byte-identical.
+    assert prefix(request) == prefix(next_request)
 
     edited = ok(koroku, "memory", "edit", str(coffee["id"]), "Oat flat white.")
     assert "(replaces #2: Black.)" in edited.stdout
@@ -60,7 +69,7 @@ def test_add_list_edit_forget_and_the_next_ask_carries_the_facts(
     assert [(f["subject"], f["text"]) for f in listed(koroku)] == [("coffee", "Oat flat white.")]
 
     fake_gemini.reply_text("hello again")
-    ok(koroku, "ask", "hi again")
+    ok(koroku, "ask", "hi once more")
     again = fake_gemini.generate_requests()[-1].system_text
     assert "Oat flat white." in again and "Oslo" not in again and "Black." not in again
     # Nothing was deleted: every statement stays in the log, and in ranked search.
