@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from koroku_desktop.agent.ports import EventLog
 from koroku_desktop.agent.turn import Journal
@@ -110,7 +110,8 @@ class FactBook:
             if text in (str(fact.seq), fact.event_id):
                 return fact
         raise UnknownFact(
-            f"no fact has the id {ref}: see `koroku memory list` (an edited fact gets a new id)"
+            f"no fact has the id {ref}: it was edited or forgotten meanwhile, or never existed "
+            "(an edited fact gets a new id; `koroku memory list` shows them)"
         )
 
     def current(self, subject: str) -> Fact | None:
@@ -124,7 +125,7 @@ class FactBook:
         text: str,
         category: FactCategory = "about_you",
         *,
-        source: str = "person",
+        source: Literal["person", "model"] = "person",
         from_seqs: Sequence[int] = (),
         from_ids: Sequence[str] = (),
     ) -> tuple[FactEvent, Fact | None]:
@@ -137,7 +138,7 @@ class FactBook:
             subject=subject,
             text=text,
             category=category,
-            source="model" if source == "model" else "person",
+            source=source,
             from_seqs=list(from_seqs),
             from_ids=list(from_ids),
             replaces_id=replaced.event_id if replaced is not None else None,

@@ -218,3 +218,21 @@ def test_the_remember_tool_runs_without_asking_and_the_chat_says_what_it_stored(
                 settle()
                 save_screenshot(desk.window, f"facts-chat-{mode}-{width}")
         theme.apply(desk.app, "light")
+
+
+def test_an_edit_of_a_fact_changed_meanwhile_elsewhere_is_not_saved_and_keeps_its_text(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    facts = desktop.runtime.facts
+    assert facts is not None
+    stored = facts.remember("default", "editor", "Uses vim.", "preference").stored
+    editor = editor_of(desktop)
+    run(qtbot, editor.reload())
+    assert editor.select("editor")
+    editor.start_edit()
+    editor.text.setPlainText("Uses Emacs.")
+    finish(koroku("memory", "edit", str(stored.seq), "Uses Helix."))  # another process
+    assert not run(qtbot, editor.save())
+    assert "edited or forgotten meanwhile" in editor.note.text()
+    assert editor.form.isVisible() and editor.text.toPlainText() == "Uses Emacs."
+    qtbot.waitUntil(lambda: editor.facts_shown() == ["editor — Uses Helix."], timeout=5000)
