@@ -27,12 +27,22 @@ from koroku_desktop.domain.facts import (
 
 log = logging.getLogger(__name__)
 
+KNOWN_CHARS = 8_000
+"""The most of the known facts the summariser is shown (its request keeps room for them:
+`summarizer._RESERVED_CHARS`)."""
 _BLOCK = re.compile(r"<facts>(.*?)(?:</facts>|\Z)", re.S | re.I)
 
 
 def facts_ask(known: Iterable[Fact]) -> str:
     """What the summariser is asked, after the transcript, about facts (with those known)."""
-    lines = [f"- {f.subject}: {' '.join(f.text.split())}" for f in sorted_facts(known)]
+    lines: list[str] = []
+    facts = sorted_facts(known)
+    for fact in facts:
+        line = f"- {fact.subject}: {' '.join(fact.text.split())}"
+        if sum(len(x) + 1 for x in lines) + len(line) > KNOWN_CHARS:
+            lines.append(f"(and {len(facts) - len(lines)} more)")
+            break
+        lines.append(line)
     listing = "\n".join(lines) if lines else "(none yet)"
     return (
         "\n\nAfter the summary, list the lasting facts about the user that this part of the "
