@@ -136,12 +136,23 @@ REMEMBER_HINT = (
 )
 
 
+MAX_BLOCK_CHARS = 24_000
+"""The most the facts take of every request (about 6,000 tokens); past it, a note."""
+
+
 def facts_block(facts: Iterable[Fact]) -> str:
     """The live facts as the system instruction's last block ('' when there are none):
-    one line each, grouped by category, in `sorted_facts` order (byte-stable)."""
-    lines = [
-        f"- ({CATEGORY_WORDS.get(f.category, f.category).lower()}) {f.subject}: "
-        + " ".join(f.text.split())
-        for f in sorted_facts(facts)
-    ]
+    one line each, grouped by category, in `sorted_facts` order (byte-stable), at most
+    `MAX_BLOCK_CHARS` (then a line saying how many more the user keeps)."""
+    ordered = sorted_facts(facts)
+    lines: list[str] = []
+    size = 0
+    for fact in ordered:
+        words = CATEGORY_WORDS.get(fact.category, fact.category).lower()
+        line = f"- ({words}) {fact.subject}: " + " ".join(fact.text.split())
+        if size + len(line) + 1 > MAX_BLOCK_CHARS:
+            lines.append(f"({len(ordered) - len(lines)} more facts are kept but not shown here)")
+            break
+        lines.append(line)
+        size += len(line) + 1
     return FACTS_HEAD + "\n".join(lines) if lines else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from koroku_desktop.domain.events import FactEvent, StoredEvent
 from koroku_desktop.domain.facts import (
+    MAX_BLOCK_CHARS,
     MAX_FACT_CHARS,
     clipped_fact,
     facts_block,
@@ -69,3 +70,11 @@ def test_a_summarisers_overlong_fact_is_cut_with_an_ellipsis() -> None:
     cut = clipped_fact("x" * (MAX_FACT_CHARS + 50))
     assert len(cut) == MAX_FACT_CHARS and cut.endswith("…")
     assert clipped_fact("  short  ") == "short"
+
+
+def test_the_block_is_bounded_and_says_how_many_more_there_are() -> None:
+    many = [stored(n, FactEvent(subject=f"s{n:03}", text="x" * 900)) for n in range(1, 101)]
+    block = facts_block(live_facts(many))
+    assert len(block) < MAX_BLOCK_CHARS + 1_000
+    assert block.endswith("more facts are kept but not shown here)")
+    assert block == facts_block(live_facts(many))
