@@ -6,8 +6,9 @@ was appended since; `count_tokens` is asked only when that estimate is close to 
 and the summarizer's own usage never counts. The recent turns are kept word for word (see
 `cut`), the rest is summarised together with the previous summary, and the result is a
 `compaction` event appended through the agent (so the live context updates) plus an entry in
-the day's memory file. If the summarizer fails, nothing is appended and it is tried after the
-next turn.
+the day's memory file, and the new facts about the user the summariser listed (while facts
+are on; agent/summary_facts.py). If the summarizer fails, nothing is appended and it is
+tried after the next turn.
 
 Ordering (see `background`): the summariser requests run outside the turn lease, so turns go
 on meanwhile on the recent part; the compaction lists the ids of the messages it summarised
@@ -36,10 +37,12 @@ from koroku_desktop.agent.host import CompactionHost
 from koroku_desktop.agent.memory import memory_entry
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
+from koroku_desktop.agent.summary_facts import fact_events, facts_ask
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
+    Event,
     MemoryEditEvent,
     MessageEvent,
     RejectedEvent,
@@ -318,7 +321,10 @@ class Compactor:
         plan = await self._plan(agent, tokens_before)
         if plan is None:
             return None
-        summarizer = Summarizer(agent.model, self.max_input_chars, self.tool_chars)
+        book = agent.facts if agent.options.remember_facts else None
+        known = book.facts if book is not None else []
+        ask = facts_ask(known) if book is not None else ""
+        summarizer = Summarizer(agent.model, self.max_input_chars, self.tool_chars, ask)
         try:
             summary = await summarizer.summarize(
                 self.summarizer_model or agent.options.model,
@@ -352,21 +358,20 @@ class Compactor:
             text=memory_entry(summary, when),
             source="compaction",
         )
+        facts = fact_events(summarizer.facts, older, known)
         if hold_turn:
             async with agent.hold_turn():  # caught up: the latest boundary is folded in
-                if not await self._land(agent, plan, event, memory):
+                if not await self._land(agent, plan, [event, memory, *facts]):
                     return None
-        elif not await self._land(agent, plan, event, memory):
+        elif not await self._land(agent, plan, [event, memory, *facts]):
             return None
         await self._remember(agent)
         agent.hooks.on_context_meter(agent.context_meter())
         return event
 
-    async def _land(
-        self, agent: CompactionHost, plan: _Plan, event: CompactionEvent, memory: MemoryEditEvent
-    ) -> bool:
-        """Append `event` and its memory-file entry unless a clear or compaction landed
-        since the plan (stale)."""
+    async def _land(self, agent: CompactionHost, plan: _Plan, events: list[Event]) -> bool:
+        """Append the compaction with its memory-file entry and new facts unless a clear or
+        compaction landed since the plan (stale)."""
         if agent.view.head_id != plan.head_id:
             self.last_problem = (
                 f"a newer clear or compaction (#{agent.view.boundary_seq}) landed meanwhile; "
@@ -374,7 +379,7 @@ class Compactor:
             )
             log.info(self.last_problem)
             return False
-        await agent.append([event, memory])
+        await agent.append(events)
         self.last_problem = None
         return True
 

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+from koroku_desktop.agent.facts import FactBook
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult
 from koroku_desktop.agent.options import AgentOptions
 from koroku_desktop.agent.ports import ChatModel, EventLog, TurnLock
@@ -29,6 +30,8 @@ class CompactionHost(Journal, Protocol):
     hooks: AgentHooks
     overflowing: bool
     """The last request left older turns out (the history waits for a compaction)."""
+    facts: FactBook | None
+    """The facts about the user (a compaction lists new ones when they are on)."""
     after_turn: list[Callable[[TurnResult], Awaitable[object]]]
     """Steps run after every turn, inside the turn lock (compaction's check is one)."""
 

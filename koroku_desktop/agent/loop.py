@@ -11,6 +11,7 @@ from datetime import datetime
 
 from koroku_desktop.agent.context_size import estimate_tokens
 from koroku_desktop.agent.cut import sendable
+from koroku_desktop.agent.facts import FactBook
 from koroku_desktop.agent.hooks import AgentHooks, ContextMeter, TurnResult, last_reply_usage
 from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import write_memory
@@ -35,6 +36,7 @@ from koroku_desktop.domain.events import (
     MessageEvent,
     StoredEvent,
 )
+from koroku_desktop.domain.facts import REMEMBER_HINT
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import (
@@ -107,6 +109,10 @@ class Agent:
         """The first seq of the running (or last) turn: searches leave its own events out."""
         self.memories: MemorySurfacer | None = None
         """Finds past passages to attach to a new user turn (None: never)."""
+        self.facts: FactBook | None = None
+        """The facts about the user, refreshed from the log as each turn starts (None: none)."""
+        self.facts_text = ""
+        """The live facts' block as the running turn sends it (fixed for the turn)."""
 
     @property
     def recall(self) -> RecallSearch | None:
@@ -177,6 +183,8 @@ class Agent:
         """
         async with self._gate.hold(wait=wait, turn_id=turn_id or new_id(), counted=counted) as turn:
             await self.catch_up()
+            if self.facts is not None:  # fixed for the turn: the prefix stays byte-stable
+                self.facts_text = await self.facts.block()
             yield turn
 
     @property
@@ -302,6 +310,9 @@ class Agent:
         """
         opts = self.options
         instruction = system_instruction(opts.data_dir, opts.workspace)
+        if opts.remember_facts and self.facts is not None:
+            # Last, and byte-stable: the cached prefix changes only when a fact does.
+            instruction += REMEMBER_HINT + self.facts_text
         if not tools_offered:
             instruction += budget_guardrail(opts.max_tool_calls)
         return ModelRequest(

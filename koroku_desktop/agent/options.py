@@ -21,5 +21,8 @@ class AgentOptions:
     """The thinking level of quick-ask turns (`run_turn(..., quick=True)`)."""
     surface_memories: bool = True
     """Attach related past passages to each new user turn (needs `Agent.memories`)."""
+    remember_facts: bool = True
+    """Keep facts about the user: send them with requests, offer `remember`, and have each
+    compaction list new ones (needs `Agent.facts`)."""
     web_tools: tuple[str, ...] = ()
     """Gemini's built-in web tools offered with every step (`google_search`, `url_context`)."""

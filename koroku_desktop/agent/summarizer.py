@@ -8,10 +8,11 @@ summarised chunk by chunk, each chunk folded into the summary of the ones before
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import assert_never
+from dataclasses import dataclass, field
+from typing import Any, assert_never
 
 from koroku_desktop.agent.ports import ChatModel
+from koroku_desktop.agent.summary_facts import split_facts
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import TextPart, visible_text
@@ -109,15 +110,15 @@ def chunk_entries(entries: Sequence[str], max_chars: int) -> list[list[str]]:
     return chunks
 
 
-def summarizer_prompt(previous: str | None, entries: Sequence[str]) -> str:
-    """The user content of one summarizer request."""
+def summarizer_prompt(previous: str | None, entries: Sequence[str], facts_ask: str = "") -> str:
+    """The user content of one summarizer request (`facts_ask`: what it asks about facts)."""
     head = ""
     if previous:
         head = f"Previous summary:\n<summary>\n{previous.strip()}\n</summary>\n\n"
     transcript = "\n\n".join(entries)
     return (
         f"{head}Conversation to fold into the summary, oldest first:\n<transcript>\n"
-        f"{transcript}\n</transcript>\n\nWrite the updated summary now."
+        f"{transcript}\n</transcript>\n\nWrite the updated summary now.{facts_ask}"
     )
 
 
@@ -128,6 +129,10 @@ class Summarizer:
     model: ChatModel
     max_input_chars: int = MAX_INPUT_CHARS
     tool_chars: int = TOOL_TEXT_CHARS
+    facts_ask: str = ""
+    """Asked after each transcript: the new facts about the user (agent/summary_facts.py)."""
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    """What the replies listed after their summaries (filled while `facts_ask` is set)."""
 
     def chunks(self, messages: Sequence[StoredEvent]) -> list[list[str]]:
         """The transcript of `messages`, split into what each request carries."""
@@ -151,18 +156,17 @@ class Summarizer:
         summary = previous
         chunks = self.chunks(messages) or [[]]
         for done, chunk in enumerate(chunks, start=1):
+            prompt = summarizer_prompt(summary, chunk, self.facts_ask)
             request = ModelRequest(
                 model=model_name,
                 system_instruction=SUMMARIZER_INSTRUCTION,
-                contents=[
-                    MessageEvent(
-                        role="user", parts=[TextPart(text=summarizer_prompt(summary, chunk))]
-                    )
-                ],
+                contents=[MessageEvent(role="user", parts=[TextPart(text=prompt)])],
                 tools=[],
             )
             reply = await self.model.generate(request)
-            text = visible_text(reply.parts).strip()
+            text, listed = split_facts(visible_text(reply.parts))
+            if self.facts_ask:
+                self.facts.extend(listed)
             if not text:
                 return ""
             summary = text

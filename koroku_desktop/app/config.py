@@ -60,6 +60,9 @@ class Settings(BaseModel):
     """The model that embeds the log for search by meaning (a change re-embeds it)."""
     surface_memories: bool = True
     """Attach past passages related to each new message ("Remembered") to the turn."""
+    remember_facts: bool = True
+    """Keep facts about the user (the `remember` tool, each compaction's new facts) and send
+    the live ones with every request; off: none are sent or gathered (stored ones stay)."""
     mcp_trust_read_only: bool = False
     """Run MCP tools their server marks read-only (`readOnlyHint`) without asking."""
     google_search: bool = False

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.embedding import BackgroundEmbedder
+from koroku_desktop.agent.facts import FactBook, tool_writer
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
@@ -106,6 +107,8 @@ class Runtime:
     background_embedder: BackgroundEmbedder | None = None
     attachments: AttachmentStore | None = None
     """Koroku's copies of attached files (the blob store)."""
+    facts: FactBook | None = None
+    """What Koroku knows about the user, read from the log (`koroku memory`, Settings)."""
 
     def connect_clients(self) -> None:
         """Build the SDK clients (the chat model's, the embedder's) now, on the loop's thread,
@@ -140,6 +143,7 @@ class Runtime:
         opts.thinking_level = settings.thinking_level
         opts.quick_thinking_level = settings.quick_ask_thinking_level
         opts.surface_memories = settings.surface_memories
+        self.remember_facts(settings.remember_facts)
         opts.web_tools = settings.web_tools()
         self.policy.set_always(settings.always_allow)
         self.policy.trust_read_only = settings.mcp_trust_read_only
@@ -149,6 +153,15 @@ class Runtime:
             self.background_embedder.embedder.model = settings.embedding_model
         if self.sync_switch is not None and self.sync_switch.apply(settings):
             self.sync = self.sync_switch.current  # a new hub URL, or sync turned on or off
+
+    def remember_facts(self, on: bool) -> None:
+        """Turn the facts about the user on or off for the next request (the `remember`
+        tool is offered only while on); the stored facts stay either way."""
+        self.agent.options.remember_facts = on
+        if on:
+            self.tools.switched_off.discard("remember")
+        else:
+            self.tools.switched_off.add("remember")
 
     async def find(
         self, query: str, limit: int
@@ -361,6 +374,9 @@ def build_runtime(
         sync_switch=switch,
     )
     wire_recall(runtime, settings)
+    runtime.facts = agent.facts = FactBook(event_log, [CONVERSATION_ID])
+    agent.calls.remember = tool_writer(agent.facts, agent)
+    runtime.remember_facts(settings.remember_facts)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime

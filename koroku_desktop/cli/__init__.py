@@ -41,6 +41,7 @@ def build_parser(
         doctor,
         install,
         mcp_commands,
+        memory_command,
         recall_commands,
         records,
         sync_command,
@@ -50,6 +51,7 @@ def build_parser(
     conversation.register(sub)
     records.register(sub)
     recall_commands.register(sub)
+    memory_command.register(sub)
     admin.register(sub)
     desktop.register(sub, start_desktop)
     install.register(sub)

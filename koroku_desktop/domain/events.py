@@ -168,6 +168,37 @@ class RememberedDismissedEvent(BaseModel):
     surfaced_turn_id: str | None = None
 
 
+FactCategory = Literal["about_you", "preference", "person", "project"]
+"""What a fact is about: the user themself, a preference, a person they know, a project."""
+
+
+class FactEvent(BaseModel):
+    """A fact about the user Koroku keeps (domain/facts.py folds them; agent/facts.py
+    writes them).
+
+    A newer fact on the same `subject` (compared case- and space-insensitively) supersedes
+    the older one, which stays in the log and in search. `op="forget"` takes the subject's
+    fact out of what Koroku knows; `replaces_id` names the fact event an edit or a forget
+    was made from, so a forget never removes a newer fact it did not see. `from_seqs` and
+    `from_ids` name the events the fact came from (seqs are this log's, ids hold across
+    devices). `source` says who stated it: the person (Settings, the viewer, `koroku
+    memory`), the model's `remember` tool, or a compaction's summariser.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["fact"] = "fact"
+    schema_version: int = SCHEMA_VERSION
+    subject: str
+    text: str = ""
+    category: FactCategory = "about_you"
+    op: Literal["remember", "forget"] = "remember"
+    source: Literal["person", "model", "compaction"] = "person"
+    from_seqs: list[int] = Field(default_factory=list)
+    from_ids: list[str] = Field(default_factory=list)
+    replaces_id: str | None = None
+
+
 Event = Annotated[
     MessageEvent
     | CompactionEvent
@@ -175,7 +206,8 @@ Event = Annotated[
     | RejectedEvent
     | SupersededEvent
     | RememberedDismissedEvent
-    | MemoryEditEvent,
+    | MemoryEditEvent
+    | FactEvent,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -34,6 +34,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("superseded", "Replaced", liveness=True),
         KindSpec("remembered_dismissed", "Dismissals"),
         KindSpec("memory_edit", "Memory edits"),
+        KindSpec("fact", "Facts about you"),
     )
 }
 """Every kind's entry, by its stable string."""

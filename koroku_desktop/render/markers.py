@@ -15,6 +15,7 @@ from koroku_desktop.domain.events import (
     CompactionEvent,
     DamagedEvent,
     Event,
+    FactEvent,
     MemoryEditEvent,
     MessageEvent,
     RejectedEvent,
@@ -99,6 +100,41 @@ def _dismissed(e: RememberedDismissedEvent) -> Marker:
     )
 
 
+def _fact(e: FactEvent) -> Marker:
+    by = {"person": "you", "model": "Koroku", "compaction": "summary"}[e.source]
+    sources = tuple(Reference("learnt_from", seq) for seq in e.from_seqs)
+    where = ", ".join(f"#{seq}" for seq in e.from_seqs)
+    came = f" It came from {where}." if where else ""
+    if e.op == "forget":
+        return Marker(
+            "fact",
+            f"Forgotten: {e.subject}",
+            references=sources,
+            style="aside",
+            by=by,
+            explanation=(
+                f"Koroku no longer knows anything under “{e.subject}”. The fact stays in the "
+                "log and in search; it is no longer sent with requests."
+            ),
+        )
+    return Marker(
+        "fact",
+        f"Remembered about you — {e.subject}: {e.text}",
+        e.text,
+        sources,
+        style="aside",
+        by=by,
+        explanation=(
+            f"A fact Koroku knows about you, under “{e.subject}”.{came} It goes with every "
+            "request until a newer fact on the same subject replaces it; see and edit the "
+            "facts in the Memory tab or in Settings, or with `koroku memory`."
+        ),
+        # No chat line: the `remember` call's card says it (a notice row reads as a warning).
+        search_text=f"{e.subject}: {e.text}",
+        embed_text=f"{e.subject}: {e.text}",
+    )
+
+
 def event_marker(event: Event) -> Marker | None:
     """The marker an event other than a message stands for (None for a message)."""
     match event:
@@ -145,6 +181,8 @@ def event_marker(event: Event) -> Marker | None:
                 # a compaction's summary is indexed with the compaction
                 search_text="" if source == "compaction" else text,
             )
+        case FactEvent():
+            return _fact(event)
         case _:
             assert_never(event)
 

@@ -15,6 +15,8 @@ from koroku_desktop.domain.model_io import ToolSpec
 
 RecallSearch = Callable[[str, int], Awaitable[list[JsonObject]]]
 """Searches everything said before; injected by the composition root (used by `recall`)."""
+RememberFact = Callable[[str, str, Any], Awaitable[JsonObject]]
+"""Stores a fact (subject, text, category) and says what it stored (used by `remember`)."""
 
 # Schema keywords worth sending to the model; anything else (title, additionalProperties,
 # pydantic extras) is dropped so that the declaration stays within what Gemini accepts.
@@ -48,6 +50,8 @@ class ToolContext:
     workspace: Path
     data_dir: Path
     recall: RecallSearch | None = None
+    remember: RememberFact | None = None
+    """Stores a fact about the user (None: remembering facts is turned off)."""
 
     def resolve(self, path: str) -> Path:
         """A user path: `~` expanded, relative paths against the workspace."""

@@ -18,11 +18,19 @@ from koroku_desktop.tools.base import AgentTool, ToolContext, tool_error
 from koroku_desktop.tools.builtin_bash import Bash
 from koroku_desktop.tools.builtin_files import EditFile, ReadFile, WriteFile
 from koroku_desktop.tools.recall import Recall
+from koroku_desktop.tools.remember import Remember
 from koroku_desktop.tools.user_tools import UserToolLoader
 
 log = logging.getLogger(__name__)
 
-BUILTIN_TOOLS: tuple[type[AgentTool], ...] = (ReadFile, WriteFile, EditFile, Bash, Recall)
+BUILTIN_TOOLS: tuple[type[AgentTool], ...] = (
+    ReadFile,
+    WriteFile,
+    EditFile,
+    Bash,
+    Recall,
+    Remember,
+)
 
 MEDIA_KEY = "__media__"
 """Key under which `run` hands media parts (an MCP tool's images) to the loop; never logged."""
@@ -94,6 +102,8 @@ class ToolRegistry:
         self._builtins: dict[str, type[AgentTool]] = {cls.name: cls for cls in builtins}
         self._user = UserToolLoader(user_tools_dir, reserved=self._builtins)
         self._sources: list[ToolSource] = []
+        self.switched_off: set[str] = set()
+        """Built-in tools not offered now (e.g. `remember` while facts are turned off)."""
 
     def add_source(self, source: ToolSource) -> None:
         """Offer the tools of `source` (after the built-ins and user tools)."""
@@ -121,7 +131,8 @@ class ToolRegistry:
 
     def _all(self) -> dict[str, type[AgentTool]]:
         self._user.refresh()
-        return {**self._builtins, **self._user.tools}
+        builtins = {n: c for n, c in self._builtins.items() if n not in self.switched_off}
+        return {**builtins, **self._user.tools}
 
     def names(self) -> list[str]:
         """Names of every available tool, built-ins first."""
@@ -138,7 +149,7 @@ class ToolRegistry:
     def get(self, name: str) -> type[AgentTool] | None:
         """The tool class called `name`, or None."""
         if name in self._builtins:
-            return self._builtins[name]
+            return None if name in self.switched_off else self._builtins[name]
         self._user.refresh()
         return self._user.tools.get(name)
 

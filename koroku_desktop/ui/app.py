@@ -21,7 +21,7 @@ from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
-from koroku_desktop.domain.events import LogEntry
+from koroku_desktop.domain.events import FactEvent, LogEntry, StoredEvent
 from koroku_desktop.ui.background_work import compact_long_history, sync_memory, warm_up
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.mcp_elicit_view import WindowElicitor
@@ -120,6 +120,7 @@ class Desktop(QObject):
         self.window.history_seq_requested.connect(self.show_in_history)
         self.window.settings_requested.connect(self.show_settings)
         self.window.model_chosen.connect(self._choose_model)
+        self.bridge.event_appended.connect(self._follow_facts)
         self._show_model(self.runtime.settings)
         if self.setup_card is not None:
             self.setup_card.key_stored.connect(self._key_changed)
@@ -266,6 +267,7 @@ class Desktop(QObject):
                     self.runtime.agent.conversation_id,
                     self.runtime.paths.home,
                 ),
+                facts=self.runtime.facts,
             )
             self.history.finished.connect(self.window.refocus_input)
         else:
@@ -274,6 +276,15 @@ class Desktop(QObject):
         self.history.raise_()
         self.history.activateWindow()
         return self.history
+
+    def _follow_facts(self, stored: StoredEvent) -> None:
+        """A fact came (a turn, `koroku memory` elsewhere, a sync): the open lists follow."""
+        if not isinstance(stored.event, FactEvent):
+            return
+        settings = self.settings_dialog.facts.editor if self.settings_dialog else None
+        for editor in (self.history.facts if self.history else None, settings):
+            if editor is not None:
+                editor.reload()
 
     def show_in_history(self, seq: int) -> HistoryDialog:
         """Open the viewer at event `seq`, selected (a remembered passage's source)."""
@@ -286,7 +297,13 @@ class Desktop(QObject):
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
             rt = self.runtime
             self.settings_dialog = SettingsDialog(
-                rt.settings_store, rt.policy, rt.model, rt.mcp, rt.sync_switch
+                rt.settings_store,
+                rt.policy,
+                rt.model,
+                rt.mcp,
+                rt.sync_switch,
+                facts=rt.facts,
+                conversation_id=rt.agent.conversation_id,
             )
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from koroku_desktop.tools.base import AgentTool, ToolContext, clean_schema
 from koroku_desktop.tools.registry import BUILTIN_TOOLS, ToolRegistry
 
-BUILTIN_NAMES = ["read_file", "write_file", "edit_file", "bash", "recall"]
+BUILTIN_NAMES = ["read_file", "write_file", "edit_file", "bash", "recall", "remember"]
 _SCHEMA_KEYWORDS_GEMINI_REJECTS = {"title", "$ref", "$defs", "additionalProperties", "$schema"}
 
 

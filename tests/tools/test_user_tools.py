@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from koroku_desktop.tools.base import ToolContext
-from koroku_desktop.tools.registry import ToolRegistry
+from koroku_desktop.tools.registry import BUILTIN_TOOLS, ToolRegistry
 from koroku_desktop.tools.user_tools import MODULE_PREFIX
 
 
@@ -198,12 +198,12 @@ def test_private_and_non_python_files_are_ignored(tools_dir: Path) -> None:
     put(tools_dir, "notes.txt", "hello")
     registry = ToolRegistry(tools_dir)
     assert registry.errors == {}
-    assert len(registry.specs()) == 5
+    assert len(registry.specs()) == len(BUILTIN_TOOLS)
 
 
 def test_missing_or_absent_folder_means_builtins_only(tmp_path: Path) -> None:
-    assert len(ToolRegistry(None).specs()) == 5
-    assert len(ToolRegistry(tmp_path / "does-not-exist").specs()) == 5
+    assert len(ToolRegistry(None).specs()) == len(BUILTIN_TOOLS)
+    assert len(ToolRegistry(tmp_path / "does-not-exist").specs()) == len(BUILTIN_TOOLS)
 
 
 def test_unchanged_files_are_not_reimported(tools_dir: Path) -> None:

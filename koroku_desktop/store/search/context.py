@@ -40,6 +40,10 @@ the next ones, and all of it by the app at start, after an import and when `ask`
 exit (events past the index are found through the plain full-text index meanwhile)."""
 PAGE = 2_000
 _KINDS = "kind IN ('message', 'compaction')"
+"""What is said in a conversation: the context a unit is indexed with."""
+INDEXED_KINDS = ("message", "compaction", "fact")
+"""What the keyword leg ranks: messages, summaries and the facts about the user (a fact is
+a unit of its own, never the context of another: it is not part of what was said)."""
 OWN_WEIGHT = 2.0
 """BM25 weight of the event's own text against its context's (1)."""
 RANKED_SQL = (
@@ -96,7 +100,7 @@ class ContextIndex:
         units: list[tuple[int, str, str]] = []
         for row in rows:
             entry = parse_row(row)
-            if not isinstance(entry, StoredEvent) or row[2] not in ("message", "compaction"):
+            if not isinstance(entry, StoredEvent) or row[2] not in INDEXED_KINDS:
                 continue
             own = searchable_text(entry.event)
             if not own:
@@ -108,7 +112,8 @@ class ContextIndex:
                     maxlen=CONTEXT_TURNS,
                 )
             units.append((entry.seq, context_text(entry.created_at, list(before)), own))
-            before.append(own[:CONTEXT_CHARS])
+            if row[2] != "fact":
+                before.append(own[:CONTEXT_CHARS])
         with self._db.atomic("IMMEDIATE"):
             if self.done_seq() != after:  # another process indexed this page meanwhile
                 return len(rows)

@@ -44,6 +44,7 @@ from koroku_desktop.app.runtime import McpManager
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.ui.settings.env_lock import env_lock
+from koroku_desktop.ui.settings.facts_group import FactsGroup
 from koroku_desktop.ui.settings.key import ApiKeySection
 from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
@@ -51,6 +52,7 @@ from koroku_desktop.ui.settings.sync_group import SyncControl, SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.facts_editor import FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
 
@@ -104,7 +106,11 @@ class SettingsDialog(QDialog):
         model: LazyGeminiModel,
         mcp: McpManager | None = None,
         sync: SyncControl | None = None,
+        *,
+        facts: FactsKeeper | None = None,
+        conversation_id: str = "default",
     ) -> None:
+        """`facts` lists what Koroku knows about the user, to edit (None: the switch only)."""
         super().__init__()
         self.settings = settings
         self.policy = policy
@@ -125,6 +131,8 @@ class SettingsDialog(QDialog):
         col.addWidget(self._agent_group())
         self.recall = RecallGroup()
         col.addWidget(self.recall)
+        self.facts = FactsGroup(facts, conversation_id)
+        col.addWidget(self.facts)
         self.web = WebGroup()
         col.addWidget(self.web)
         col.addWidget(self._grants_group())
@@ -244,6 +252,7 @@ class SettingsDialog(QDialog):
         self.login.setChecked(xdg.autostart_enabled() or s.start_at_login)
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
         self.recall.load(s)
+        self.facts.load(s)
         self.web.load(s)
         self.sync.load(s)
         self.grants.clear()
@@ -307,6 +316,7 @@ class SettingsDialog(QDialog):
         values["start_at_login"] = self.login.isChecked()
         values["theme"] = self.theme_box.currentData()
         values.update(self.recall.values())
+        values.update(self.facts.values())
         values.update(self.web.values())
         values.update(self.sync.values())
         if (sync_problem := self.sync.problem()) is not None:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -26,6 +27,7 @@ from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel, MemoryRecorder
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
+from koroku_desktop.ui.widgets.facts_editor import FactsEditor, FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
@@ -48,9 +50,11 @@ class HistoryDialog(QDialog):
         find: Finder | None = None,
         progress: Callable[[], Awaitable[str]] | None = None,
         record_memory: MemoryRecorder | None = None,
+        facts: FactsKeeper | None = None,
     ) -> None:
         """`find` is the one search; `progress` says how much of the log is embedded;
-        `record_memory` makes memory-file edits events in the log."""
+        `record_memory` makes memory-file edits events in the log; `facts` shows what
+        Koroku knows about the user at the top of the Memory tab."""
         super().__init__(parent)
         self.setWindowTitle("Koroku — History & memory")
         self.setWindowIcon(app_icon())
@@ -69,8 +73,10 @@ class HistoryDialog(QDialog):
         self.search = SearchPanel(log, find=find)
         self.compactions = CompactionsPanel(log, conversation_id)
         self.memory = MemoryPanel(memory_folder, record=record_memory)
+        self.facts = FactsEditor(facts, conversation_id) if facts is not None else None
+        memory_tab = self._memory_tab(self.memory, self.facts)
         for name, panel in zip(
-            TABS, (self.timeline, self.search, self.compactions, self.memory), strict=True
+            TABS, (self.timeline, self.search, self.compactions, memory_tab), strict=True
         ):
             self.tabs.addTab(panel, name)
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -82,6 +88,23 @@ class HistoryDialog(QDialog):
         self._loaded: set[int] = {0}
         self._progress = progress
         self._tasks = TaskSet()
+
+    @staticmethod
+    def _memory_tab(files: MemoryPanel, facts: FactsEditor | None) -> QWidget:
+        """The facts about the user above the daily memory files (or the files alone)."""
+        if facts is None:
+            return files
+        split = QSplitter(Qt.Orientation.Vertical)
+        for title, panel in (("What Koroku knows about you", facts), ("Daily notes", files)):
+            box = QWidget()
+            col = QVBoxLayout(box)
+            col.setContentsMargins(0, 8, 0, 0)
+            head = QLabel(f"<b>{title}</b>")
+            col.addWidget(head)
+            col.addWidget(panel, 1)
+            split.addWidget(box)
+        split.setSizes([380, 320])
+        return split
 
     def _buttons(self, export: ExportWriter) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -118,6 +141,8 @@ class HistoryDialog(QDialog):
             self.compactions.load()
         elif index == TABS.index("Memory"):
             self.memory.refresh()
+            if self.facts is not None:
+                self.facts.reload()
         elif index == TABS.index("Search"):
             self.search.box.setFocus()
             if self._progress is not None:
@@ -136,6 +161,8 @@ class HistoryDialog(QDialog):
             self.compactions.load()
         if TABS.index("Memory") in self._loaded:
             self.memory.refresh()
+            if self.facts is not None:
+                self.facts.reload()
 
     def open_memory(self, name: str) -> None:
         """Show the memory file `name` (e.g. `30-11-2026.md`) in the Memory tab."""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QMessageBox,
+    QScrollArea,
     QToolButton,
     QWidget,
 )
@@ -191,6 +192,15 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     await settle(10)
     assert desk.history is not None
     s.look(desk.history, "history")
+    facts = desk.runtime.facts
+    assert facts is not None
+    facts.remember("default", "name", "Jan Novák, a translator from Brno.")
+    facts.remember("default", "sister Anna", "Lives in Bergen with her two kids.", "person")
+    desk.history.show_tab("Memory")
+    assert desk.history.facts is not None
+    await desk.history.facts.reload()
+    await settle(10)
+    s.look(desk.history, "history: the Memory tab with facts")
     desk.history.close()
     await s.typed_lands(desk, "closing History & memory")
     await click(window.settings_button)
@@ -198,6 +208,11 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     await settle(10)
     assert desk.settings_dialog is not None
     s.look(desk.settings_dialog, "settings")
+    scroll = desk.settings_dialog.findChild(QScrollArea)
+    assert scroll is not None
+    scroll.ensureWidgetVisible(desk.settings_dialog.facts, 0, 0)
+    await settle(10)
+    s.look(desk.settings_dialog, "settings: what Koroku knows about you")
     await close_dialog(QDialog)
     await s.typed_lands(desk, "Esc on Settings")
     await press(Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
