@@ -22,7 +22,12 @@ from koroku_desktop.mcp.state import (
     McpPromptInfo,
     McpTiming,
     McpToolInfo,
+    SecretStore,
     ServerStatus,
+    SignInFailed,
+    SignInNeeded,
+    SignInTimeout,
+    UrlOpener,
 )
 
 __all__ = [
@@ -36,8 +41,13 @@ __all__ = [
     "McpPromptInfo",
     "McpTiming",
     "McpToolInfo",
+    "SecretStore",
     "ServerConfig",
     "ServerStatus",
+    "SignInFailed",
+    "SignInNeeded",
+    "SignInTimeout",
+    "UrlOpener",
     "parse_server",
     "read_config",
     "remove_server",

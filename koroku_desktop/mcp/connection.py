@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -43,8 +44,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
 from koroku_desktop.domain.errors import KorokuError
-from koroku_desktop.mcp import sdk_log
+from koroku_desktop.mcp import oauth, sdk_log
 from koroku_desktop.mcp.config import ServerConfig
+from koroku_desktop.mcp.oauth_store import KeyringTokenStorage
 from koroku_desktop.mcp.prompts import list_prompts
 from koroku_desktop.mcp.resources import list_resources
 from koroku_desktop.mcp.state import (
@@ -54,13 +56,21 @@ from koroku_desktop.mcp.state import (
     McpResourceInfo,
     McpTiming,
     McpToolInfo,
+    SecretStore,
     ServerState,
+    SignInState,
 )
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 
 log = logging.getLogger(__name__)
 
 _LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
+
+
+SIGN_IN_HELP = (
+    "sign in needed: the server refused Koroku's token (sign in from Settings → MCP servers, "
+    "or run `koroku mcp login {name}`)"
+)
 
 
 class McpUnavailable(KorokuError, RuntimeError):
@@ -136,6 +146,12 @@ class ServerConnection:
         self._sdk_error = ""
         self.protocol = ""
         self.tasks_ok = False
+        self.secrets: SecretStore | None = None
+        """Where OAuth tokens are kept (None: HTTP servers get no OAuth)."""
+        self.sign_in: SignInState = ""
+        self._tokens: KeyringTokenStorage | None = None
+        self._refused = False
+        """This attempt stopped because the server wants a sign-in."""
         self.elicitor: Elicitor | None = None
         """Asks the person for a server's elicitation (None: the capability is not declared)."""
         """The server takes task-augmented calls (else task-required tools are not offered)."""
@@ -244,6 +260,8 @@ class ServerConnection:
             self.restarts += 1
             verb = "stopped" if was_ready else "failed to start"
             notice = None if repeated else f"MCP server {self.name!r} {verb}: {error}"
+            if self._refused:  # the status bar's line, once
+                notice = None if repeated else f"{self.name}: sign in needed"
             self._set("failed", notice)  # the same failure again is not news
             delay = min(self.timing.backoff_max, self.timing.backoff_base * 2 ** (failures - 1))
             with anyio.move_on_after(delay):
@@ -372,7 +390,9 @@ class ServerConnection:
             self.stage = "initializing"
             transport = stdio_client(params) if errlog is None else stdio_client(params, errlog)
         else:
-            http = await stack.enter_async_context(create_mcp_http_client(dict(cfg.headers)))
+            auth = await self._auth()
+            http = create_mcp_http_client(dict(cfg.headers), auth=auth)
+            http = await stack.enter_async_context(http)
             transport = streamable_http_client(cfg.url, http_client=http)
             self.stage = "initializing"
         client = Client(
@@ -392,6 +412,18 @@ class ServerConnection:
                 await client.set_logging_level("info")
         return client
 
+    async def _auth(self) -> OAuthClientProvider | None:
+        """OAuth for an HTTP server without a static Authorization header (None: no keyring
+        seam, or the header is given)."""
+        if self.secrets is None or oauth.has_static_auth(self.config):
+            return None
+
+        def needed() -> None:
+            self.sign_in, self._refused = "sign in needed", True
+
+        provider, self._tokens = await oauth.connection_auth(self.config, self.secrets, needed)
+        return provider
+
     async def _server_log(self, params: LoggingMessageNotificationParams) -> None:
         """A `notifications/message` from the server, kept in its log."""
         data = params.data
@@ -402,6 +434,7 @@ class ServerConnection:
     async def _run_once(self) -> tuple[str, bool]:
         """One connection, from start to its end; (why it ended, whether it got ready)."""
         loop = asyncio.get_running_loop()
+        self._refused = False
         timed_out = False
         was_ready = False
         error = "stopped"
@@ -425,6 +458,8 @@ class ServerConnection:
                     self.prompts = await self._list_prompts(client)
                     deadline.cancel()
                     self._client, self.tools, self.last_error = client, tools, None
+                    stored = self._tokens is not None and self._tokens.stored_tokens
+                    self.sign_in = "signed in" if stored else ""
                     was_ready = True
                     self.ready.set()
                     self._set("ready", None)
@@ -432,6 +467,8 @@ class ServerConnection:
                     self._client = None
             except Exception as exc:  # noqa: BLE001 — a server failing in any way is its status, never the app's crash
                 error = describe_error(exc)
+                if self._refused:
+                    error = SIGN_IN_HELP.format(name=self.name)
             finally:
                 deadline.cancel()
                 self._client = None
