@@ -60,6 +60,7 @@ from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
 from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.mcp import SignInFailed as SignInFailed
 from koroku_desktop.mcp import SignInTimeout as SignInTimeout
+from koroku_desktop.mcp import UrlOpener as UrlOpener
 from koroku_desktop.mcp import elicit_form as elicit_form
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (

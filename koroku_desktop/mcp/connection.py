@@ -68,8 +68,8 @@ _LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
 
 
 SIGN_IN_HELP = (
-    "sign in needed: the server refused Koroku's token (sign in from Settings → MCP servers, "
-    "or run `koroku mcp login {name}`)"
+    "sign in needed: the server wants a sign-in, no token yet or its token refused (Settings → "
+    "MCP servers → Sign in, or `koroku mcp login {name}`)"
 )
 
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
+import pytest
 from keyring.backend import KeyringBackend
 
 BACKEND = "tests.support.keyring_file.FileKeyring"
@@ -20,7 +23,7 @@ ENV = "KOROKU_TEST_KEYRING"
 class FileKeyring(KeyringBackend):
     """Passwords in the JSON file named by `$KOROKU_TEST_KEYRING` ({"service\\tuser": value})."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     @property
     def path(self) -> Path:
@@ -51,3 +54,15 @@ class FileKeyring(KeyringBackend):
         data = self.entries()
         data.pop(f"{service}\t{username}", None)
         self._save(data)
+
+
+@pytest.fixture
+def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FileKeyring]:
+    """One keyring file for this test and every `koroku` it starts."""
+    monkeypatch.setenv(ENV, str(tmp_path / "keyring.json"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", BACKEND)
+    previous = keyring.get_keyring()
+    backend = FileKeyring()  # type: ignore[no-untyped-call]
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

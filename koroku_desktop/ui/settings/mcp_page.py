@@ -32,9 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.app.runtime import McpManager, ServerStatus
+from koroku_desktop.app.runtime import McpManager, ServerStatus, UrlOpener
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.ui.settings.mcp_log import ServerLogDialog
+from koroku_desktop.ui.settings.mcp_sign_in import SignInRow
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
@@ -166,7 +167,11 @@ class McpSection(QGroupBox):
     """Servers, their status and tools, add/edit/remove/enable, and the read-only switch."""
 
     def __init__(
-        self, manager: McpManager | None, settings: SettingsStore, parent: QWidget | None = None
+        self,
+        manager: McpManager | None,
+        settings: SettingsStore,
+        parent: QWidget | None = None,
+        open_url: UrlOpener | None = None,
     ) -> None:
         super().__init__("MCP servers", parent)
         self.manager = manager
@@ -193,6 +198,8 @@ class McpSection(QGroupBox):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.details)
+        self.sign_in_row = SignInRow(manager, open_url, self)
+        col.addWidget(self.sign_in_row)
         self.error = QLabel("")
         self.error.setObjectName("FieldError")
         self.error.setWordWrap(True)
@@ -250,7 +257,8 @@ class McpSection(QGroupBox):
         self._statuses = statuses
         self.tree.clear()
         for s in statuses:
-            row = (s.name, s.transport, "yes" if s.enabled else "no", s.state, str(len(s.tools)))
+            state = "sign in needed" if s.sign_in == "sign in needed" else s.state
+            row = (s.name, s.transport, "yes" if s.enabled else "no", state, str(len(s.tools)))
             item = QTreeWidgetItem(list(row))
             item.setData(0, Qt.ItemDataRole.UserRole, s.name)
             self.tree.addTopLevelItem(item)
@@ -272,6 +280,7 @@ class McpSection(QGroupBox):
         self.toggle_button.setText("Enable" if s is not None and not s.enabled else "Disable")
         for button in (self.edit_button, self.toggle_button, self.remove_button, self.log_button):
             button.setEnabled(s is not None)
+        self.sign_in_row.show_server(s)
         if s is None:
             self.details.setText("")
             return
