@@ -21,7 +21,7 @@ import inspect
 import logging
 import socket
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlparse
 
 from mcp import Client
@@ -86,15 +86,22 @@ def _loopback_uri(port: int) -> str:
 
 
 class _Provider(OAuthClientProvider):
-    """The SDK's provider, plus the stored expiry: a token that expired while Koroku was not
-    running is refreshed before it is sent (the SDK alone would send it and, refused, ask for
-    a whole new sign-in)."""
+    """The SDK's provider, plus what Koroku keeps across restarts: the token's expiry (a token
+    that expired while Koroku was closed is refreshed before it is sent, where the SDK alone
+    would send it and, refused, ask for a whole new sign-in) and the authorization server's
+    metadata (so the refresh goes to its token endpoint, not to the MCP server's origin)."""
+
+    def __init__(self, storage: KeyringTokenStorage, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.koroku_storage = storage
 
     async def _initialize(self) -> None:
         await super()._initialize()
         tokens = self.context.current_tokens
         if tokens is not None and tokens.expires_in is not None:
             self.context.update_token_expiry(tokens)
+        if self.context.oauth_metadata is None and self.context.client_info is not None:
+            self.context.oauth_metadata = await self.koroku_storage.get_metadata()
 
 
 async def connection_auth(
@@ -117,7 +124,7 @@ async def connection_auth(
         raise SignInNeeded(f"MCP server {config.name!r}: sign in needed")
 
     metadata = _client_metadata(redirect_uri)
-    return _Provider(config.url, metadata, storage, refuse, no_callback), storage
+    return _Provider(storage, config.url, metadata, storage, refuse, no_callback), storage
 
 
 async def stored_redirect_uri(storage: KeyringTokenStorage) -> str:
@@ -283,7 +290,8 @@ async def sign_in(
     async def callback() -> AuthorizationCodeResult:
         return await loopback.wait(browser_wait_s)
 
-    provider = _Provider(config.url, _client_metadata(redirect_uri), storage, redirect, callback)
+    metadata = _client_metadata(redirect_uri)
+    provider = _Provider(storage, config.url, metadata, storage, redirect, callback)
     info = Implementation(name="koroku", version=__version__)
     try:
         async with (
@@ -297,6 +305,8 @@ async def sign_in(
         await loopback.close()
     if provider.context.current_tokens is None:
         raise SignInFailed(f"MCP server {config.name!r} asked for no sign-in: it needs none")
+    if provider.context.oauth_metadata is not None:
+        await storage.set_metadata(provider.context.oauth_metadata)
 
 
 async def sign_out(config: ServerConfig, secrets: SecretStore) -> None:

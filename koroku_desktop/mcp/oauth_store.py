@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Any
 
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
 from pydantic import ValidationError
 
 from koroku_desktop.mcp.state import SecretStore
@@ -99,9 +99,24 @@ class KeyringTokenStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         """Keep the registration (it is reused by every later sign-in)."""
-        await self._write(
-            CLIENT_KEY, {"client": client_info.model_dump(mode="json", exclude_none=True)}
-        )
+        client = client_info.model_dump(mode="json", exclude_none=True)
+        await self._write(CLIENT_KEY, {"client": client})
+
+    async def get_metadata(self) -> OAuthMetadata | None:
+        """The authorization server's metadata found at the last sign-in (its token endpoint
+        is where a refresh goes when that server is another origin than the MCP server)."""
+        data = await self._read(CLIENT_KEY)
+        try:
+            return None if data is None else OAuthMetadata.model_validate(data.get("server"))
+        except ValidationError:
+            return None
+
+    async def set_metadata(self, metadata: OAuthMetadata) -> None:
+        """Keep the authorization server's metadata beside the registration."""
+        data = await self._read(CLIENT_KEY)
+        if data is not None:
+            data["server"] = metadata.model_dump(mode="json", exclude_none=True)
+            await self._write(CLIENT_KEY, {k: v for k, v in data.items() if k != "url"})
 
     async def forget_tokens(self) -> None:
         """Drop the tokens, keep the registration (a fresh sign-in reuses it)."""

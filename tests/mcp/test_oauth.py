@@ -106,10 +106,12 @@ def test_sign_in_in_the_terminal_then_a_restart_reuses_the_token(
         assert stored(file_keyring, CLIENT_KEY) is None
 
 
+@pytest.mark.parametrize("issuer_host", ["127.0.0.1", "localhost"], ids=["same", "separate"])
 def test_a_token_expired_while_koroku_was_closed_is_refreshed(
-    koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring
+    koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring, issuer_host: str
 ) -> None:
-    with auth_server(tmp_path) as server:
+    """Also when the authorization server is another origin (its token endpoint is kept)."""
+    with auth_server(tmp_path, OAUTH_AS_HOST=issuer_host) as server:
         write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
         done = login(koroku, tmp_path)
         assert done.returncode == 0, done.stderr

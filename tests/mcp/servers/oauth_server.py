@@ -9,6 +9,9 @@ Environment:
 - `OAUTH_TOKENS_FILE`: every issued access and refresh token is appended as a JSON line, so a
   test can prove that none of them ever reaches a log or the terminal.
 - `OAUTH_BAD_ISS=1`: the authorization response names another issuer (RFC 9207).
+- `OAUTH_AS_HOST=localhost`: the authorization server is another origin than the resource
+  (`http://localhost:PORT` against `http://127.0.0.1:PORT/mcp`): its endpoints answer only
+  there, as with a separate identity provider.
 - `POST /test/revoke` forgets every access and refresh token (the user revoked Koroku).
 """
 
@@ -19,7 +22,9 @@ import os
 import secrets
 import sys
 import time
+from typing import Any
 
+import uvicorn
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -34,7 +39,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 PORT = int(sys.argv[1])
-ISSUER = f"http://127.0.0.1:{PORT}"
+ISSUER = f"http://{os.environ.get('OAUTH_AS_HOST') or '127.0.0.1'}:{PORT}"
+RESOURCE = f"http://127.0.0.1:{PORT}/mcp"
+RESOURCE_PATHS = ("/mcp", "/.well-known/oauth-protected-resource", "/test/")
 
 
 def _record(kind: str, token: str) -> None:
@@ -146,7 +153,7 @@ server = MCPServer(
     auth_server_provider=provider,
     auth=AuthSettings(
         issuer_url=ISSUER,
-        resource_server_url=f"{ISSUER}/mcp",
+        resource_server_url=RESOURCE,
         client_registration_options=ClientRegistrationOptions(enabled=True),
         validate_token_resource=False,
     ),
@@ -170,5 +177,19 @@ async def grants(request: Request) -> Response:
     return JSONResponse({"grants": provider.grants, "clients": len(provider.clients)})
 
 
+def split_origins(app: Any) -> Any:
+    """With a separate issuer origin, the resource origin serves only the resource."""
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and ISSUER.split("//")[1].split(":")[0] != "127.0.0.1":
+            host = dict(scope["headers"]).get(b"host", b"").decode()
+            if host.startswith("127.0.0.1") and not scope["path"].startswith(RESOURCE_PATHS):
+                await JSONResponse({"error": "not here"}, status_code=404)(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return asgi
+
+
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=PORT)
+    uvicorn.run(split_origins(server.streamable_http_app()), host="127.0.0.1", port=PORT)
