@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import warnings
@@ -33,11 +32,9 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
     Implementation,
-    LoggingMessageNotificationParams,
     PromptListChangedNotification,
     ReadResourceResult,
     ResourceListChangedNotification,
-    Tool,
     ToolListChangedNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -49,6 +46,7 @@ from koroku_desktop.mcp.config import ServerConfig
 from koroku_desktop.mcp.oauth_store import KeyringTokenStorage
 from koroku_desktop.mcp.prompts import list_prompts
 from koroku_desktop.mcp.resources import list_resources
+from koroku_desktop.mcp.server_log import ServerLog
 from koroku_desktop.mcp.state import (
     Elicitor,
     McpElicitation,
@@ -61,10 +59,9 @@ from koroku_desktop.mcp.state import (
     SignInState,
 )
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
+from koroku_desktop.mcp.tool_list import list_tools
 
 log = logging.getLogger(__name__)
-
-_LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
 
 
 SIGN_IN_HELP = (
@@ -85,33 +82,7 @@ def describe_error(exc: BaseException) -> str:
     return text if isinstance(exc, MCPError) else f"{type(exc).__name__}: {text}"
 
 
-def _tool_info(server: str, tool: Tool) -> McpToolInfo:
-    hints = tool.annotations
-    return McpToolInfo(
-        server=server,
-        name=tool.name,
-        description=tool.description or tool.title or tool.name,
-        input_schema=dict(tool.input_schema or {}),
-        read_only=bool(hints is not None and hints.read_only_hint),
-        destructive=bool(hints is not None and hints.destructive_hint),
-        open_world=bool(hints is not None and hints.open_world_hint),
-        task_support=(tool.execution.task_support if tool.execution else None) or "forbidden",
-    )
-
-
-async def _list_tools(client: Client, server: str, refresh: bool) -> tuple[McpToolInfo, ...]:
-    tools: list[McpToolInfo] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGES):
-        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        tools.extend(_tool_info(server, t) for t in page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tuple(tools)
-
-
-class ServerConnection:
+class ServerConnection(ServerLog):
     """Keeps one configured server connected; `call` runs a tool on it."""
 
     def __init__(
@@ -159,11 +130,6 @@ class ServerConnection:
         sdk_log.install(log_dir)
         self.ready = asyncio.Event()
         """Set once the first attempt has ended, connected or not (for `wait_settled`)."""
-
-    @property
-    def log_path(self) -> Path | None:
-        """`logs/mcp-<name>.log`: the server's stderr, the SDK's records, its notifications."""
-        return None if self._log_dir is None else sdk_log.log_file(self._log_dir, self.name)
 
     @property
     def name(self) -> str:
@@ -230,16 +196,6 @@ class ServerConnection:
         finally:
             sdk_log.current_sink.reset(token)
 
-    def write_log(self, text: str, level: int) -> None:
-        """Append one of Koroku's records (the SDK's, the server's notifications) to the log."""
-        if level >= logging.WARNING:
-            first = text.split("] ", 1)[-1].splitlines()[0].strip()
-            self._sdk_error = first or self._sdk_error
-        fh = self._open_log()
-        if fh is not None:
-            fh.write(text)
-            fh.flush()
-
     # -- supervision -------------------------------------------------------------------
 
     async def _supervise(self) -> None:
@@ -267,38 +223,6 @@ class ServerConnection:
             with anyio.move_on_after(delay):
                 await self._wake.wait()
             self._wake.clear()
-
-    def _open_log(self) -> TextIO | None:
-        if self._log_dir is None:
-            return None
-        if self._errlog is None:
-            self._log_dir.mkdir(parents=True, exist_ok=True)
-            path = sdk_log.log_file(self._log_dir, self.name)
-            self._errlog = open(path, "a", encoding="utf-8")  # noqa: SIM115
-        return self._errlog
-
-    def _stderr(self) -> TextIO | None:
-        errlog = self._open_log()
-        if errlog is not None:
-            errlog.flush()
-            self._errlog_start = errlog.tell()
-        return errlog
-
-    def _stderr_tail(self) -> str:
-        """The last line the server wrote to stderr during this attempt, if any."""
-        if self._errlog is None:
-            return ""
-        try:
-            with open(self._errlog.name, encoding="utf-8", errors="replace") as fh:
-                fh.seek(self._errlog_start)
-                lines = [
-                    ln.strip()
-                    for ln in fh.read()[-20000:].splitlines()
-                    if ln.strip() and not ln.startswith(sdk_log.PREFIX)
-                ]
-        except OSError:
-            return ""
-        return lines[-1] if lines else ""
 
     async def _list_resources(self, client: Client) -> tuple[McpResourceInfo, ...]:
         """Its resources and templates; a listing that fails leaves the tools usable."""
@@ -424,13 +348,6 @@ class ServerConnection:
         provider, self._tokens = await oauth.connection_auth(self.config, self.secrets, needed)
         return provider
 
-    async def _server_log(self, params: LoggingMessageNotificationParams) -> None:
-        """A `notifications/message` from the server, kept in its log."""
-        data = params.data
-        text = data if isinstance(data, str) else json.dumps(data, default=str)
-        source = f"server {params.logger}" if params.logger else "server"
-        self.write_log(sdk_log.format_lines(source, params.level.upper(), text), logging.INFO)
-
     async def _run_once(self) -> tuple[str, bool]:
         """One connection, from start to its end; (why it ended, whether it got ready)."""
         loop = asyncio.get_running_loop()
@@ -453,7 +370,7 @@ class ServerConnection:
                     self.protocol = client.protocol_version
                     self.tasks_ok = can_call_tasks(client.server_capabilities)
                     self.stage = "listing tools"
-                    tools = await _list_tools(client, self.name, refresh=False)
+                    tools = await list_tools(client, self.name, refresh=False)
                     self.resources = await self._list_resources(client)
                     self.prompts = await self._list_prompts(client)
                     deadline.cancel()
@@ -490,7 +407,7 @@ class ServerConnection:
                 return "stopped"
             try:
                 with anyio.fail_after(self.timing.health_timeout):
-                    tools = await _list_tools(client, self.name, refresh=True)
+                    tools = await list_tools(client, self.name, refresh=True)
             except Exception as exc:  # noqa: BLE001 — any failure of the health check means the server stopped answering
                 return f"stopped answering: {describe_error(exc)}"
             resources = await self._list_resources(client)

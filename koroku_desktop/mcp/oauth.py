@@ -1,8 +1,9 @@
 """OAuth 2.1 for streamable-HTTP MCP servers, through the SDK's `OAuthClientProvider`.
 
 The SDK speaks the protocol: protected-resource metadata (RFC 9728), authorization-server
-metadata (RFC 8414), dynamic client registration (RFC 7591) or a client ID metadata document,
-PKCE, the `iss` check (RFC 9207) and refresh. Koroku adds the rest, in two modes:
+metadata (RFC 8414), dynamic client registration (RFC 7591; Koroku publishes no client ID
+metadata document), PKCE, the `iss` check (RFC 9207) and refresh. Koroku adds the rest, in
+two modes:
 
 - a running connection (`connection_auth`) never opens a browser: when the server refuses its
   token and a refresh does not help, the flow stops with `SignInNeeded` and the server shows
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import socket
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -44,8 +44,6 @@ from koroku_desktop.mcp.state import (
     SignInTimeout,
     UrlOpener,
 )
-
-log = logging.getLogger(__name__)
 
 _E = TypeVar("_E", bound=BaseException)
 
