@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.app.config import KeyringSecrets, Paths
 from koroku_desktop.app.runtime import McpManager, ServerStatus
 from koroku_desktop.app.settings_store import SettingsStore
-from koroku_desktop.ui.settings.mcp_page import McpSection
+from koroku_desktop.ui.settings.mcp_page import McpSection, ServerEditor
 from koroku_desktop.ui.settings.mcp_sign_in import NEEDED, SIGNED_IN, WAITING
 from tests.mcp.conftest import FAST, write_config
 from tests.mcp.oauth_support import auth_server, follow
@@ -124,3 +124,13 @@ async def test_cancel_stops_waiting_for_the_browser(
             assert server.grants() == []
         finally:
             await manager.stop()
+
+
+def test_the_editor_says_an_oauth_server_needs_no_header(qtbot: QtBot) -> None:
+    editor = ServerEditor("remote", {"url": "http://127.0.0.1:9/mcp"}, lambda *_: None)
+    qtbot.addWidget(editor)
+    editor.show()
+    assert editor.oauth_note.isVisibleTo(editor) and "Sign in…" in editor.oauth_note.text()
+    grab(editor, "mcp-editor-http")
+    editor.transport.setCurrentIndex(0)
+    assert not editor.oauth_note.isVisibleTo(editor)

@@ -91,6 +91,12 @@ class ServerEditor(QDialog):
         self.url.setPlaceholderText("http://127.0.0.1:8000/mcp")
         self.headers = QPlainTextEdit(_lines(entry.get("headers"), ": "))
         self.headers.setPlaceholderText("Authorization: Bearer ...")
+        self.oauth_note = QLabel(
+            "A server that asks you to sign in (OAuth) needs no header: save it, then use "
+            "Sign in… under the server list."
+        )
+        self.oauth_note.setWordWrap(True)
+        self.oauth_note.setObjectName("Muted")
         self.enabled = QCheckBox("Enabled")
         self.enabled.setChecked(entry.get("enabled", True) is not False)
         self.error = QLabel("")
@@ -103,6 +109,7 @@ class ServerEditor(QDialog):
             ("Environment", self.env),
             ("URL", self.url),
             ("Headers", self.headers),
+            ("", self.oauth_note),
             ("", self.enabled),
             ("", self.error),
         ):
@@ -122,6 +129,7 @@ class ServerEditor(QDialog):
             widget.setEnabled(stdio)
         for widget in (self.url, self.headers):
             widget.setEnabled(not stdio)
+        self.oauth_note.setVisible(not stdio)
 
     def entry(self) -> dict[str, Any]:
         """The mcp.json entry typed in; raises ValueError saying what is wrong."""
