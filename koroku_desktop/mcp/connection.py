@@ -246,6 +246,11 @@ class ServerConnection(ServerLog):
             self.write_log(sdk_log.format_lines("koroku", "WARNING", line), logging.INFO)
             return self.prompts
 
+    @property
+    def sign_in_refused(self) -> bool:
+        """The server refused the token in this attempt (a call failing now failed for it)."""
+        return self._refused
+
     def client(self) -> Client:
         """The connected client; raises McpUnavailable when not ready."""
         if self._client is None or self.state != "ready":

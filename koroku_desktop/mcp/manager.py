@@ -392,7 +392,7 @@ class McpManager(McpExtras, McpSignIn):
         conn, _ = self._lookup(name)
         if pair is None or conn is None:
             return {"error": f"MCP tool {name!r} is not available now"}, []
-        from koroku_desktop.mcp.connection import McpUnavailable, describe_error
+        from koroku_desktop.mcp.connection import SIGN_IN_HELP, McpUnavailable, describe_error
         from koroku_desktop.mcp.results import to_response
 
         timeout = self.timing.call_timeout
@@ -416,7 +416,8 @@ class McpManager(McpExtras, McpSignIn):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 — an MCP tool failing in any way is that call's error result
-            return {"error": f"MCP server {pair[0]!r}: {describe_error(exc)}"}, []
+            why = SIGN_IN_HELP.format(name=pair[0]) if conn.sign_in_refused else describe_error(exc)
+            return {"error": f"MCP server {pair[0]!r}: {why}"}, []
         with contextlib.suppress(Exception):
             return to_response(result)
         return {"error": f"MCP server {pair[0]!r} sent a result Koroku cannot read"}, []

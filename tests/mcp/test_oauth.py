@@ -227,3 +227,28 @@ async def test_the_loopback_takes_only_its_own_answer(tmp_path: Path) -> None:
     finally:
         await loopback.close()
     assert _free_port()  # the port is given back
+
+
+async def test_a_token_revoked_while_connected_fails_the_call_and_asks_for_a_sign_in(
+    koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring
+) -> None:
+    with auth_server(tmp_path) as server:
+        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+        done = login(koroku, tmp_path)
+        assert done.returncode == 0, done.stderr
+        manager = McpManager(koroku_home / "mcp.json", koroku_home / "logs", FAST, KeyringSecrets())
+        notices: list[str] = []
+        manager.notices.append(notices.append)
+        await manager.start()
+        try:
+            await manager.wait_settled(30)
+            manager.specs()
+            server.revoke_all()
+            response, _ = await manager.call("auth_whoami", {})
+            assert "sign in needed" in response["error"], response  # what the model reads
+            await async_wait_until(lambda: "auth: sign in needed" in notices)
+        finally:
+            await manager.stop()
+        listed = koroku.run("mcp", "list", "--wait", "30")
+        assert "sign-in: needed (run `koroku mcp login auth`)" in listed.stdout
+        assert_no_token_leaked(server, koroku_home, done.stdout, listed.stdout, listed.stderr)
