@@ -89,12 +89,18 @@ class _Provider(OAuthClientProvider):
     would send it and, refused, ask for a whole new sign-in) and the authorization server's
     metadata (so the refresh goes to its token endpoint, not to the MCP server's origin)."""
 
-    def __init__(self, storage: KeyringTokenStorage, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, storage: KeyringTokenStorage, fresh: bool, *args: Any, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.koroku_storage = storage
+        self.fresh = fresh
+        """A sign-in: the stored tokens are not used (they stay until new ones replace them)."""
 
     async def _initialize(self) -> None:
         await super()._initialize()
+        if self.fresh:
+            self.context.clear_tokens()
         tokens = self.context.current_tokens
         if tokens is not None and tokens.expires_in is not None:
             self.context.update_token_expiry(tokens)
@@ -122,7 +128,7 @@ async def connection_auth(
         raise SignInNeeded(f"MCP server {config.name!r}: sign in needed")
 
     metadata = _client_metadata(redirect_uri)
-    return _Provider(storage, config.url, metadata, storage, refuse, no_callback), storage
+    return _Provider(storage, False, config.url, metadata, storage, refuse, no_callback), storage
 
 
 async def stored_redirect_uri(storage: KeyringTokenStorage) -> str:
@@ -235,7 +241,7 @@ def _explain(name: str, exc: BaseException, timeout: float) -> SignInFailed:
     if find_cause(exc, SignInTimeout) is not None:
         return SignInTimeout(
             f"sign-in to {name!r} was not finished within {timeout:g} s (was the browser page "
-            "closed?); nothing was stored, sign in again when ready"
+            "closed?); nothing changed, sign in again when ready"
         )
     failed = find_cause(exc, KorokuError)  # ours: a refusal, no keyring...
     if failed is not None:
@@ -264,15 +270,15 @@ async def sign_in(
 ) -> None:
     """Sign in to an HTTP server in the browser and keep its tokens in the keyring.
 
-    Asks again even when a stored token still works. Raises `SignInFailed` (`SignInTimeout`
-    when the browser never comes back) with a sentence for a person.
+    Asks again even when a stored token still works (which is kept if this sign-in fails).
+    Raises `SignInFailed` (`SignInTimeout` when the browser never comes back) with a sentence
+    for a person.
     """
     if config.transport != "http":
         raise SignInFailed(
             f"MCP server {config.name!r} is not an HTTP server: nothing to sign in to"
         )
     storage = KeyringTokenStorage(secrets, config.name, config.url)
-    await storage.forget_tokens()
     loopback = LoopbackRedirect()
     wanted = urlparse(await stored_redirect_uri(storage)).port or 0
     try:
@@ -289,7 +295,7 @@ async def sign_in(
         return await loopback.wait(browser_wait_s)
 
     metadata = _client_metadata(redirect_uri)
-    provider = _Provider(storage, config.url, metadata, storage, redirect, callback)
+    provider = _Provider(storage, True, config.url, metadata, storage, redirect, callback)
     info = Implementation(name="koroku", version=__version__)
     try:
         async with (

@@ -71,7 +71,6 @@ class McpSignIn:
             await oauth.sign_in(cfg, self.secrets, open_url, browser_wait_s)
         finally:
             sdk_log.current_sink.reset(token)
-        self._notify(f"{name}: signed in")
         await self._reconnect(name)
 
     async def sign_out(self, name: str) -> None:

@@ -193,6 +193,13 @@ def test_a_closed_browser_ends_the_sign_in_with_a_clear_message(
         assert stored(file_keyring, TOKENS_KEY) is None
         assert server.grants() == []
 
+        assert login(koroku, tmp_path).returncode == 0  # signed in, then asked again
+        before = stored(file_keyring, TOKENS_KEY)
+        again = login(koroku, tmp_path, "--wait", "2", close=True)
+        assert again.returncode == 1 and "nothing changed" in again.stderr
+        assert stored(file_keyring, TOKENS_KEY) == before  # the working sign-in is kept
+        assert list_json(koroku)["status"] == "ready"
+
 
 def test_login_names_what_is_wrong_without_a_keyring_or_server(
     koroku: Koroku, koroku_home: Path, tmp_path: Path

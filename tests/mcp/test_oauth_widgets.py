@@ -119,7 +119,7 @@ async def test_cancel_stops_waiting_for_the_browser(
             await async_wait_until(lambda: bool(opened))
             section.sign_in_row.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            assert "you cancelled" in section.sign_in_row.state.text()
+            assert "Sign-in cancelled" in section.sign_in_row.state.text()
             assert section.sign_in_row.sign_in_button.isVisibleTo(section.sign_in_row)
             assert server.grants() == []
         finally:

@@ -37,6 +37,8 @@ class SignInRow(QWidget):
         self._open_url = open_url
         self.server: str | None = None
         self.task: asyncio.Task[None] | None = None
+        self._note = ""
+        """The outcome of the last sign-in or sign-out of `server` (a failure, a cancel...)."""
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         self.state = QLabel("")
@@ -73,17 +75,20 @@ class SignInRow(QWidget):
             return
         http = status is not None and status.transport == "http" and status.enabled
         self.setVisible(http)
-        self.server = status.name if status is not None and http else None
+        name = status.name if status is not None and http else None
+        if name != self.server:
+            self._note = ""  # the last sign-in's outcome was about another server
+        self.server = name
         if status is None or not http:
             return
-        self.state.setObjectName("FieldError" if status.sign_in == "sign in needed" else "")
+        if status.sign_in == "signed in":
+            self._note = ""
+            text = SIGNED_IN
+        else:  # the last attempt's outcome says more than the state
+            text = self._note or (NEEDED if status.sign_in == "sign in needed" else MAY_ASK)
+        self.state.setObjectName("FieldError" if text not in (SIGNED_IN, MAY_ASK) else "")
         self.state.style().polish(self.state)
-        if status.sign_in == "sign in needed":
-            self.state.setText(NEEDED)
-        elif status.sign_in == "signed in":
-            self.state.setText(SIGNED_IN)
-        elif not self.state.text().startswith(("Not signed in", "Signed out")):
-            self.state.setText(MAY_ASK)
+        self.state.setText(text)
         self._buttons(status.sign_in == "signed in")
 
     def _buttons(self, signed_in: bool) -> None:
@@ -118,9 +123,12 @@ class SignInRow(QWidget):
             await manager.sign_in(name, self._open)
         except SignInFailed as exc:
             self.state.setObjectName("FieldError")
-            self.state.setText(f"Not signed in: {exc}")
+            text = str(exc)
+            self._note = text[:1].upper() + text[1:]
+            self.state.setText(self._note)
         except asyncio.CancelledError:
-            self.state.setText("Not signed in: you cancelled the sign-in.")
+            self._note = "Sign-in cancelled; nothing changed."
+            self.state.setText(self._note)
         else:
             self.state.setText(SIGNED_IN)
         finally:
@@ -143,7 +151,8 @@ class SignInRow(QWidget):
         async def run() -> None:
             with contextlib.suppress(SignInFailed):
                 await manager.sign_out(name)
-            self.state.setText("Signed out: the tokens are removed from your OS keyring.")
+            self._note = "Signed out: the tokens are removed from your OS keyring."
+            self.state.setText(self._note)
             self._buttons(False)
 
         return asyncio.ensure_future(run())
