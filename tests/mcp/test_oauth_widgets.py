@@ -120,6 +120,10 @@ async def test_cancel_stops_waiting_for_the_browser(
             section.sign_in_row.cancel()
             await asyncio.gather(task, return_exceptions=True)
             assert "Sign-in cancelled" in section.sign_in_row.state.text()
+            grab(section, "mcp-sign-in-cancelled")
+            section.tree.setCurrentItem(None)  # another selection, then back: the outcome stays
+            section.tree.setCurrentItem(section.tree.topLevelItem(0))
+            assert "Sign-in cancelled" in section.sign_in_row.state.text()
             assert section.sign_in_row.sign_in_button.isVisibleTo(section.sign_in_row)
             assert server.grants() == []
         finally:

@@ -38,7 +38,9 @@ class SignInRow(QWidget):
         self.server: str | None = None
         self.task: asyncio.Task[None] | None = None
         self._note = ""
-        """The outcome of the last sign-in or sign-out of `server` (a failure, a cancel...)."""
+        """The outcome of the last sign-in or sign-out (a failure, a cancel...)..."""
+        self._note_server: str | None = None
+        """...of this server."""
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         self.state = QLabel("")
@@ -75,17 +77,15 @@ class SignInRow(QWidget):
             return
         http = status is not None and status.transport == "http" and status.enabled
         self.setVisible(http)
-        name = status.name if status is not None and http else None
-        if name != self.server:
-            self._note = ""  # the last sign-in's outcome was about another server
-        self.server = name
+        self.server = status.name if status is not None and http else None
         if status is None or not http:
             return
+        note = self._note if self._note_server == status.name else ""
         if status.sign_in == "signed in":
             self._note = ""
             text = SIGNED_IN
         else:  # the last attempt's outcome says more than the state
-            text = self._note or (NEEDED if status.sign_in == "sign in needed" else MAY_ASK)
+            text = note or (NEEDED if status.sign_in == "sign in needed" else MAY_ASK)
         self.state.setObjectName("FieldError" if text not in (SIGNED_IN, MAY_ASK) else "")
         self.state.style().polish(self.state)
         self.state.setText(text)
@@ -119,6 +119,7 @@ class SignInRow(QWidget):
         return self.task
 
     async def _sign_in(self, manager: McpManager, name: str) -> None:
+        self._note, self._note_server = "", name
         try:
             await manager.sign_in(name, self._open)
         except SignInFailed as exc:
@@ -149,6 +150,7 @@ class SignInRow(QWidget):
         manager, name = self.manager, self.server
 
         async def run() -> None:
+            self._note_server = name
             with contextlib.suppress(SignInFailed):
                 await manager.sign_out(name)
             self._note = "Signed out: the tokens are removed from your OS keyring."
