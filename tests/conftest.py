@@ -11,4 +11,5 @@ pytest_plugins = [
     "tests.support.processes",
     "tests.support.postgres",
     "tests.support.keyring_memory",
+    "tests.support.keyring_file",
 ]

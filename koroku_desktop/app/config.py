@@ -249,6 +249,50 @@ def _store_secret(user: str, value: str, what: str, env_var: str) -> None:
         ) from exc
 
 
+class KeyringSecrets:
+    """The OS keyring (service `koroku`) as the MCP client's `SecretStore`: the OAuth tokens
+    of HTTP servers, one entry per server and kind. Never a file."""
+
+    def usable(self) -> bool:
+        """Whether there is a keyring to store in."""
+        return keyring_backend_name() is not None
+
+    def get(self, key: str) -> str | None:
+        """The stored value (None when absent or when the keyring cannot be read)."""
+        try:
+            import keyring
+
+            value = keyring.get_password(KEYRING_SERVICE, key)
+        except Exception:
+            log.debug("keyring lookup failed", exc_info=True)
+            return None
+        return str(value) if value else None
+
+    def set(self, key: str, value: str) -> None:
+        """Store `value`; raises KeyringUnavailable (never falls back to a file)."""
+        if not self.usable():
+            raise KeyringUnavailable(
+                "no OS keyring is available; Koroku keeps MCP sign-ins only there"
+            )
+        import keyring
+        from keyring.errors import KeyringError
+
+        try:
+            keyring.set_password(KEYRING_SERVICE, key, value)
+        except KeyringError as exc:
+            why = type(exc).__name__
+            raise KeyringUnavailable(f"the OS keyring refused the sign-in: {why}") from exc
+
+    def delete(self, key: str) -> None:
+        """Forget `key` (nothing stored, or no keyring: nothing to do)."""
+        try:
+            import keyring
+
+            keyring.delete_password(KEYRING_SERVICE, key)
+        except Exception:
+            log.debug("keyring delete of an MCP sign-in: nothing removed", exc_info=True)
+
+
 NO_KEY_HELP = (
     "Koroku needs a Gemini API key. Get one at https://aistudio.google.com/apikey, then either\n"
     "  run `koroku login` to store it in your OS keyring, or\n"

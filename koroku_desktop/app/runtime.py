@@ -24,6 +24,7 @@ from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.config import (
     ApiKey,
+    KeyringSecrets,
     Paths,
     Settings,
     default_paths,
@@ -58,6 +59,9 @@ from koroku_desktop.mcp import McpProgress as McpProgress
 from koroku_desktop.mcp import McpPromptError as McpPromptError
 from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
 from koroku_desktop.mcp import ServerStatus as ServerStatus
+from koroku_desktop.mcp import SignInFailed as SignInFailed
+from koroku_desktop.mcp import SignInTimeout as SignInTimeout
+from koroku_desktop.mcp import UrlOpener as UrlOpener
 from koroku_desktop.mcp import elicit_form as elicit_form
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (
@@ -272,7 +276,7 @@ class Runtime:
 
 def mcp_manager(paths: Paths) -> McpManager:
     """The MCP servers of `<data dir>/mcp.json`, their stderr logged under `<data dir>/logs`."""
-    return McpManager(paths.mcp_config, paths.logs)
+    return McpManager(paths.mcp_config, paths.logs, secrets=KeyringSecrets())
 
 
 def recall_search(event_log: SqliteEventLog) -> RecallSearch:

@@ -1,4 +1,5 @@
-"""`koroku mcp list`: the configured MCP servers, their state, tools and last error."""
+"""`koroku mcp list`: the configured MCP servers, their state, tools and last error;
+`koroku mcp login NAME` / `logout NAME`: OAuth sign-in to an HTTP server in the browser."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ import asyncio
 import json
 import os
 import sys
+import threading
+import webbrowser
 from typing import Any, TextIO
 
-from koroku_desktop.app.config import default_paths
-from koroku_desktop.app.runtime import McpManager, McpProgress, ServerStatus, mcp_manager
+from koroku_desktop.app.config import default_paths, keyring_backend_name
+from koroku_desktop.app.runtime import (
+    McpManager,
+    McpProgress,
+    ServerStatus,
+    SignInFailed,
+    mcp_manager,
+)
 from koroku_desktop.tools.registry import ToolRegistry
 
 LIST_WAIT_S = 3.0
@@ -59,6 +68,59 @@ def register(sub: Any) -> None:
         help=f"how long to wait for the servers to start (default {LIST_WAIT_S:g})",
     )
     listing.set_defaults(handler=cmd_mcp_list)
+    login = mcp_sub.add_parser("login", help="sign in to an HTTP server (OAuth, in the browser)")
+    login.add_argument("name", help="the server's name in mcp.json")
+    login.add_argument(
+        "--wait",
+        type=float,
+        default=LOGIN_WAIT_S,
+        metavar="SECONDS",
+        help=f"how long to wait for the browser (default {LOGIN_WAIT_S:g})",
+    )
+    login.set_defaults(handler=cmd_mcp_login)
+    logout = mcp_sub.add_parser("logout", help="forget an HTTP server's sign-in")
+    logout.add_argument("name", help="the server's name in mcp.json")
+    logout.set_defaults(handler=cmd_mcp_logout)
+
+
+LOGIN_WAIT_S = 300.0
+"""How long `mcp login` waits for the browser to come back by default."""
+
+
+def open_in_browser(url: str) -> None:
+    """Say where the sign-in page is, then open it with `webbrowser` (in a thread: some
+    browsers block until closed). The address holds no token, only the request."""
+    print(
+        f"Opening your browser to sign in. If it does not open, visit:\n  {url}",
+        file=sys.stderr,
+        flush=True,
+    )
+    threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+
+def cmd_mcp_login(args: argparse.Namespace) -> int:
+    """Sign in to one HTTP server; its tokens go to the OS keyring (exit 1 with why, if not)."""
+    manager = mcp_manager(default_paths())
+    try:
+        asyncio.run(manager.sign_in(args.name, open_in_browser, args.wait))
+    except SignInFailed as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        return 1
+    where = keyring_backend_name() or "OS keyring"
+    print(f"Signed in to {args.name!r}; the tokens are kept in your OS keyring ({where}).")
+    return 0
+
+
+def cmd_mcp_logout(args: argparse.Namespace) -> int:
+    """Forget one HTTP server's tokens and registration (exit 1 if there is no such server)."""
+    manager = mcp_manager(default_paths())
+    try:
+        asyncio.run(manager.sign_out(args.name))
+    except SignInFailed as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        return 1
+    print(f"Signed out of {args.name!r}: its tokens are removed from the OS keyring.")
+    return 0
 
 
 async def _statuses(manager: McpManager, wait_s: float) -> list[ServerStatus]:
@@ -92,6 +154,7 @@ def status_json(status: ServerStatus) -> dict[str, Any]:
             {"uri": r.uri, "name": r.name, "mime_type": r.mime_type, "template": r.template}
             for r in status.resources
         ],
+        "sign_in": status.sign_in or None,
         "last_error": status.last_error,
     }
 
@@ -121,6 +184,10 @@ def print_statuses(statuses: list[ServerStatus], out: TextIO) -> None:
             out.write(f"    resources: {listed}, templates: {templates} (read_mcp_resource)\n")
         if status.protocol:
             out.write(f"    protocol: {status.protocol}\n")
+        if status.sign_in == "sign in needed":
+            out.write(f"    sign-in: needed (run `koroku mcp login {status.name}`)\n")
+        elif status.sign_in:
+            out.write(f"    sign-in: {status.sign_in} (OAuth)\n")
         if status.last_error:
             out.write(f"    last error: {status.last_error}\n")
 

@@ -1,7 +1,8 @@
 """The MCP client adapter (stdio and streamable HTTP). The only importer of the `mcp` SDK.
 
-Only `config`, `naming`, `state` and `manager` load at start-up; the SDK itself is imported
-in the background when the servers start.
+Only `config`, `naming`, `state`, `manager` (with its mixins `extras` and `sign_in`) and
+`sdk_log` load at start-up; the SDK itself is imported in the background when the servers
+start, and `oauth` (the sign-in, over the SDK's OAuth client) when a sign-in starts.
 """
 
 from koroku_desktop.mcp.config import (
@@ -22,7 +23,12 @@ from koroku_desktop.mcp.state import (
     McpPromptInfo,
     McpTiming,
     McpToolInfo,
+    SecretStore,
     ServerStatus,
+    SignInFailed,
+    SignInNeeded,
+    SignInTimeout,
+    UrlOpener,
 )
 
 __all__ = [
@@ -36,8 +42,13 @@ __all__ = [
     "McpPromptInfo",
     "McpTiming",
     "McpToolInfo",
+    "SecretStore",
     "ServerConfig",
     "ServerStatus",
+    "SignInFailed",
+    "SignInNeeded",
+    "SignInTimeout",
+    "UrlOpener",
     "parse_server",
     "read_config",
     "remove_server",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import warnings
@@ -22,6 +21,7 @@ from typing import Any, TextIO
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -32,21 +32,21 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
     Implementation,
-    LoggingMessageNotificationParams,
     PromptListChangedNotification,
     ReadResourceResult,
     ResourceListChangedNotification,
-    Tool,
     ToolListChangedNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
 from koroku_desktop.domain.errors import KorokuError
-from koroku_desktop.mcp import sdk_log
+from koroku_desktop.mcp import oauth, sdk_log
 from koroku_desktop.mcp.config import ServerConfig
+from koroku_desktop.mcp.oauth_store import KeyringTokenStorage
 from koroku_desktop.mcp.prompts import list_prompts
 from koroku_desktop.mcp.resources import list_resources
+from koroku_desktop.mcp.server_log import ServerLog
 from koroku_desktop.mcp.state import (
     Elicitor,
     McpElicitation,
@@ -54,13 +54,20 @@ from koroku_desktop.mcp.state import (
     McpResourceInfo,
     McpTiming,
     McpToolInfo,
+    SecretStore,
     ServerState,
+    SignInState,
 )
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
+from koroku_desktop.mcp.tool_list import list_tools
 
 log = logging.getLogger(__name__)
 
-_LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
+
+SIGN_IN_HELP = (
+    "sign in needed: the server wants a sign-in, no token yet or its token refused (Settings → "
+    "MCP servers → Sign in, or `koroku mcp login {name}`)"
+)
 
 
 class McpUnavailable(KorokuError, RuntimeError):
@@ -75,33 +82,7 @@ def describe_error(exc: BaseException) -> str:
     return text if isinstance(exc, MCPError) else f"{type(exc).__name__}: {text}"
 
 
-def _tool_info(server: str, tool: Tool) -> McpToolInfo:
-    hints = tool.annotations
-    return McpToolInfo(
-        server=server,
-        name=tool.name,
-        description=tool.description or tool.title or tool.name,
-        input_schema=dict(tool.input_schema or {}),
-        read_only=bool(hints is not None and hints.read_only_hint),
-        destructive=bool(hints is not None and hints.destructive_hint),
-        open_world=bool(hints is not None and hints.open_world_hint),
-        task_support=(tool.execution.task_support if tool.execution else None) or "forbidden",
-    )
-
-
-async def _list_tools(client: Client, server: str, refresh: bool) -> tuple[McpToolInfo, ...]:
-    tools: list[McpToolInfo] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGES):
-        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        tools.extend(_tool_info(server, t) for t in page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tuple(tools)
-
-
-class ServerConnection:
+class ServerConnection(ServerLog):
     """Keeps one configured server connected; `call` runs a tool on it."""
 
     def __init__(
@@ -136,6 +117,12 @@ class ServerConnection:
         self._sdk_error = ""
         self.protocol = ""
         self.tasks_ok = False
+        self.secrets: SecretStore | None = None
+        """Where OAuth tokens are kept (None: HTTP servers get no OAuth)."""
+        self.sign_in: SignInState = ""
+        self._tokens: KeyringTokenStorage | None = None
+        self._refused = False
+        """This attempt stopped because the server wants a sign-in."""
         self.elicitor: Elicitor | None = None
         """Asks the person for a server's elicitation (None: the capability is not declared)."""
         """The server takes task-augmented calls (else task-required tools are not offered)."""
@@ -143,11 +130,6 @@ class ServerConnection:
         sdk_log.install(log_dir)
         self.ready = asyncio.Event()
         """Set once the first attempt has ended, connected or not (for `wait_settled`)."""
-
-    @property
-    def log_path(self) -> Path | None:
-        """`logs/mcp-<name>.log`: the server's stderr, the SDK's records, its notifications."""
-        return None if self._log_dir is None else sdk_log.log_file(self._log_dir, self.name)
 
     @property
     def name(self) -> str:
@@ -214,16 +196,6 @@ class ServerConnection:
         finally:
             sdk_log.current_sink.reset(token)
 
-    def write_log(self, text: str, level: int) -> None:
-        """Append one of Koroku's records (the SDK's, the server's notifications) to the log."""
-        if level >= logging.WARNING:
-            first = text.split("] ", 1)[-1].splitlines()[0].strip()
-            self._sdk_error = first or self._sdk_error
-        fh = self._open_log()
-        if fh is not None:
-            fh.write(text)
-            fh.flush()
-
     # -- supervision -------------------------------------------------------------------
 
     async def _supervise(self) -> None:
@@ -244,43 +216,13 @@ class ServerConnection:
             self.restarts += 1
             verb = "stopped" if was_ready else "failed to start"
             notice = None if repeated else f"MCP server {self.name!r} {verb}: {error}"
+            if self._refused:  # the status bar's line, once
+                notice = None if repeated else f"{self.name}: sign in needed"
             self._set("failed", notice)  # the same failure again is not news
             delay = min(self.timing.backoff_max, self.timing.backoff_base * 2 ** (failures - 1))
             with anyio.move_on_after(delay):
                 await self._wake.wait()
             self._wake.clear()
-
-    def _open_log(self) -> TextIO | None:
-        if self._log_dir is None:
-            return None
-        if self._errlog is None:
-            self._log_dir.mkdir(parents=True, exist_ok=True)
-            path = sdk_log.log_file(self._log_dir, self.name)
-            self._errlog = open(path, "a", encoding="utf-8")  # noqa: SIM115
-        return self._errlog
-
-    def _stderr(self) -> TextIO | None:
-        errlog = self._open_log()
-        if errlog is not None:
-            errlog.flush()
-            self._errlog_start = errlog.tell()
-        return errlog
-
-    def _stderr_tail(self) -> str:
-        """The last line the server wrote to stderr during this attempt, if any."""
-        if self._errlog is None:
-            return ""
-        try:
-            with open(self._errlog.name, encoding="utf-8", errors="replace") as fh:
-                fh.seek(self._errlog_start)
-                lines = [
-                    ln.strip()
-                    for ln in fh.read()[-20000:].splitlines()
-                    if ln.strip() and not ln.startswith(sdk_log.PREFIX)
-                ]
-        except OSError:
-            return ""
-        return lines[-1] if lines else ""
 
     async def _list_resources(self, client: Client) -> tuple[McpResourceInfo, ...]:
         """Its resources and templates; a listing that fails leaves the tools usable."""
@@ -303,6 +245,11 @@ class ServerConnection:
             line = f"prompts/list: {describe_error(exc)}"
             self.write_log(sdk_log.format_lines("koroku", "WARNING", line), logging.INFO)
             return self.prompts
+
+    @property
+    def sign_in_refused(self) -> bool:
+        """The server refused the token in this attempt (a call failing now failed for it)."""
+        return self._refused
 
     def client(self) -> Client:
         """The connected client; raises McpUnavailable when not ready."""
@@ -372,7 +319,9 @@ class ServerConnection:
             self.stage = "initializing"
             transport = stdio_client(params) if errlog is None else stdio_client(params, errlog)
         else:
-            http = await stack.enter_async_context(create_mcp_http_client(dict(cfg.headers)))
+            auth = await self._auth()
+            http = create_mcp_http_client(dict(cfg.headers), auth=auth)
+            http = await stack.enter_async_context(http)
             transport = streamable_http_client(cfg.url, http_client=http)
             self.stage = "initializing"
         client = Client(
@@ -392,16 +341,22 @@ class ServerConnection:
                 await client.set_logging_level("info")
         return client
 
-    async def _server_log(self, params: LoggingMessageNotificationParams) -> None:
-        """A `notifications/message` from the server, kept in its log."""
-        data = params.data
-        text = data if isinstance(data, str) else json.dumps(data, default=str)
-        source = f"server {params.logger}" if params.logger else "server"
-        self.write_log(sdk_log.format_lines(source, params.level.upper(), text), logging.INFO)
+    async def _auth(self) -> OAuthClientProvider | None:
+        """OAuth for an HTTP server without a static Authorization header (None: no keyring
+        seam, or the header is given)."""
+        if self.secrets is None or oauth.has_static_auth(self.config):
+            return None
+
+        def needed() -> None:
+            self.sign_in, self._refused = "sign in needed", True
+
+        provider, self._tokens = await oauth.connection_auth(self.config, self.secrets, needed)
+        return provider
 
     async def _run_once(self) -> tuple[str, bool]:
         """One connection, from start to its end; (why it ended, whether it got ready)."""
         loop = asyncio.get_running_loop()
+        self._refused = False
         timed_out = False
         was_ready = False
         error = "stopped"
@@ -420,11 +375,13 @@ class ServerConnection:
                     self.protocol = client.protocol_version
                     self.tasks_ok = can_call_tasks(client.server_capabilities)
                     self.stage = "listing tools"
-                    tools = await _list_tools(client, self.name, refresh=False)
+                    tools = await list_tools(client, self.name, refresh=False)
                     self.resources = await self._list_resources(client)
                     self.prompts = await self._list_prompts(client)
                     deadline.cancel()
                     self._client, self.tools, self.last_error = client, tools, None
+                    stored = self._tokens is not None and self._tokens.stored_tokens
+                    self.sign_in = "signed in" if stored else ""
                     was_ready = True
                     self.ready.set()
                     self._set("ready", None)
@@ -432,6 +389,8 @@ class ServerConnection:
                     self._client = None
             except Exception as exc:  # noqa: BLE001 — a server failing in any way is its status, never the app's crash
                 error = describe_error(exc)
+                if self._refused:
+                    error = SIGN_IN_HELP.format(name=self.name)
             finally:
                 deadline.cancel()
                 self._client = None
@@ -453,7 +412,7 @@ class ServerConnection:
                 return "stopped"
             try:
                 with anyio.fail_after(self.timing.health_timeout):
-                    tools = await _list_tools(client, self.name, refresh=True)
+                    tools = await list_tools(client, self.name, refresh=True)
             except Exception as exc:  # noqa: BLE001 — any failure of the health check means the server stopped answering
                 return f"stopped answering: {describe_error(exc)}"
             resources = await self._list_resources(client)

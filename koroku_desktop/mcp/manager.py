@@ -23,11 +23,13 @@ from koroku_desktop.mcp import resource_tool
 from koroku_desktop.mcp.config import McpConfig, McpConfigError, ServerConfig
 from koroku_desktop.mcp.extras import McpExtras
 from koroku_desktop.mcp.naming import assign_names
+from koroku_desktop.mcp.sign_in import McpSignIn
 from koroku_desktop.mcp.state import (
     Elicitor,
     McpProgress,
     McpTiming,
     McpToolInfo,
+    SecretStore,
     ServerStatus,
 )
 
@@ -51,13 +53,19 @@ def _schema(info: McpToolInfo) -> dict[str, Any]:
     return schema
 
 
-class McpManager(McpExtras):
+class McpManager(McpExtras, McpSignIn):
     """Starts, restarts, reconfigures and stops the servers in mcp.json; runs their tools."""
 
     def __init__(
-        self, config_path: Path, log_dir: Path | None = None, timing: McpTiming | None = None
+        self,
+        config_path: Path,
+        log_dir: Path | None = None,
+        timing: McpTiming | None = None,
+        secrets: SecretStore | None = None,
     ) -> None:
         self.config_path = config_path
+        self.secrets = secrets
+        """Where HTTP servers' OAuth tokens are kept (the OS keyring; None: no OAuth)."""
         self.log_dir = log_dir
         self.timing = timing or McpTiming()
         self.notices: list[Notice] = []
@@ -179,6 +187,7 @@ class McpManager(McpExtras):
                 for cfg in new:
                     conn = module.ServerConnection(cfg, self.timing, self.log_dir, self._on_conn)
                     conn.elicitor = self.elicitor
+                    conn.secrets = self.secrets
                     self._connections[cfg.name] = conn
                     conn.start()
             self._changed()
@@ -274,6 +283,7 @@ class McpManager(McpExtras):
                         conn.protocol,
                         conn.resources,
                         conn.prompts,
+                        conn.sign_in,
                     )
                 )
         for name, error in self._config.errors.items():
@@ -382,7 +392,7 @@ class McpManager(McpExtras):
         conn, _ = self._lookup(name)
         if pair is None or conn is None:
             return {"error": f"MCP tool {name!r} is not available now"}, []
-        from koroku_desktop.mcp.connection import McpUnavailable, describe_error
+        from koroku_desktop.mcp.connection import SIGN_IN_HELP, McpUnavailable, describe_error
         from koroku_desktop.mcp.results import to_response
 
         timeout = self.timing.call_timeout
@@ -406,7 +416,8 @@ class McpManager(McpExtras):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 — an MCP tool failing in any way is that call's error result
-            return {"error": f"MCP server {pair[0]!r}: {describe_error(exc)}"}, []
+            why = SIGN_IN_HELP.format(name=pair[0]) if conn.sign_in_refused else describe_error(exc)
+            return {"error": f"MCP server {pair[0]!r}: {why}"}, []
         with contextlib.suppress(Exception):
             return to_response(result)
         return {"error": f"MCP server {pair[0]!r} sent a result Koroku cannot read"}, []

@@ -83,3 +83,19 @@ def install(log_dir: Path | None) -> SdkLogRouter:
     if log_dir is not None:
         _router.fallback_dir = log_dir
     return _router
+
+
+class FileSink:
+    """The log of a server that has no running connection here (`koroku mcp login`)."""
+
+    def __init__(self, log_dir: Path | None, server: str) -> None:
+        self.path = None if log_dir is None else log_file(log_dir, server)
+
+    def write_log(self, text: str, level: int) -> None:
+        """Append one record to `logs/mcp-<name>.log` (nothing without a log dir)."""
+        del level
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(text)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
+
+from koroku_desktop.domain.errors import KorokuError
+
+SignInState = Literal["", "signed in", "sign in needed"]
+"""An HTTP server's OAuth state: "" until the server asks for a token."""
 
 ServerState = Literal["disabled", "invalid", "starting", "slow", "ready", "failed", "stopped"]
 """`slow`: still starting after a front end stopped waiting (its reason in `last_error`)."""
@@ -83,6 +88,8 @@ class ServerStatus:
     """Its resources and URI templates, as last listed."""
     prompts: tuple[McpPromptInfo, ...] = ()
     """Its prompts, as last listed."""
+    sign_in: SignInState = ""
+    """OAuth (HTTP servers): signed in, sign in needed, or "" when the server asked for none."""
 
 
 @dataclass(frozen=True)
@@ -154,3 +161,46 @@ class McpElicitAnswer:
 
 Elicitor = Callable[[McpElicitation], Awaitable[McpElicitAnswer]]
 """A front end's way of asking the person (a card, a terminal prompt)."""
+
+
+class SecretStore(Protocol):
+    """Where OAuth tokens are kept: the OS keyring (app/ provides it; the key names a server).
+
+    Calls may block (D-Bus, a keychain prompt): the client runs them off the event loop.
+    """
+
+    def usable(self) -> bool:
+        """Whether anything can be stored (an OS keyring exists)."""
+        ...
+
+    def get(self, key: str) -> str | None:
+        """The stored value, or None."""
+        ...
+
+    def set(self, key: str, value: str) -> None:
+        """Store `value`; raises when there is no keyring (a token never goes to a file)."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Forget `key` (no error when it is not there)."""
+        ...
+
+
+SIGN_IN_TIMEOUT_S = 300.0
+"""How long a sign-in waits for the browser to come back to Koroku."""
+
+UrlOpener = Callable[[str], Awaitable[None] | None]
+"""Opens the authorization page in the person's browser (Qt's QDesktopServices in the app,
+`webbrowser` in the terminal; a test's HTTP client that follows the redirects)."""
+
+
+class SignInNeeded(KorokuError, RuntimeError):
+    """The server refused its token and no refresh helped: the person must sign in."""
+
+
+class SignInFailed(KorokuError, RuntimeError):
+    """A sign-in did not finish (timeout, refusal, a wrong issuer, no keyring...)."""
+
+
+class SignInTimeout(SignInFailed):
+    """The browser never came back to the loopback redirect."""

@@ -32,9 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.app.runtime import McpManager, ServerStatus
+from koroku_desktop.app.runtime import McpManager, ServerStatus, UrlOpener
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.ui.settings.mcp_log import ServerLogDialog
+from koroku_desktop.ui.settings.mcp_sign_in import SignInRow
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
@@ -90,6 +91,12 @@ class ServerEditor(QDialog):
         self.url.setPlaceholderText("http://127.0.0.1:8000/mcp")
         self.headers = QPlainTextEdit(_lines(entry.get("headers"), ": "))
         self.headers.setPlaceholderText("Authorization: Bearer ...")
+        self.oauth_note = QLabel(
+            "A server that asks you to sign in (OAuth) needs no header: save it, then use "
+            "Sign in… under the server list."
+        )
+        self.oauth_note.setWordWrap(True)
+        self.oauth_note.setObjectName("Muted")
         self.enabled = QCheckBox("Enabled")
         self.enabled.setChecked(entry.get("enabled", True) is not False)
         self.error = QLabel("")
@@ -102,6 +109,7 @@ class ServerEditor(QDialog):
             ("Environment", self.env),
             ("URL", self.url),
             ("Headers", self.headers),
+            ("", self.oauth_note),
             ("", self.enabled),
             ("", self.error),
         ):
@@ -121,6 +129,7 @@ class ServerEditor(QDialog):
             widget.setEnabled(stdio)
         for widget in (self.url, self.headers):
             widget.setEnabled(not stdio)
+        self.oauth_note.setVisible(not stdio)
 
     def entry(self) -> dict[str, Any]:
         """The mcp.json entry typed in; raises ValueError saying what is wrong."""
@@ -166,7 +175,11 @@ class McpSection(QGroupBox):
     """Servers, their status and tools, add/edit/remove/enable, and the read-only switch."""
 
     def __init__(
-        self, manager: McpManager | None, settings: SettingsStore, parent: QWidget | None = None
+        self,
+        manager: McpManager | None,
+        settings: SettingsStore,
+        parent: QWidget | None = None,
+        open_url: UrlOpener | None = None,
     ) -> None:
         super().__init__("MCP servers", parent)
         self.manager = manager
@@ -193,6 +206,8 @@ class McpSection(QGroupBox):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.details)
+        self.sign_in_row = SignInRow(manager, open_url, self)
+        col.addWidget(self.sign_in_row)
         self.error = QLabel("")
         self.error.setObjectName("FieldError")
         self.error.setWordWrap(True)
@@ -250,7 +265,8 @@ class McpSection(QGroupBox):
         self._statuses = statuses
         self.tree.clear()
         for s in statuses:
-            row = (s.name, s.transport, "yes" if s.enabled else "no", s.state, str(len(s.tools)))
+            state = "sign in needed" if s.sign_in == "sign in needed" else s.state
+            row = (s.name, s.transport, "yes" if s.enabled else "no", state, str(len(s.tools)))
             item = QTreeWidgetItem(list(row))
             item.setData(0, Qt.ItemDataRole.UserRole, s.name)
             self.tree.addTopLevelItem(item)
@@ -272,6 +288,7 @@ class McpSection(QGroupBox):
         self.toggle_button.setText("Enable" if s is not None and not s.enabled else "Disable")
         for button in (self.edit_button, self.toggle_button, self.remove_button, self.log_button):
             button.setEnabled(s is not None)
+        self.sign_in_row.show_server(s)
         if s is None:
             self.details.setText("")
             return
