@@ -22,7 +22,12 @@ from koroku_desktop.app.config import Paths, Settings, SettingsError, default_pa
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
 from koroku_desktop.domain.events import FactEvent, LogEntry, StoredEvent
-from koroku_desktop.ui.background_work import compact_long_history, sync_memory, warm_up
+from koroku_desktop.ui.background_work import (
+    OnFirstShow,
+    compact_long_history,
+    sync_memory,
+    warm_up,
+)
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.mcp_elicit_view import WindowElicitor
 from koroku_desktop.ui.chat.mcp_progress import McpProgressFollower
@@ -156,7 +161,10 @@ class Desktop(QObject):
         self.bridge.follow(self.runtime.log.data_version, [db, db.with_name(db.name + "-wal")])
         SyncFollower(self.runtime, self.bridge, self._reload, self._keep).start()
         self.memory_sync = asyncio.ensure_future(sync_memory(self.runtime))  # off the start-up path
-        self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
+        if show_window:
+            self._warm_up()
+        else:  # in the tray: warm up when a window is first opened, not while unused
+            OnFirstShow([self.window, self.popup], self._warm_up)
         if self.runtime.mcp is not None:
             self.mcp_progress = McpProgressFollower(self.runtime.mcp, self.window.model, self)
             self.mcp_elicitor = WindowElicitor(self.window.approvals)
@@ -338,6 +346,10 @@ class Desktop(QObject):
             self.setup_card.deleteLater()
             self.setup_card = None
         self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
+
+    def _warm_up(self) -> None:
+        if self.warm_up is None and not self._quitting:
+            self.warm_up = asyncio.ensure_future(warm_up(self.runtime))
 
 
 def open_desktop(

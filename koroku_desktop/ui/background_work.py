@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QWidget
 
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.ui.heap import freeze_startup_heap
@@ -54,3 +58,27 @@ async def warm_up(runtime: Runtime) -> None:
         if runtime.search is not None:
             await runtime.search.warm()
     freeze_startup_heap()  # what start-up made stays: full collections skip it
+
+
+class OnFirstShow(QObject):
+    """Runs `action` once, the first time any of `widgets` is shown, then lets them go.
+
+    An app that starts in the tray warms the Gemini SDK up (about 25 MiB and a second of a
+    worker thread) when the person first opens a window, not while it sits unused.
+    """
+
+    def __init__(self, widgets: Sequence[QWidget], action: Callable[[], object]) -> None:
+        super().__init__(widgets[0])
+        self._widgets = list(widgets)
+        self._action: Callable[[], object] | None = action
+        for widget in self._widgets:
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """On the first Show of a watched widget: stop watching and run the action."""
+        if event.type() == QEvent.Type.Show and self._action is not None:
+            action, self._action = self._action, None
+            for widget in self._widgets:
+                widget.removeEventFilter(self)
+            action()
+        return super().eventFilter(watched, event)

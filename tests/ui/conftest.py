@@ -80,14 +80,17 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @contextmanager
-def running_desktop(qtbot: QtBot, model: ChatModel | None = None) -> Iterator[Desktop]:
-    """The whole app on this test's data dir, window shown; quit and deleted afterwards.
-    `model` replaces Gemini as the agent's model (a `FakeChatModel`)."""
+def running_desktop(
+    qtbot: QtBot, model: ChatModel | None = None, *, show_window: bool = True
+) -> Iterator[Desktop]:
+    """The whole app on this test's data dir, window shown (or only in the tray); quit and
+    deleted afterwards. `model` replaces Gemini as the agent's model (a `FakeChatModel`)."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     desk = open_desktop(app, default_paths(), use_tray=True, model=model)
-    run(qtbot, desk.start())
-    qtbot.waitExposed(desk.window)
+    run(qtbot, desk.start(show_window=show_window))
+    if show_window:
+        qtbot.waitExposed(desk.window)
     warm_up = desk.warm_up
     if warm_up is not None:
         # The first turn of a worker process would otherwise pay the SDK's import inside the

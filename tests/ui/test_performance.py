@@ -110,3 +110,18 @@ def test_the_startup_heap_is_frozen_out_of_full_collections_until_quit(
         qtbot.waitUntil(lambda: desk.warm_up is not None and desk.warm_up.done(), timeout=30000)
         assert gc.get_freeze_count() > 10_000
     assert gc.get_freeze_count() == 0
+
+
+def test_an_app_started_in_the_tray_warms_the_sdk_up_when_a_window_first_opens(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """Unused in the tray, the app does not hold the Gemini SDK (about 25 MiB); the first
+    window opened starts the warm-up, so the first question does not wait for the import."""
+    with running_desktop(qtbot, show_window=False) as desk:
+        assert desk.runtime.model.has_key
+        assert desk.warm_up is None, "warmed up while nobody opened a window"
+        desk.show_quick_ask()
+        qtbot.waitUntil(lambda: desk.warm_up is not None and desk.warm_up.done(), timeout=30000)
+        first = desk.warm_up
+        desk.show_chat()
+        assert desk.warm_up is first, "warmed up once"
