@@ -113,7 +113,8 @@ def bench_idle(idle_s: float, work: Path, base_url: str) -> dict[str, Any]:
         "QT_QPA_PLATFORM": "offscreen",
         "KOROKU_HOME": str(work / "idle"),
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-        # With a key, as a person runs it (the SDK is warmed up); only the fake answers.
+        # With a key, as a person runs it; only the fake answers. Started in the tray, the app
+        # warms the SDK up only when a window first opens (ui/background_work.OnFirstShow).
         "GEMINI_API_KEY": "bench-key",
         "GOOGLE_GEMINI_BASE_URL": base_url,
     }
