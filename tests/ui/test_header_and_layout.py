@@ -20,7 +20,9 @@ def test_thoughts_toggle_says_its_state_and_each_answer_opens_alone(
         desktop.welcome.ok_button.click()
     fake_gemini.reply_text("Forty-two.", thought="The user wants the answer to everything.")
     type_and_send(qtbot, window.input, "the answer?")
+    # The text streams in first; the thought row comes with the stored reply at the end.
     qtbot.waitUntil(lambda: "Forty-two." in texts(window.model, "model"), timeout=10000)
+    qtbot.waitUntil(lambda: bool(rows(window.model, "thought")) and not desktop.bridge.busy)
     thought = rows(window.model, "thought")[0]
     row = window.model.row_of(thought)
     delegate = window.view.delegate
