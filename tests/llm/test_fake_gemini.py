@@ -153,7 +153,7 @@ async def test_signature_bytes_survive_the_sdks_url_safe_base64(fake_gemini: Fak
     issued = contents[-1].parts[0].thought_signature  # type: ignore[index]
     contents.append(responses_for(contents[-1]))
     await c.aio.models.generate_content(model=MODEL, contents=contents)
-    sent = fake_gemini.requests[-1].body["contents"][1]["parts"][0]["thoughtSignature"]
+    sent = fake_gemini.generate_requests()[-1].body["contents"][1]["parts"][0]["thoughtSignature"]
     assert base64.urlsafe_b64decode(sent) == issued
 
 

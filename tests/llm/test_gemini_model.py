@@ -112,7 +112,7 @@ async def test_follow_up_with_calls_and_responses_is_accepted(
     request = ModelRequest(model="gemini-test", system_instruction="s", contents=history)
     reply = await model.generate(request)
     assert reply.parts[0] == TextPart(text="Two commands ran.")
-    sent = fake_gemini.requests[-1].body["contents"][2]["parts"]
+    sent = fake_gemini.generate_requests()[-1].body["contents"][2]["parts"]
     assert [p["functionResponse"]["id"] for p in sent] == [c.id for c in history[1].function_calls]
     assert all("call_args" not in str(p) for p in sent)
 

@@ -141,7 +141,7 @@ async def test_wire_round_trip_equals_what_was_sent(
             expected = [p.model_copy(update={"call_args": None}) for p in expected]
         assert reply.parts == expected
         assert sig_bytes(reply.parts) == sig_bytes(expected)
-    sent = fake_gemini.requests[-1].body["contents"]
+    sent = fake_gemini.generate_requests()[-1].body["contents"]
     for wire, part in zip(sent[1]["parts"], contents[1].parts, strict=True):
         on_wire = wire.get("thoughtSignature")
         decoded = base64.urlsafe_b64decode(on_wire) if on_wire else None
