@@ -240,7 +240,9 @@ def media_tokens(blob: JsonDict) -> int:
     """What the service counts for one `inlineData` blob: an image by its tiles (a PNG's size
     read from its header), anything else 258; never its base64 characters."""
     data = str(blob.get("data", ""))
-    head = base64.b64decode(data[:32]) if len(data) >= 32 else b""
+    # The SDK sends bytes in the URL-safe alphabet: '-' and '_' would be dropped by the
+    # default decoder (a random blob then fails on its padding and the request is lost).
+    head = base64.b64decode(data[:32], altchars=b"-_") if len(data) >= 32 else b""
     if head.startswith(b"\x89PNG") and len(head) >= 24:
         width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
         if width <= 384 and height <= 384:

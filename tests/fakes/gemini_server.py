@@ -13,6 +13,7 @@ import contextlib
 import json
 import secrets
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -65,6 +66,13 @@ _BAD_KEY_DETAILS: list[JsonDict] = [
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeGemini
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that went away (a cancelled turn, a cut the fake made itself) is no error
+        of the fake's: only real failures print their traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class _Handler(BaseHTTPRequestHandler):
