@@ -1,4 +1,5 @@
-"""What a manager offers beyond tools: reading resources, and prompts with completions.
+"""What a manager offers beyond tools: resources (read for the model or attached), prompts,
+and completions of their arguments.
 
 A mixin of `McpManager` (kept apart to keep each module small); every failure is a clear
 message, never an SDK exception reaching a front end.
@@ -8,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from koroku_desktop.domain.attachment import AttachmentRefused, PendingAttachment
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.parts import InlineDataPart
-from koroku_desktop.mcp.state import McpPromptInfo
+from koroku_desktop.mcp.state import McpPromptInfo, McpResourceInfo
 
 if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
@@ -51,6 +53,43 @@ class McpExtras:
         except Exception as exc:  # noqa: BLE001 — any server failure reaches the model as an error
             return {"error": f"MCP server {server!r}: {describe_error(exc)}"}, []
         return read_response(result)
+
+    def resources(self) -> list[McpResourceInfo]:
+        """Every ready server's resources and templates, as last listed (the picker's list)."""
+        return [r for c in self._connections.values() if c.state == "ready" for r in c.resources]
+
+    async def read_attachments(self, server: str, uri: str, name: str) -> list[PendingAttachment]:
+        """Read a resource to attach it (one attachment per content); raises
+        AttachmentRefused saying why when it cannot be read or attached."""
+        from koroku_desktop.mcp.connection import describe_error
+        from koroku_desktop.mcp.resources import to_attachments
+
+        conn = self._connections.get(server)
+        try:
+            if conn is None:
+                raise AttachmentRefused(f"MCP server {server!r} is not running")  # noqa: TRY301 — one message path for every failure
+            result = await conn.read_resource(uri, self._call_limit())
+        except AttachmentRefused:
+            raise
+        except TimeoutError:
+            raise AttachmentRefused(f"MCP server {server!r} did not answer in time") from None
+        except Exception as exc:
+            raise AttachmentRefused(f"MCP server {server!r}: {describe_error(exc)}") from exc
+        return to_attachments(result, server, name)
+
+    async def complete_template(
+        self, template: McpResourceInfo, argument: str, value: str, known: dict[str, str]
+    ) -> list[str]:
+        """The server's completions for one variable of a URI template (empty on failure)."""
+        from koroku_desktop.mcp.resources import complete_template
+
+        conn = self._connections.get(template.server)
+        if conn is None:
+            return []
+        try:
+            return await complete_template(conn.client(), template.uri, argument, value, known)
+        except Exception:  # noqa: BLE001 — completions are suggestions; none is a fine answer
+            return []
 
     def prompts(self) -> list[McpPromptInfo]:
         """Every ready server's prompts, by server then name."""

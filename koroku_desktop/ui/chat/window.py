@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -58,6 +59,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         super().__init__(parent)
         self.bridge = bridge
         self.workspace = workspace
+        self.attach_menu: Callable[[], bool] | None = None  # files or MCP; False: files
         self.hide_on_close = False
         self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
@@ -226,6 +228,11 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         return box
 
     def _attach_files(self) -> None:
+        if self.attach_menu is None or not self.attach_menu():  # a menu: files or MCP
+            self.choose_workspace_files()
+
+    def choose_workspace_files(self) -> None:
+        """The file dialog in the workspace; the chosen files become chips."""
         dialog = self.tray.choose_files(self, self.workspace)
         dialog.finished.connect(self.refocus_input)
 
