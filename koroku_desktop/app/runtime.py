@@ -64,6 +64,7 @@ from koroku_desktop.mcp import SignInFailed as SignInFailed
 from koroku_desktop.mcp import SignInTimeout as SignInTimeout
 from koroku_desktop.mcp import UrlOpener as UrlOpener
 from koroku_desktop.mcp import elicit_form as elicit_form
+from koroku_desktop.mcp import prompt_commands as prompt_commands
 from koroku_desktop.mcp import uri_template as uri_template
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (

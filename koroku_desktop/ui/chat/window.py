@@ -60,6 +60,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.bridge = bridge
         self.workspace = workspace
         self.attach_menu: Callable[[], bool] | None = None  # files or MCP; False: files
+        self.slash_command: Callable[[str], bool] | None = None  # True: an MCP prompt ran
         self.hide_on_close = False
         self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
@@ -306,6 +307,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def submit(self, text: str) -> None:
         """Send what the user typed, unless it is a key or no key is set up yet."""
+        if self.slash_command is not None and self.slash_command(text):
+            return
         if looks_like_api_key(text):
             if self.input.history and self.input.history[-1] == text:
                 self.input.history.pop()  # never recallable with Up

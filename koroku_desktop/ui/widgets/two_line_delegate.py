@@ -7,7 +7,7 @@ width, so nothing needs a sideways scroll bar at 400 px.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -15,7 +15,17 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class TwoLineDelegate(QStyledItemDelegate):
-    """Paints `title\\ndetail` items: the selection, then the two lines elided in the middle."""
+    """Paints `title\\ndetail` items: the selection, then the two lines, each elided (the
+    title in the middle; the detail as `detail_elide` says: a URI in the middle, prose at
+    its end)."""
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        detail_elide: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
+    ) -> None:
+        super().__init__(parent)
+        self.detail_elide = detail_elide
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         """Two lines of text and a little air."""
@@ -42,13 +52,13 @@ class TwoLineDelegate(QStyledItemDelegate):
         muted_role = text_role if selected else QPalette.ColorRole.PlaceholderText
         half = rect.height() // 2
         painter.save()
-        for font, text, top, role in (
-            (bold, title, rect.top(), text_role),
-            (base, detail, rect.top() + half, muted_role),
+        for font, text, top, role, elide in (
+            (bold, title, rect.top(), text_role, Qt.TextElideMode.ElideMiddle),
+            (base, detail, rect.top() + half, muted_role, self.detail_elide),
         ):
             painter.setFont(font)
             painter.setPen(palette.color(role))
-            shown = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideMiddle, rect.width())
+            shown = QFontMetrics(font).elidedText(text, elide, rect.width())
             flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
             painter.drawText(QRect(rect.left(), top, rect.width(), half), flags, shown)
         painter.restore()
