@@ -155,9 +155,7 @@ def _shoot(widget: QWidget, name: str, sizes: list[tuple[int, int]]) -> None:
     theme.apply(app, "light")
 
 
-def test_screenshots_of_the_list_and_the_arguments_bar(
-    ev_desktop: Desktop, qtbot: QtBot
-) -> None:
+def test_screenshots_of_the_list_and_the_arguments_bar(ev_desktop: Desktop, qtbot: QtBot) -> None:
     window = ev_desktop.window
     window.input.setFocus()
     qtbot.keyClicks(window.input, "/")
