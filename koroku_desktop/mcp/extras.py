@@ -7,6 +7,8 @@ message, never an SDK exception reaching a front end.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.domain.attachment import AttachmentRefused, PendingAttachment
@@ -18,6 +20,9 @@ if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
 
 
+log = logging.getLogger(__name__)
+
+
 class McpPromptError(RefusedError, ValueError):
     """A prompt that cannot be got: unknown, a missing argument, or the server's refusal."""
 
@@ -26,6 +31,7 @@ class McpExtras:
     """Resources and prompts of the connected servers (mixed into `McpManager`)."""
 
     _connections: dict[str, ServerConnection]
+    on_resource_updated: list[Callable[[str, str], None]]
 
     def _readable_servers(self) -> list[str]:
         raise NotImplementedError
@@ -90,6 +96,24 @@ class McpExtras:
             return await complete_template(conn.client(), template.uri, argument, value, known)
         except Exception:  # noqa: BLE001 — completions are suggestions; none is a fine answer
             return []
+
+    async def subscribe(self, server: str, uri: str) -> bool:
+        """Ask `server` to report changes of `uri` (an attached resource); False when it does
+        not take subscriptions or refuses (the attachment stands either way)."""
+        conn = self._connections.get(server)
+        if conn is None:
+            return False
+        try:
+            return await conn.subscriptions.add(conn.client(), uri)
+        except Exception:  # noqa: BLE001 — a refused subscription only means no updates
+            return False
+
+    def _resource_updated(self, server: str, uri: str) -> None:
+        for callback in list(self.on_resource_updated):
+            try:
+                callback(server, uri)
+            except Exception:  # one failing listener must not stop the others
+                log.exception("MCP resource-updated callback failed")
 
     def prompts(self) -> list[McpPromptInfo]:
         """Every ready server's prompts, by server then name."""

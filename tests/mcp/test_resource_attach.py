@@ -3,7 +3,10 @@ over stdio and streamable HTTP), URI templates expanded, and how each type is se
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -101,3 +104,89 @@ async def test_resources_go_to_gemini_as_text_inline_data_or_a_name() -> None:
     note = resolved["z" * 64].text or ""
     assert note.endswith("2 bytes of a type the model cannot read; not sent.")
     assert base64.b64encode(b"\x00\x01").decode() not in note
+
+
+def _function(manager: McpManager, tool: str) -> str:
+    return next(s.name for s in manager.specs() if s.name.endswith(tool))
+
+
+async def test_an_attached_resource_is_subscribed_and_its_updates_reported(
+    koroku_home: Path, manager_factory: Callable[..., McpManager]
+) -> None:
+    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
+    manager = manager_factory()
+    await _ready(manager)
+    updated = asyncio.Event()
+    seen: list[tuple[str, str]] = []
+
+    def on_updated(server: str, uri: str) -> None:
+        seen.append((server, uri))
+        updated.set()
+
+    manager.on_resource_updated.append(on_updated)
+    assert await manager.subscribe("ev", DOC)
+    assert not await manager.subscribe("nope", DOC)
+    # server-everything sends updates to its subscribers once this tool switches them on
+    response, _ = await manager.call(_function(manager, "toggle-subscriber-updates"), {})
+    assert "error" not in response, response
+    await asyncio.wait_for(updated.wait(), 60)
+    assert seen[0] == ("ev", DOC)
+
+
+async def test_a_list_change_lists_the_resources_again(
+    koroku_home: Path, manager_factory: Callable[..., McpManager]
+) -> None:
+    """server-everything registers a session resource (and says its list changed) when its
+    gzip tool runs; the manager's list has it without a restart."""
+    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
+    manager = manager_factory()
+    await _ready(manager)
+    uri = "demo://resource/session/hello.txt.gz"
+    assert uri not in {r.uri for r in manager.resources()}
+    listed = asyncio.Event()
+    manager.on_status_changed.append(
+        lambda: listed.set() if uri in {r.uri for r in manager.resources()} else None
+    )
+    data = "data:text/plain;base64," + base64.b64encode(b"hello").decode()
+    args = {"name": "hello.txt.gz", "data": data}
+    response, _ = await manager.call(_function(manager, "gzip-file-as-resource"), args)
+    assert "error" not in response, response
+    await asyncio.wait_for(listed.wait(), 60)
+    (gz,) = await manager.read_attachments("ev", uri, "hello.txt.gz")
+    assert gz.mime_type == "application/gzip" and gz.data[:2] == b"\x1f\x8b"
+
+
+NOTES_SERVER = Path(__file__).resolve().parent / "servers" / "notes_server.py"
+
+
+async def test_a_2026_server_reports_updates_and_list_changes_through_listen(
+    koroku_home: Path, manager_factory: Callable[..., McpManager]
+) -> None:
+    """The SDK's own server speaks 2026-07-28: no resources/subscribe; a listen stream."""
+    entry = {"command": sys.executable, "args": [str(NOTES_SERVER)]}
+    write_config(koroku_home / "mcp.json", {"notes": entry})
+    manager = manager_factory()
+    await _ready(manager)
+    assert manager.statuses()[0].protocol == "2026-07-28"
+    seen: list[tuple[str, str]] = []
+    updated = asyncio.Event()
+    manager.on_resource_updated.append(lambda s, u: (seen.append((s, u)), updated.set()))
+    (note,) = await manager.read_attachments("notes", "note://today", "today")
+    assert note.data == b"Buy tea."
+    assert await manager.subscribe("notes", "note://today")
+    listed = asyncio.Event()
+    manager.on_status_changed.append(
+        lambda: listed.set() if "note://later" in {r.uri for r in manager.resources()} else None
+    )
+
+    # A tool call may race the stream opened again with the new URI: edit until it is seen.
+    async def edit_until_seen() -> None:
+        while not updated.is_set():
+            await manager.call(_function(manager, "edit"), {"text": "Buy more tea."})
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(updated.wait(), 2)
+
+    await asyncio.wait_for(edit_until_seen(), 60)
+    assert seen[0] == ("notes", "note://today")
+    await manager.call(_function(manager, "add"), {"name": "later", "text": "Call Bo."})
+    await asyncio.wait_for(listed.wait(), 60)

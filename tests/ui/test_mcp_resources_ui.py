@@ -4,6 +4,7 @@ blob store (as text, headed by its URI); templates ask for their variables."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from koroku_desktop.ui.chat.resource_picker import ResourcePicker
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import everything_entry, write_config
-from tests.ui.conftest import running_desktop
+from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -162,3 +163,38 @@ def test_screenshots_of_the_picker_and_a_resource_chip(ev_desktop: Desktop, qtbo
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(window.tray.chips) == 1, timeout=30000)
     _shoot(window, "mcp-resource-chip", [(400, 760), (900, 760)])
+
+
+def _function(desk: Desktop, tool: str) -> str:
+    manager = desk.runtime.mcp
+    assert manager is not None
+    return next(s.name for s in manager.specs() if s.name.endswith(tool))
+
+
+def test_the_open_picker_follows_a_list_change(ev_desktop: Desktop, qtbot: QtBot) -> None:
+    manager = ev_desktop.runtime.mcp
+    assert manager is not None
+    picker = _open_picker(ev_desktop, qtbot)
+    qtbot.keyClicks(picker.search, "session")
+    assert picker.list.count() == 0
+    data = "data:text/plain;base64," + base64.b64encode(b"hello").decode()
+    args = {"name": "hello.txt.gz", "data": data}
+    run(qtbot, manager.call(_function(ev_desktop, "gzip-file-as-resource"), args), 60000)
+    qtbot.waitUntil(lambda: picker.list.count() == 1, timeout=60000)
+    assert "demo://resource/session/hello.txt.gz" in picker.list.item(0).text()
+
+
+def test_an_attached_resource_that_changes_is_said_once_in_the_status_bar(
+    ev_desktop: Desktop, qtbot: QtBot
+) -> None:
+    window = ev_desktop.window
+    picker = _open_picker(ev_desktop, qtbot)
+    qtbot.keyClicks(picker.search, "architecture")
+    qtbot.keyClick(picker.search, Qt.Key.Key_Return)
+    attacher = ev_desktop.mcp_resources
+    qtbot.waitUntil(lambda: ("ev", DOC) in attacher.watched, timeout=30000)  # subscribed
+    manager = ev_desktop.runtime.mcp
+    assert manager is not None
+    run(qtbot, manager.call(_function(ev_desktop, "toggle-subscriber-updates"), {}), 60000)
+    said = f"⚠ MCP ev: {DOC} changed since it was attached"
+    qtbot.waitUntil(lambda: window.status_bar.currentMessage() == said, timeout=60000)

@@ -4,7 +4,9 @@ While a connected server lists resources, the attach button offers a menu — *F
 *MCP resource…* — and the second opens the `ResourcePicker`. The chosen resource is read
 through the manager (off the UI's work: a task on the loop) and waits as a chip like a file;
 sending stores its bytes in the blob store, so the request can be rebuilt from the log. The
-open picker follows the servers' list changes.
+open picker follows the servers' list changes. An attached resource is subscribed to where
+its server allows it; when it changes, the status bar says so once (the attached copy stays
+what it was: attach it again for the new content).
 """
 
 from __future__ import annotations
@@ -32,8 +34,12 @@ class McpResourceAttacher(QObject):
         self.menu: QMenu | None = None
         self.picker: ResourcePicker | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.watched: set[tuple[str, str]] = set()
+        """(server, uri) of resources attached here that the server reports changes of."""
+        self._told: set[tuple[str, str]] = set()
         window.attach_menu = self.offer
         manager.on_status_changed.append(self._servers_changed)
+        manager.on_resource_updated.append(self._updated)
         self.destroyed.connect(self._detach)
 
     def offer(self) -> bool:
@@ -82,6 +88,9 @@ class McpResourceAttacher(QObject):
             self.window.hide_hint()
             for pending in found:
                 self.window.tray.add_pending(pending)
+            if await self.manager.subscribe(info.server, uri):
+                self.watched.add((info.server, uri))
+                self._told.discard((info.server, uri))
 
         task = asyncio.ensure_future(read())
         self._tasks.add(task)
@@ -91,6 +100,15 @@ class McpResourceAttacher(QObject):
         if self.picker is not None:
             self.picker.set_resources(self.manager.resources())
 
+    def _updated(self, server: str, uri: str) -> None:
+        """A subscribed resource changed: say so once, until it is attached again."""
+        key = (server, uri)
+        if key in self.watched and key not in self._told:
+            self._told.add(key)
+            self.window.show_notice(f"MCP {server}: {uri} changed since it was attached")
+
     def _detach(self, *_args: object) -> None:
         if self._servers_changed in self.manager.on_status_changed:
             self.manager.on_status_changed.remove(self._servers_changed)
+        if self._updated in self.manager.on_resource_updated:
+            self.manager.on_resource_updated.remove(self._updated)
