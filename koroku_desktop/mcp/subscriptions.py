@@ -7,8 +7,9 @@ handler passes them here). A 2026-07-28 server has no such push: once a resource
 attached, `listen` keeps a `subscriptions/listen` stream open for the subscribed URIs and
 list changes, opened again when a URI is added (without one, its list changes are seen at
 the connection's health check: an idle stream would hold an HTTP request open, and keep a
-server from stopping while it waits for its requests to end). Either way an update is passed on (the front end says the attached copy
-is older than the resource) and every event wakes the connection to list again.
+server from stopping while it waits for its requests to end). Either way an update is passed
+on (the front end says the attached copy is older than the resource) and every event wakes
+the connection to list again.
 """
 
 from __future__ import annotations
