@@ -71,6 +71,10 @@ def _user_parts(desk: Desktop) -> list[AttachmentPart]:
     ]
 
 
+def _replies(desk: Desktop) -> str:
+    return " ".join(i.text for i in desk.window.model.items() if i.kind == "model")
+
+
 def _sent_texts(fake: FakeGemini) -> list[str]:
     request = fake.generate_requests()[-1]
     return [p["text"] for c in request.contents for p in c.get("parts", []) if "text" in p]
@@ -96,6 +100,8 @@ def test_a_resource_is_picked_by_keyboard_and_sent_as_text(
     assert (part.server, part.uri, part.mime_type) == ("ev", DOC, "text/markdown")
     store = ev_desktop.runtime.attachments
     assert store is not None and store.read(part.sha256) == pending.data  # content-addressed
+    (card,) = [i for i in window.model.items() if i.kind == "attachment"]
+    assert card.args["server"] == "ev"  # the card says "MCP ev · Text · …"
     head = f"[MCP resource {DOC} of server 'ev', text/markdown]\n"
     assert head + pending.data.decode() in _sent_texts(fake_gemini)
 
@@ -150,7 +156,9 @@ def _shoot(widget: QWidget, name: str, sizes: list[tuple[int, int]]) -> None:
     theme.apply(app, "light")
 
 
-def test_screenshots_of_the_picker_and_a_resource_chip(ev_desktop: Desktop, qtbot: QtBot) -> None:
+def test_screenshots_of_the_picker_and_a_resource_chip(
+    ev_desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
     window = ev_desktop.window
     picker = _open_picker(ev_desktop, qtbot)
     _shoot(picker, "mcp-resource-picker", [(400, 460), (560, 460)])
@@ -163,6 +171,10 @@ def test_screenshots_of_the_picker_and_a_resource_chip(ev_desktop: Desktop, qtbo
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(window.tray.chips) == 1, timeout=30000)
     _shoot(window, "mcp-resource-chip", [(400, 760), (900, 760)])
+    fake_gemini.reply_text("It is resource 2, made a moment ago.")
+    type_and_send(qtbot, window.input, "What is this?")
+    qtbot.waitUntil(lambda: "made a moment ago" in _replies(ev_desktop), timeout=30000)
+    _shoot(window, "mcp-resource-sent", [(400, 760), (900, 760)])
 
 
 def _function(desk: Desktop, tool: str) -> str:
