@@ -196,14 +196,18 @@ def test_the_open_picker_follows_a_list_change(ev_desktop: Desktop, qtbot: QtBot
     assert "demo://resource/session/hello.txt.gz" in picker.list.item(0).text()
 
 
-def test_an_attached_resource_that_changes_is_said_once_in_the_status_bar(
-    ev_desktop: Desktop, qtbot: QtBot
+def test_a_sent_resource_that_changes_is_said_once_in_the_status_bar(
+    ev_desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
     window = ev_desktop.window
     picker = _open_picker(ev_desktop, qtbot)
     qtbot.keyClicks(picker.search, "architecture")
     qtbot.keyClick(picker.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: len(window.tray.chips) == 1, timeout=30000)
     attacher = ev_desktop.mcp_resources
+    assert not attacher.watched  # attached, not sent: nothing to follow yet
+    fake_gemini.reply_text("Noted.")
+    type_and_send(qtbot, window.input, "Keep an eye on this.")
     qtbot.waitUntil(lambda: ("ev", DOC) in attacher.watched, timeout=30000)  # subscribed
     manager = ev_desktop.runtime.mcp
     assert manager is not None

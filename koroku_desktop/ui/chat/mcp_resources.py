@@ -4,19 +4,24 @@ While a connected server lists resources, the attach button offers a menu — *F
 *MCP resource…* — and the second opens the `ResourcePicker`. The chosen resource is read
 through the manager (off the UI's work: a task on the loop) and waits as a chip like a file;
 sending stores its bytes in the blob store, so the request can be rebuilt from the log. The
-open picker follows the servers' list changes. An attached resource is subscribed to where
-its server allows it; when it changes, the status bar says so once (the attached copy stays
-what it was: attach it again for the new content).
+open picker follows the servers' list changes. A resource sent in the conversation (from here
+or, followed live, from another front end) is subscribed to where its server allows it;
+when it changes, the status bar says so once (the attached copy stays what it was: attach
+it again for the new content).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 from PySide6.QtCore import QObject, QPoint
 from PySide6.QtWidgets import QMenu
 
 from koroku_desktop.app.runtime import AttachmentRefused, McpManager, McpResourceInfo
+from koroku_desktop.domain.events import MessageEvent, StoredEvent
+from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.ui.chat.resource_picker import ResourcePicker
 from koroku_desktop.ui.chat.window import ChatWindow
 
@@ -40,6 +45,7 @@ class McpResourceAttacher(QObject):
         window.attach_menu = self.offer
         manager.on_status_changed.append(self._servers_changed)
         manager.on_resource_updated.append(self._updated)
+        window.bridge.event_appended.connect(self._appended)
         self.destroyed.connect(self._detach)
 
     def offer(self) -> bool:
@@ -88,17 +94,32 @@ class McpResourceAttacher(QObject):
             self.window.hide_hint()
             for pending in found:
                 self.window.tray.add_pending(pending)
-            if await self.manager.subscribe(info.server, uri):
-                self.watched.add((info.server, uri))
-                self._told.discard((info.server, uri))
 
-        task = asyncio.ensure_future(read())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._keep(read())
 
     def _servers_changed(self) -> None:
         if self.picker is not None:
             self.picker.set_resources(self.manager.resources())
+
+    def _appended(self, stored: StoredEvent) -> None:
+        """A message with MCP resources reached the log (sent here or by another front end):
+        subscribe to them, so their changes are said."""
+        event = stored.event
+        if not isinstance(event, MessageEvent) or event.role != "user":
+            return
+        for part in event.parts:
+            if isinstance(part, AttachmentPart) and part.server and part.uri:
+                self._keep(self._subscribe(part.server, part.uri))
+
+    async def _subscribe(self, server: str, uri: str) -> None:
+        if await self.manager.subscribe(server, uri):
+            self.watched.add((server, uri))
+            self._told.discard((server, uri))
+
+    def _keep(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _updated(self, server: str, uri: str) -> None:
         """A subscribed resource changed: say so once, until it is attached again."""
