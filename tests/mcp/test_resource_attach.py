@@ -110,10 +110,19 @@ def _function(manager: McpManager, tool: str) -> str:
     return next(s.name for s in manager.specs() if s.name.endswith(tool))
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_an_attached_resource_is_subscribed_and_its_updates_reported(
-    koroku_home: Path, manager_factory: Callable[..., McpManager]
+    transport: str,
+    koroku_home: Path,
+    manager_factory: Callable[..., McpManager],
+    request: pytest.FixtureRequest,
 ) -> None:
-    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
+    entry: dict[str, Any] = (
+        everything_entry()
+        if transport == "stdio"
+        else {"url": request.getfixturevalue("everything_http")}
+    )
+    write_config(koroku_home / "mcp.json", {"ev": entry})
     manager = manager_factory()
     await _ready(manager)
     updated = asyncio.Event()
