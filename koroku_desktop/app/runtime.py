@@ -58,11 +58,14 @@ from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the f
 from koroku_desktop.mcp import McpProgress as McpProgress
 from koroku_desktop.mcp import McpPromptError as McpPromptError
 from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
+from koroku_desktop.mcp import McpResourceInfo as McpResourceInfo
 from koroku_desktop.mcp import ServerStatus as ServerStatus
 from koroku_desktop.mcp import SignInFailed as SignInFailed
 from koroku_desktop.mcp import SignInTimeout as SignInTimeout
 from koroku_desktop.mcp import UrlOpener as UrlOpener
 from koroku_desktop.mcp import elicit_form as elicit_form
+from koroku_desktop.mcp import prompt_commands as prompt_commands
+from koroku_desktop.mcp import uri_template as uri_template
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (
     DB_ERRORS,

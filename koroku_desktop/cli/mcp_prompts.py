@@ -4,23 +4,19 @@ server's completions as suggestions."""
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Awaitable, Callable
 
 from koroku_desktop.app.runtime import McpManager, McpPromptError, McpPromptInfo
+from koroku_desktop.app.runtime import prompt_commands as shared
+
+usage = shared.usage
+parse_args = shared.parse_args
 
 AskLine = Callable[[str], Awaitable[str]]
 """Reads one line from the person after showing a prompt (EOFError at the end of input)."""
 
 SUGGESTIONS_SHOWN = 8
-
-
-def usage(prompt: McpPromptInfo) -> str:
-    """`/ev:args-prompt city [state] — description`."""
-    args = " ".join(n if required else f"[{n}]" for n, required, _ in prompt.arguments)
-    head = f"/{prompt.server}:{prompt.name}" + (f" {args}" if args else "")
-    return f"{head} — {prompt.description}" if prompt.description else head
 
 
 def list_text(manager: McpManager | None) -> str:
@@ -49,26 +45,6 @@ def unknown_prompt(manager: McpManager | None, text: str) -> str | None:
     return f"✗ MCP server {server!r} has no prompt {name!r} (it has: {', '.join(names)})"
 
 
-def parse_args(rest: str, prompt: McpPromptInfo) -> dict[str, str]:
-    """`key=value` words (quoted as in a shell); a bare word fills the next argument."""
-    try:
-        words = shlex.split(rest)
-    except ValueError as exc:
-        raise McpPromptError(f"cannot read the arguments: {exc}") from exc
-    names = [n for n, _, _ in prompt.arguments]
-    args: dict[str, str] = {}
-    for word in words:
-        key, found, value = word.partition("=")
-        if found and key in names:
-            args[key] = value
-            continue
-        free = next((n for n in names if n not in args), None)
-        if free is None:
-            raise McpPromptError(f"too many arguments for {prompt.name!r}: {word!r}")
-        args[free] = word
-    return args
-
-
 async def prompt_message(
     manager: McpManager, prompt: McpPromptInfo, text: str, ask: AskLine
 ) -> str | None:
@@ -85,9 +61,10 @@ async def prompt_message(
                 hint += " — e.g. " + ", ".join(options[:SUGGESTIONS_SHOWN])
             print(f"  {name}{hint}", file=sys.stderr)
             value = (await ask(f"  {name}> ")).strip()
-            if value and value not in options:
-                matches = await manager.complete_prompt(prompt, name, value, args)
-                value = matches[0] if len(matches) == 1 else value
+            if value not in options:
+                value = await shared.settle_value(
+                    manager.complete_prompt, prompt, name, value, args
+                )
             args[name] = value
         return await manager.get_prompt(prompt, args)
     except McpPromptError as exc:

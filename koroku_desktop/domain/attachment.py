@@ -37,6 +37,10 @@ class PendingAttachment:
     data: bytes
     name: str
     mime_type: str
+    server: str | None = None
+    """An MCP resource's server (None: a file)."""
+    uri: str | None = None
+    """An MCP resource's URI (None: a file)."""
 
     @property
     def size(self) -> int:
@@ -46,7 +50,12 @@ class PendingAttachment:
     def part(self, sha256: str) -> AttachmentPart:
         """The part that references its stored copy."""
         return AttachmentPart(
-            sha256=sha256, mime_type=self.mime_type, name=self.name, size=self.size
+            sha256=sha256,
+            mime_type=self.mime_type,
+            name=self.name,
+            size=self.size,
+            server=self.server,
+            uri=self.uri,
         )
 
 

@@ -175,6 +175,10 @@ class AttachmentPart(_PartBase):
     mime_type: str
     name: str = ""
     size: int = 0
+    server: str | None = None
+    """For an MCP resource attached from the composer: the server it was read from."""
+    uri: str | None = None
+    """For an MCP resource: its URI (the bytes are what the server returned then)."""
 
     def search_text(self) -> str:
         """Its name: an attached file is found by it."""

@@ -5,6 +5,8 @@ and inline bytes travel as base64 (4/3 of their size) beside the text of the who
 So attachments go inline, oldest first, while their bytes add up to `INLINE_BUDGET_BYTES`
 (14 MB: 18.7 MB as base64, leaving more than 1 MB for the conversation's text); the rest are
 uploaded with `client.files.upload` (the SDK's resumable protocol) and sent as `file_data`.
+An attached MCP resource (`part.uri`) of a text type goes as a text part headed by its URI;
+one of a binary type Gemini does not read is named in a text part, never sent.
 A file over `INLINE_FILE_BYTES` (2 MB) is uploaded even when it would fit: an attachment
 stays in the history, so inline it is encoded and sent again with every later turn
 (benchmarks/bench_attachments.py: a 10 MB file inline makes each turn about 20 times a plain
@@ -31,6 +33,7 @@ from google import genai
 from google.genai import errors, types
 
 from koroku_desktop.domain.events import MessageEvent
+from koroku_desktop.domain.media import GEMINI_INLINE, base_type, is_text_type
 from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.llm.mapping import content_to_sdk
@@ -106,6 +109,13 @@ class AttachmentSender:
                 part.size <= self.inline_file_max and inline_used + part.size <= self.inline_budget
             )
             try:
+                if part.uri is not None:  # an MCP resource: text as text, others by type
+                    as_is = await self._resource(part)
+                    if as_is is not None:
+                        resolved[part.sha256] = as_is
+                        continue
+                    if is_text_type(part.mime_type):  # too long for a text part: a file
+                        part = part.model_copy(update={"mime_type": "text/plain"})
                 if inline:
                     data = await asyncio.to_thread(self.read_blob, part.sha256)
                     resolved[part.sha256] = types.Part(
@@ -128,6 +138,19 @@ class AttachmentSender:
                 log.warning("attachment %s (%s) is missing: sent as a note", part.name, part.sha256)
                 resolved[part.sha256] = missing_note(part)
         return resolved
+
+    async def _resource(self, part: AttachmentPart) -> types.Part | None:
+        """An attached MCP resource as a text part (text types, while short enough), or a
+        note naming it (a binary type Gemini does not read); None: send its bytes."""
+        head = f"[MCP resource {part.uri} of server {part.server!r}, {part.mime_type}]"
+        if is_text_type(part.mime_type) and part.size <= self.inline_file_max:
+            data = await asyncio.to_thread(self.read_blob, part.sha256)
+            return types.Part(text=f"{head}\n{data.decode('utf-8', 'replace')}")
+        if not is_text_type(part.mime_type) and base_type(part.mime_type) not in GEMINI_INLINE:
+            return types.Part(
+                text=f"{head}: {part.size:,} bytes of a type the model cannot read; not sent."
+            )
+        return None
 
     async def _uploaded(
         self, client: genai.Client, key: str, part: AttachmentPart, fresh: bool

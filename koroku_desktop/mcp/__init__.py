@@ -1,8 +1,10 @@
 """The MCP client adapter (stdio and streamable HTTP). The only importer of the `mcp` SDK.
 
-Only `config`, `naming`, `state`, `manager` (with its mixins `extras` and `sign_in`) and
-`sdk_log` load at start-up; the SDK itself is imported in the background when the servers
-start, and `oauth` (the sign-in, over the SDK's OAuth client) when a sign-in starts.
+Only `config`, `naming`, `state`, `manager` (with its mixins `extras` and `sign_in`),
+`sdk_log`, and the SDK-free `prompt_commands` and `uri_template` (the front ends' slash
+commands and resource templates) load at start-up; the SDK itself is imported in the
+background when the servers start (with `resources`, `subscriptions`...), and `oauth` (the
+sign-in, over the SDK's OAuth client) when a sign-in starts.
 """
 
 from koroku_desktop.mcp.config import (
@@ -21,6 +23,7 @@ from koroku_desktop.mcp.state import (
     McpElicitation,
     McpProgress,
     McpPromptInfo,
+    McpResourceInfo,
     McpTiming,
     McpToolInfo,
     SecretStore,
@@ -40,6 +43,7 @@ __all__ = [
     "McpProgress",
     "McpPromptError",
     "McpPromptInfo",
+    "McpResourceInfo",
     "McpTiming",
     "McpToolInfo",
     "SecretStore",

@@ -35,6 +35,7 @@ from mcp_types import (
     PromptListChangedNotification,
     ReadResourceResult,
     ResourceListChangedNotification,
+    ResourceUpdatedNotification,
     ToolListChangedNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -58,6 +59,7 @@ from koroku_desktop.mcp.state import (
     ServerState,
     SignInState,
 )
+from koroku_desktop.mcp.subscriptions import Subscriptions
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 from koroku_desktop.mcp.tool_list import list_tools
 
@@ -125,8 +127,7 @@ class ServerConnection(ServerLog):
         """This attempt stopped because the server wants a sign-in."""
         self.elicitor: Elicitor | None = None
         """Asks the person for a server's elicitation (None: the capability is not declared)."""
-        """The server takes task-augmented calls (else task-required tools are not offered)."""
-        """The protocol version negotiated with the server (once connected)."""
+        self.subscriptions = Subscriptions(config.name)
         sdk_log.install(log_dir)
         self.ready = asyncio.Event()
         """Set once the first attempt has ended, connected or not (for `wait_settled`)."""
@@ -276,8 +277,11 @@ class ServerConnection(ServerLog):
         return ElicitResult(action=answer.action, content=content)
 
     async def _on_message(self, message: Any) -> None:
-        """A server's list-changed notification: list again now."""
-        if isinstance(
+        """A list-changed or resource-updated notification: list again now."""
+        if isinstance(message, ResourceUpdatedNotification):
+            self.subscriptions.updated(str(message.params.uri))
+            self._wake.set()
+        elif isinstance(
             message,
             ResourceListChangedNotification
             | ToolListChangedNotification
@@ -385,7 +389,10 @@ class ServerConnection(ServerLog):
                     was_ready = True
                     self.ready.set()
                     self._set("ready", None)
-                    error = await self._serve(client)
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(self.subscriptions.listen, client, self._wake)
+                        error = await self._serve(client)
+                        group.cancel_scope.cancel()
                     self._client = None
             except Exception as exc:  # noqa: BLE001 — a server failing in any way is its status, never the app's crash
                 error = describe_error(exc)

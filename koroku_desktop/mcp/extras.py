@@ -1,4 +1,5 @@
-"""What a manager offers beyond tools: reading resources, and prompts with completions.
+"""What a manager offers beyond tools: resources (read for the model or attached), prompts,
+and completions of their arguments.
 
 A mixin of `McpManager` (kept apart to keep each module small); every failure is a clear
 message, never an SDK exception reaching a front end.
@@ -6,14 +7,20 @@ message, never an SDK exception reaching a front end.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from koroku_desktop.domain.attachment import AttachmentRefused, PendingAttachment
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.parts import InlineDataPart
-from koroku_desktop.mcp.state import McpPromptInfo
+from koroku_desktop.mcp.state import McpPromptInfo, McpResourceInfo
 
 if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
+
+
+log = logging.getLogger(__name__)
 
 
 class McpPromptError(RefusedError, ValueError):
@@ -24,6 +31,7 @@ class McpExtras:
     """Resources and prompts of the connected servers (mixed into `McpManager`)."""
 
     _connections: dict[str, ServerConnection]
+    on_resource_updated: list[Callable[[str, str], None]]
 
     def _readable_servers(self) -> list[str]:
         raise NotImplementedError
@@ -51,6 +59,61 @@ class McpExtras:
         except Exception as exc:  # noqa: BLE001 — any server failure reaches the model as an error
             return {"error": f"MCP server {server!r}: {describe_error(exc)}"}, []
         return read_response(result)
+
+    def resources(self) -> list[McpResourceInfo]:
+        """Every ready server's resources and templates, as last listed (the picker's list)."""
+        return [r for c in self._connections.values() if c.state == "ready" for r in c.resources]
+
+    async def read_attachments(self, server: str, uri: str, name: str) -> list[PendingAttachment]:
+        """Read a resource to attach it (one attachment per content); raises
+        AttachmentRefused saying why when it cannot be read or attached."""
+        from koroku_desktop.mcp.connection import describe_error
+        from koroku_desktop.mcp.resources import to_attachments
+
+        conn = self._connections.get(server)
+        try:
+            if conn is None:
+                raise AttachmentRefused(f"MCP server {server!r} is not running")  # noqa: TRY301 — one message path for every failure
+            result = await conn.read_resource(uri, self._call_limit())
+        except AttachmentRefused:
+            raise
+        except TimeoutError:
+            raise AttachmentRefused(f"MCP server {server!r} did not answer in time") from None
+        except Exception as exc:
+            raise AttachmentRefused(f"MCP server {server!r}: {describe_error(exc)}") from exc
+        return to_attachments(result, server, name)
+
+    async def complete_template(
+        self, template: McpResourceInfo, argument: str, value: str, known: dict[str, str]
+    ) -> list[str]:
+        """The server's completions for one variable of a URI template (empty on failure)."""
+        from koroku_desktop.mcp.resources import complete_template
+
+        conn = self._connections.get(template.server)
+        if conn is None:
+            return []
+        try:
+            return await complete_template(conn.client(), template.uri, argument, value, known)
+        except Exception:  # noqa: BLE001 — completions are suggestions; none is a fine answer
+            return []
+
+    async def subscribe(self, server: str, uri: str) -> bool:
+        """Ask `server` to report changes of `uri` (an attached resource); False when it does
+        not take subscriptions or refuses (the attachment stands either way)."""
+        conn = self._connections.get(server)
+        if conn is None:
+            return False
+        try:
+            return await conn.subscriptions.add(conn.client(), uri)
+        except Exception:  # noqa: BLE001 — a refused subscription only means no updates
+            return False
+
+    def _resource_updated(self, server: str, uri: str) -> None:
+        for callback in list(self.on_resource_updated):
+            try:
+                callback(server, uri)
+            except Exception:  # one failing listener must not stop the others
+                log.exception("MCP resource-updated callback failed")
 
     def prompts(self) -> list[McpPromptInfo]:
         """Every ready server's prompts, by server then name."""

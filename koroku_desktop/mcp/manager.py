@@ -76,6 +76,8 @@ class McpManager(McpExtras, McpSignIn):
         declares no elicitation, so servers hide what needs it)."""
         self.on_progress: list[Callable[[McpProgress], None]] = []
         """Called with every progress report and task status of a running call."""
+        self.on_resource_updated: list[Callable[[str, str], None]] = []
+        """Called with (server, uri) when a subscribed resource changed."""
         self._config = McpConfig()
         self._config_error: str | None = None
         self._stamp: tuple[int, int] | None = None
@@ -188,6 +190,7 @@ class McpManager(McpExtras, McpSignIn):
                     conn = module.ServerConnection(cfg, self.timing, self.log_dir, self._on_conn)
                     conn.elicitor = self.elicitor
                     conn.secrets = self.secrets
+                    conn.subscriptions.on_updated = self._resource_updated
                     self._connections[cfg.name] = conn
                     conn.start()
             self._changed()

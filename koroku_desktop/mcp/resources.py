@@ -2,16 +2,31 @@
 
 Listing runs when the server connects and again when it says its list changed; reading
 turns the contents into what a tool response holds (text, media parts, named binaries),
-with the same rules as a tool result's embedded resources.
+with the same rules as a tool result's embedded resources, or (`to_attachments`) into
+attachments the composer keeps in the blob store like files.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from mcp import Client
-from mcp_types import BlobResourceContents, ReadResourceResult, TextResourceContents
+from mcp_types import (
+    BlobResourceContents,
+    ReadResourceResult,
+    ResourceTemplateReference,
+    TextResourceContents,
+)
 
+from koroku_desktop.domain.attachment import (
+    MAX_ATTACHMENT_BYTES,
+    AttachmentRefused,
+    PendingAttachment,
+    human_size,
+)
+from koroku_desktop.domain.media import base_type
 from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp.results import blob_entry, clip
 from koroku_desktop.mcp.state import McpResourceInfo
@@ -66,3 +81,45 @@ def read_response(result: ReadResourceResult) -> tuple[dict[str, Any], list[Inli
         elif isinstance(item, BlobResourceContents):
             contents.append(blob_entry(str(item.uri), item.mime_type, item.blob, add_media))
     return {"contents": contents}, media
+
+
+def to_attachments(result: ReadResourceResult, server: str, name: str) -> list[PendingAttachment]:
+    """Each content of a `resources/read` result as an attachment (its bytes as the server
+    sent them); raises AttachmentRefused for empty, oversized or undecodable content."""
+    found: list[PendingAttachment] = []
+    for item in result.contents:
+        uri = str(item.uri)
+        label = name if len(result.contents) == 1 else f"{name} — {uri.rsplit('/', 1)[-1]}"
+        if isinstance(item, TextResourceContents):
+            data, mime = item.text.encode("utf-8"), base_type(item.mime_type or "text/plain")
+        elif isinstance(item, BlobResourceContents):
+            try:
+                data = base64.b64decode(item.blob, validate=True)
+            except (binascii.Error, ValueError):
+                raise AttachmentRefused(f"{label}: the server sent invalid base64.") from None
+            mime = base_type(item.mime_type)
+        else:
+            continue
+        if not data:
+            raise AttachmentRefused(f"{label} is empty: there is nothing to attach.")
+        if len(data) > MAX_ATTACHMENT_BYTES:
+            raise AttachmentRefused(
+                f"{label} is too big to attach ({human_size(len(data))}; "
+                f"the limit is {human_size(MAX_ATTACHMENT_BYTES)})."
+            )
+        found.append(PendingAttachment(data, label, mime, server=server, uri=uri))
+    if not found:
+        raise AttachmentRefused(f"{name}: the server returned no content.")
+    return found
+
+
+async def complete_template(
+    client: Client, template: str, argument: str, value: str, known: dict[str, str]
+) -> list[str]:
+    """The server's completions of one variable of a URI template (empty when none)."""
+    if client.server_capabilities.completions is None:
+        return []
+    result = await client.complete(
+        ResourceTemplateReference(uri=template), {"name": argument, "value": value}, known or None
+    )
+    return list(result.completion.values)

@@ -25,30 +25,10 @@ from mcp_types import (
     TextResourceContents,
 )
 
+from koroku_desktop.domain.media import GEMINI_INLINE, is_text_type
 from koroku_desktop.domain.parts import InlineDataPart
 
-GEMINI_INLINE = frozenset(
-    {
-        "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif",
-        "audio/wav", "audio/mp3", "audio/mpeg", "audio/aiff", "audio/aac", "audio/ogg",
-        "audio/flac", "video/mp4", "video/mpeg", "video/mov", "video/quicktime", "video/avi",
-        "video/x-flv", "video/mpg", "video/webm", "video/wmv", "video/3gpp", "application/pdf",
-    }
-)  # fmt: skip
-"""Types Gemini takes as inline data; other binary types are named, not sent."""
-
-_TEXT_TYPES = frozenset(
-    {"application/json", "application/xml", "application/javascript", "application/yaml",
-     "application/x-yaml", "application/toml", "application/sql", "application/x-sh",
-     "application/graphql", "application/ld+json", "image/svg+xml"}
-)  # fmt: skip
-
-
-def is_text_type(mime: str) -> bool:
-    """Whether content of `mime` is text a person (and the model) reads as such."""
-    base = mime.split(";", 1)[0].strip().lower()
-    return base.startswith("text/") or base in _TEXT_TYPES or base.endswith(("+json", "+xml"))
-
+__all__ = ["GEMINI_INLINE", "blob_entry", "clip", "is_text_type", "to_response"]
 
 MAX_TEXT = 200_000
 """Characters of text one result may put before the model; the rest is cut, and said so."""

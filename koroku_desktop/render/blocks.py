@@ -72,6 +72,8 @@ class AttachmentBlock:
     size: int = 0
     name: str = ""
     sha256: str | None = None
+    server: str | None = None
+    """For an MCP resource attached from the composer: the server it was read from."""
 
 
 @dataclass(slots=True)

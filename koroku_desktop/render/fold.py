@@ -67,7 +67,11 @@ def part_block(part: p.Part) -> Block | None:
             return AttachmentBlock(part.mime_type, uri=part.file_uri)
         case p.AttachmentPart():
             return AttachmentBlock(
-                part.mime_type, size=part.size, name=part.name, sha256=part.sha256
+                part.mime_type,
+                size=part.size,
+                name=part.name,
+                sha256=part.sha256,
+                server=part.server,
             )
         case p.UnknownPart():
             return UnknownBlock(part.raw)

@@ -31,7 +31,9 @@ from koroku_desktop.ui.background_work import (
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.mcp_elicit_view import WindowElicitor
 from koroku_desktop.ui.chat.mcp_progress import McpProgressFollower
+from koroku_desktop.ui.chat.mcp_resources import McpResourceAttacher
 from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
+from koroku_desktop.ui.chat.slash_commands import SlashCommands
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.heap import thaw_heap
@@ -167,6 +169,8 @@ class Desktop(QObject):
             OnFirstShow([self.window, self.popup], self._warm_up)
         if self.runtime.mcp is not None:
             self.mcp_progress = McpProgressFollower(self.runtime.mcp, self.window.model, self)
+            self.mcp_resources = McpResourceAttacher(self.runtime.mcp, self.window)
+            self.slash_commands = SlashCommands(self.runtime.mcp, self.window)
             self.mcp_elicitor = WindowElicitor(self.window.approvals)
             self.runtime.mcp.elicitor = self.mcp_elicitor
         self._keep(self.runtime.start_mcp(notice=self.window.show_notice))  # after the window

@@ -159,6 +159,8 @@ class AttachmentPainter(RowPainter):
             name,
         )
         detail = f"{kind_label(mime)} · {human_size(int(args.get('size') or 0))}"
+        if args.get("server"):  # an MCP resource, like its chip in the composer
+            detail = f"MCP {args['server']} · {detail}"
         p.setFont(QFont(row.font))
         p.setPen(th.color("muted"))
         p.drawText(

@@ -5,7 +5,7 @@ and lays them out; the chat window connects them to what they do (send, attach, 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from koroku_desktop.ui.chat.model_picker import ModelPicker
 from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray, attach_button
@@ -30,6 +30,7 @@ class Composer(QFrame):
         row = QHBoxLayout()
         row.setSpacing(8)
         col.addLayout(row)
+        self._col = col
         self.attach_button = attach_button()
         row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.input = ChatInput(PLACEHOLDER)
@@ -46,6 +47,10 @@ class Composer(QFrame):
         for b in (self.stop_button, self.send_button):
             b.setCursor(Qt.CursorShape.PointingHandCursor)
             row.addWidget(b, 0, Qt.AlignmentFlag.AlignBottom)
+
+    def add_above_input(self, widget: QWidget) -> None:
+        """Put `widget` between the chips and the message box (the slash-command list)."""
+        self._col.insertWidget(self._col.count() - 1, widget)
 
     def set_wide(self, wide: bool) -> None:
         """A narrow window leaves the model to the status bar (the box shows the short

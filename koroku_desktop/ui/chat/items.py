@@ -213,6 +213,7 @@ def items_for_entry(
                     "mime_type": block.mime_type or "",
                     "name": block.name,
                     "size": block.size,
+                    "server": block.server or "",
                 }
             case b.AttachmentBlock():
                 add_text(role_kind, f"\n\n*[{attachment_text(block)}]*\n\n")

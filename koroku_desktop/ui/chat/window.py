@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -58,6 +59,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         super().__init__(parent)
         self.bridge = bridge
         self.workspace = workspace
+        self.attach_menu: Callable[[], bool] | None = None  # files or MCP; False: files
+        self.slash_command: Callable[[str], bool] | None = None  # True: an MCP prompt ran
         self.hide_on_close = False
         self.setup_card: SetupCard | None = None
         self.setWindowTitle("Koroku")
@@ -226,6 +229,11 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         return box
 
     def _attach_files(self) -> None:
+        if self.attach_menu is None or not self.attach_menu():  # a menu: files or MCP
+            self.choose_workspace_files()
+
+    def choose_workspace_files(self) -> None:
+        """The file dialog in the workspace; the chosen files become chips."""
         dialog = self.tray.choose_files(self, self.workspace)
         dialog.finished.connect(self.refocus_input)
 
@@ -299,6 +307,8 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     def submit(self, text: str) -> None:
         """Send what the user typed, unless it is a key or no key is set up yet."""
+        if self.slash_command is not None and self.slash_command(text):
+            return
         if looks_like_api_key(text):
             if self.input.history and self.input.history[-1] == text:
                 self.input.history.pop()  # never recallable with Up

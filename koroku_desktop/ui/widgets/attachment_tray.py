@@ -135,7 +135,8 @@ class AttachmentChip(QFrame):
         words.setSpacing(0)
         name = QLabel(self._elided(pending.name))
         name.setObjectName("ChipName")
-        detail = QLabel(f"{kind_label(pending.mime_type)} · {human_size(pending.size)}")
+        about = f"{kind_label(pending.mime_type)} · {human_size(pending.size)}"
+        detail = QLabel(f"MCP {pending.server} · {about}" if pending.server else about)
         detail.setObjectName("ChipDetail")
         words.addWidget(name)
         words.addWidget(detail)
@@ -147,7 +148,8 @@ class AttachmentChip(QFrame):
         self.remove_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.remove_button.clicked.connect(lambda: self.remove_requested.emit(self))
         row.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.setToolTip(f"{pending.name}\n{pending.mime_type}, {human_size(pending.size)}")
+        where = f"\n{pending.uri} (MCP server {pending.server!r})" if pending.uri else ""
+        self.setToolTip(f"{pending.name}{where}\n{pending.mime_type}, {human_size(pending.size)}")
 
     @staticmethod
     def _elided(name: str, limit: int = 26) -> str:
@@ -227,6 +229,10 @@ class AttachmentTray(QWidget):
             ok = self.add_path(item) if isinstance(item, Path) else self.add_bytes(*item)
             added += int(ok)
         return added
+
+    def add_pending(self, pending: PendingAttachment) -> None:
+        """Add an attachment read elsewhere (an MCP resource), already checked."""
+        self._add(pending)
 
     def _add(self, pending: PendingAttachment) -> None:
         if any(p.data == pending.data and p.name == pending.name for p in self.pending):
