@@ -8,6 +8,7 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.helpers import texts, type_and_send
 from tests.ui.screenshots import save_variants
 
@@ -34,3 +35,21 @@ def test_empty_state_until_the_first_message_and_after_a_clear(
     desktop.bridge.clear()  # what the clear question's button does
     qtbot.waitUntil(lambda: window.empty.isVisible() and not window.view.isVisible())
     assert all(b.isVisible() for b in window.empty.buttons), "the example prompts are back"
+
+
+def test_the_welcome_card_leaves_the_examples_their_room_in_a_narrow_window(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    """At 400 px the examples' wrapped lines make them taller than their size hint says; the
+    welcome card scrolls within what is left and never lies under them."""
+    window = desktop.window
+    assert desktop.welcome is not None and window.cards.isVisible()
+    assert window.empty.isVisible()
+    for height in (760, 700, 640):
+        window.resize(400, height)
+        settle()
+        cards, empty = window.cards.geometry(), window.empty.geometry()
+        assert cards.bottom() < empty.top(), f"at 400x{height} the card overlaps the examples"
+        layout = window.empty.layout()
+        assert layout is not None
+        assert empty.height() >= layout.minimumHeightForWidth(empty.width())

@@ -22,6 +22,7 @@ from koroku_desktop.ui.chat.resource_picker import ResourcePicker
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import everything_entry, write_config
+from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
@@ -151,7 +152,7 @@ def _shoot(widget: QWidget, name: str, sizes: list[tuple[int, int]]) -> None:
         theme.apply(app, mode)
         for width, height in sizes:
             widget.resize(width, height)
-            app.processEvents()
+            settle()  # the cards re-fit on a zero-delay timer after the resize
             save_screenshot(widget, f"{name}-{mode}-{width}")
     theme.apply(app, "light")
 

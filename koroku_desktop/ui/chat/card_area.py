@@ -48,6 +48,13 @@ class CardArea(QScrollArea):
         self._fit_soon.setSingleShot(True)
         self._fit_soon.setInterval(0)
         self._fit_soon.timeout.connect(self.fit)
+        self._followed: QWidget | None = None
+
+    def follow_size_of(self, widget: QWidget) -> None:
+        """Re-fit whenever `widget` changes size: what the window leaves the cards shrinks
+        when the composer's column grows (an attachment chip, an approval, a notice)."""
+        widget.installEventFilter(self)
+        self._followed = widget
 
     def add(self, card: QWidget) -> None:
         """Show `card` below the others."""
@@ -78,7 +85,8 @@ class CardArea(QScrollArea):
         self.setFixedHeight(min(need, max(MIN_ROOM, self._room())))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Re-fit when a card's content or the width changes."""
-        if watched is self.box and event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
+        """Re-fit when a card's content, the width or the followed widget's size changes."""
+        kinds = (QEvent.Type.LayoutRequest, QEvent.Type.Resize)
+        if event.type() in kinds and (watched is self.box or watched is self._followed):
             self._fit_soon.start()
         return False

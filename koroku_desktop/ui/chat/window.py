@@ -117,6 +117,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.last_turn = LastTurnActions(self, bridge, self)
         col.addWidget(self.last_turn.banner)
         col.addWidget(composer)
+        self.cards.follow_size_of(bottom)
         # Approvals, queue and composer line up with the conversation's centred column.
         bottom.setMaximumWidth(MAX_COLUMN + 40)
         centred = QHBoxLayout()
@@ -176,7 +177,11 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         assert root is not None
         used = self.header.sizeHint().height() + self._bottom.sizeHint().height()
         if self.empty.isVisibleTo(root):
-            used += self.empty.minimumSizeHint().height()
+            # At this width, not the hint's: wrapped lines make a narrow window's examples
+            # taller, and the cards must leave them that (else the two overlap).
+            layout = self.empty.layout()
+            at_width = layout.minimumHeightForWidth(root.width()) if layout is not None else -1
+            used += max(self.empty.minimumSizeHint().height(), at_width)
         elif self.view.isVisibleTo(root):
             used += 120
         return root.height() - used
