@@ -59,9 +59,12 @@ class FileKeyring(KeyringBackend):
 @pytest.fixture
 def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FileKeyring]:
     """One keyring file for this test and every `koroku` it starts."""
+    # Read before the environment names this backend: keyring picks its process-wide backend
+    # on first use, and a worker whose first use came here would keep the file keyring (with
+    # no file) for every later test.
+    previous = keyring.get_keyring()
     monkeypatch.setenv(ENV, str(tmp_path / "keyring.json"))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", BACKEND)
-    previous = keyring.get_keyring()
     backend = FileKeyring()  # type: ignore[no-untyped-call]
     keyring.set_keyring(backend)
     yield backend
