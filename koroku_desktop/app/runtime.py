@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.facts import FactBook, tool_writer
 from koroku_desktop.agent.loop import Agent, AgentOptions
@@ -21,6 +22,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.agent.titles import Titler
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.config import (
     ApiKey,
@@ -29,6 +31,11 @@ from koroku_desktop.app.config import (
     Settings,
     default_paths,
     resolve_api_key,
+)
+from koroku_desktop.app.conversation_wiring import (
+    choose_conversation,
+    switch_conversation,
+    wire_titles,
 )
 from koroku_desktop.app.exports import export_file
 from koroku_desktop.app.lazy_model import LazyGeminiModel
@@ -45,6 +52,7 @@ from koroku_desktop.blobs.attachments import AttachmentStore as AttachmentStore
 from koroku_desktop.blobs.attachments import read_attachment_file as read_attachment_file
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.blobs.blob_store import MissingBlob as MissingBlob
+from koroku_desktop.domain.conversations import DEFAULT_CONVERSATION, Conversation
 from koroku_desktop.domain.ids import writer_name
 from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.queries import SearchHit
@@ -85,7 +93,8 @@ __all__ = [
     "recover_database",
 ]  # re-exported for the front ends
 
-CONVERSATION_ID = "default"
+CONVERSATION_ID = DEFAULT_CONVERSATION
+"""The log's first conversation (the one a fresh data dir starts in)."""
 
 
 @dataclass
@@ -113,6 +122,14 @@ class Runtime:
     """Koroku's copies of attached files (the blob store)."""
     facts: FactBook | None = None
     """What Koroku knows about the user, read from the log (`koroku memory`, Settings)."""
+    conversations: ConversationBook | None = None
+    """Every conversation of the log (the agent talks in one of them at a time)."""
+    titler: Titler | None = None
+    """Names a new conversation after its first exchange (None for a read-only runtime)."""
+
+    async def switch_to(self, conversation: Conversation) -> None:
+        """Talk in `conversation` from the next turn on (see `switch_conversation`)."""
+        await switch_conversation(self.agent, self.compactor, conversation)
 
     def connect_clients(self) -> None:
         """Build the SDK clients (the chat model's, the embedder's) now, on the loop's thread,
@@ -308,6 +325,7 @@ def build_runtime(
     clock: Callable[[], datetime] | None = None,
     settings_store: SettingsStore | None = None,
     event_log: SqliteEventLog | None = None,
+    conversation: str | None = None,
 ) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
     `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
@@ -317,13 +335,21 @@ def build_runtime(
     turn lease, so another front end can say whose turn it is waiting for. The rest replace
     what would be built from `paths`: `model` the agent's chat model (Gemini; tests hand in a
     `FakeChatModel`), `clock` the time a turn is sent at, `settings_store` the settings,
-    `event_log` an open log of `paths.db`.
+    `event_log` an open log of `paths.db`. `conversation` names the conversation to talk in
+    (an id, id prefix or title; None: the most recently active one); a name that matches
+    none or several raises `UnknownConversation` / `AmbiguousConversation`.
     """
     paths = paths or default_paths()
     settings_store = settings_store or SettingsStore.open(paths)
     settings = settings_store.effective
     if event_log is None:
         event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
+    book = ConversationBook(event_log)
+    try:
+        chosen = choose_conversation(book, conversation, writable=not event_log.read_only)
+    except BaseException:
+        event_log.close()
+        raise
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
     switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)
     sync = switch.current if switch is not None else None
@@ -352,12 +378,13 @@ def build_runtime(
         policy,
         approver,
         options,
-        conversation_id=CONVERSATION_ID,
+        conversation_id=chosen.id,
         recall=recall_search(event_log),
         turn_lock=switch.lock if switch is not None else turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     gemini.on_retry.append(agent.hooks.on_retry)
+    agent.conversation_title = chosen.title
     if clock is not None:
         agent.clock = clock
     compactor = Compactor()
@@ -376,9 +403,12 @@ def build_runtime(
         attachments=attachments,
         sync=sync,
         sync_switch=switch,
+        conversations=book,
     )
     wire_recall(runtime, settings)
-    runtime.facts = agent.facts = FactBook(event_log, [CONVERSATION_ID])
+    runtime.facts = agent.facts = FactBook(event_log)  # the facts span every conversation
+    if turn_lock is not None:
+        runtime.titler = wire_titles(agent, book, agent.model, lambda: agent.options.model)
     agent.calls.remember = tool_writer(agent.facts, agent)
     runtime.remember_facts(settings.remember_facts)
     policy.on_always_granted = runtime.persist_always_grant

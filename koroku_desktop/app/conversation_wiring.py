@@ -1,0 +1,68 @@
+"""Which conversation a front end talks in, switching it, and naming new ones.
+
+The runtime opens the conversation a front end names (`-c`), or the most recently active
+one; a log whose conversations are all deleted or archived gets a new one. Switching stops a
+background compaction of the old conversation first (the next turn there starts it again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.ports import ChatModel
+from koroku_desktop.agent.titles import Titler
+from koroku_desktop.domain.conversations import Conversation, UnknownConversation
+
+
+class DeletedConversation(UnknownConversation):
+    """The conversation named is deleted: restore it before talking in it."""
+
+
+def choose_conversation(book: ConversationBook, ref: str | None, *, writable: bool) -> Conversation:
+    """The conversation `ref` names (id, id prefix or exact title), or the most recently
+    active one. Raises `UnknownConversation`, `AmbiguousConversation` or
+    `DeletedConversation` for a `ref` that cannot be talked in."""
+    if ref is not None:
+        found = book.find(ref)
+        if found.deleted:
+            raise DeletedConversation(
+                f"the conversation {found.label} is deleted "
+                f"(`koroku conversations restore {found.short_id}` brings it back)"
+            )
+        return found
+    current = book.current()
+    if current is not None:
+        return current
+    if writable:
+        return book.create()
+    return book.listed(deleted=True)[0]
+
+
+async def switch_conversation(
+    agent: Agent, compactor: Compactor, conversation: Conversation
+) -> None:
+    """Talk in `conversation` from the next turn on (a running compaction of the current
+    one is stopped first; nothing it did is lost). `RuntimeError` while a turn runs."""
+    if agent.busy:
+        raise RuntimeError("a turn is running; switch after it")
+    if compactor.running:
+        await compactor.cancel()
+    agent.switch_to(conversation.id, conversation.title)
+
+
+def wire_titles(
+    agent: Agent, book: ConversationBook, model: ChatModel, model_name: Callable[[], str]
+) -> Titler:
+    """Name a new conversation after its first exchange, in the background."""
+    titler = Titler(book, model, model_name)
+
+    def after(result: TurnResult) -> None:
+        if agent.loaded:
+            titler.after_turn(agent.conversation_id, agent.view, result)
+
+    agent.hooks.on_turn_finished.append(after)
+    return titler
