@@ -24,7 +24,7 @@ from koroku_desktop.domain.conversations import (
     resolve,
 )
 from koroku_desktop.domain.events import ConversationAction, ConversationEvent, StoredEvent
-from koroku_desktop.domain.ids import new_id
+from koroku_desktop.domain.ids import new_conversation_id
 
 PAGE = 2000
 
@@ -58,10 +58,10 @@ class ConversationBook:
         """The conversation with this exact id (None: none yet)."""
         return self.all().get(conversation_id)
 
-    def find(self, ref: str) -> Conversation:
-        """The conversation `ref` names (id, id prefix or exact title); raises
-        `UnknownConversation` or `AmbiguousConversation`."""
-        return resolve(self.all().values(), ref)
+    def find(self, ref: str, *, deleted: bool = False) -> Conversation:
+        """The conversation `ref` names (id, id prefix or exact title; a deleted one's title
+        only with `deleted`); raises `UnknownConversation` or `AmbiguousConversation`."""
+        return resolve(self.all().values(), ref, deleted=deleted)
 
     def current(self) -> Conversation | None:
         """The conversation a front end opens by default: the most recently active one
@@ -75,7 +75,7 @@ class ConversationBook:
     def create(self, title: str | None = None, *, origin: str = "koroku") -> Conversation:
         """Start a conversation (with a title, or `New conversation` until named)."""
         cleaned = clean_title(title) if title is not None else None
-        cid = new_id()
+        cid = new_conversation_id()
         self.log.append(cid, [ConversationEvent(action="created", title=cleaned, origin=origin)])
         made = self.get(cid)
         assert made is not None

@@ -7,7 +7,8 @@ background compaction of the old conversation first (the next turn there starts 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.conversations import ConversationBook
@@ -15,7 +16,10 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.agent.titles import Titler
+from koroku_desktop.app.config import Paths, default_paths
 from koroku_desktop.domain.conversations import Conversation, UnknownConversation
+from koroku_desktop.domain.ids import writer_name
+from koroku_desktop.store.db_errors import open_event_log
 
 
 class DeletedConversation(UnknownConversation):
@@ -66,3 +70,17 @@ def wire_titles(
 
     agent.hooks.on_turn_finished.append(after)
     return titler
+
+
+@contextmanager
+def open_conversations(
+    paths: Paths | None = None, *, read_only: bool = False
+) -> Iterator[ConversationBook]:
+    """The conversations of the data dir's log, without the rest of the runtime (for
+    `koroku conversations`). `DatabaseUnavailable` when the log cannot be opened."""
+    paths = paths or default_paths()
+    log = open_event_log(paths.db, read_only=read_only, writer=writer_name("conversations"))
+    try:
+        yield ConversationBook(log)
+    finally:
+        log.close()

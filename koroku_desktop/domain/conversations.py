@@ -162,10 +162,13 @@ def most_recent(conversations: Iterable[Conversation]) -> Conversation | None:
     return ordered[0] if ordered else None
 
 
-def resolve(conversations: Iterable[Conversation], ref: str) -> Conversation:
+def resolve(
+    conversations: Iterable[Conversation], ref: str, *, deleted: bool = False
+) -> Conversation:
     """The conversation `ref` names: its id, an id prefix (at least `ID_PREFIX_MIN`
     characters) or its exact title (then case-insensitively). A deleted conversation is
-    found only by id or id prefix. Raises `UnknownConversation` or `AmbiguousConversation`."""
+    found by title only with `deleted` (a restore). Raises `UnknownConversation` or
+    `AmbiguousConversation`."""
     every = list(conversations)
     wanted = ref.strip()
     if not wanted:
@@ -175,8 +178,12 @@ def resolve(conversations: Iterable[Conversation], ref: str) -> Conversation:
         return exact[0]
     tries = [
         [c for c in every if len(wanted) >= ID_PREFIX_MIN and c.id.startswith(wanted)],
-        [c for c in every if not c.deleted and c.title == wanted],
-        [c for c in every if not c.deleted and c.title.casefold() == wanted.casefold()],
+        [c for c in every if (deleted or not c.deleted) and c.title == wanted],
+        [
+            c
+            for c in every
+            if (deleted or not c.deleted) and c.title.casefold() == wanted.casefold()
+        ],
     ]
     for matches in tries:
         if len(matches) == 1:
