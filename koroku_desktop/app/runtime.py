@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.compaction import Compactor
-from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.agent.conversations import ConversationBook, read_titles
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.facts import FactBook, tool_writer
 from koroku_desktop.agent.loop import Agent, AgentOptions
@@ -424,7 +424,8 @@ def wire_recall(runtime: Runtime, settings: Settings) -> None:
     )
     runtime.search, runtime.background_embedder = search, background
     runtime.agent.recall = recall_tool_search(search, runtime.agent)
-    runtime.agent.memories = MemorySurfacer(search)
+    event_log = runtime.log
+    runtime.agent.memories = MemorySurfacer(search, titles=lambda: read_titles(event_log))
     runtime.agent.options.surface_memories = settings.surface_memories
     runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 
