@@ -154,3 +154,22 @@ def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:
         f"{status.pending_events:,} events are still being embedded."
     )
     return text + (f" Paused: {last_error}" if last_error else "")
+
+
+def recall_search(event_log: SqliteEventLog) -> RecallSearch:
+    """The `recall` tool's search over the whole log, run off the event loop."""
+
+    async def search(query: str, limit: int) -> list[JsonObject]:
+        hits = await asyncio.to_thread(event_log.search, query, limit)
+        return [
+            {
+                "seq": h.seq,
+                "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
+                "kind": h.kind,
+                "role": h.role,
+                "snippet": h.snippet,
+            }
+            for h in hits
+        ]
+
+    return search

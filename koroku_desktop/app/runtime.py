@@ -45,6 +45,7 @@ from koroku_desktop.app.recall_wiring import (
     progress_text,
     recall_tool_search,
 )
+from koroku_desktop.app.recall_wiring import recall_search as recall_search
 from koroku_desktop.app.settings_store import SettingsStore, add_grant
 from koroku_desktop.app.sync_wiring import SyncRuntime, SyncSwitch
 from koroku_desktop.blobs.attachments import AttachmentRefused as AttachmentRefused
@@ -54,7 +55,6 @@ from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.blobs.blob_store import MissingBlob as MissingBlob
 from koroku_desktop.domain.conversations import DEFAULT_CONVERSATION, Conversation
 from koroku_desktop.domain.ids import writer_name
-from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.doctor import diagnose as check_database
@@ -80,7 +80,6 @@ from koroku_desktop.store.db_errors import (
 )
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
-from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -294,25 +293,6 @@ class Runtime:
 def mcp_manager(paths: Paths) -> McpManager:
     """The MCP servers of `<data dir>/mcp.json`, their stderr logged under `<data dir>/logs`."""
     return McpManager(paths.mcp_config, paths.logs, secrets=KeyringSecrets())
-
-
-def recall_search(event_log: SqliteEventLog) -> RecallSearch:
-    """The `recall` tool's search over the whole log, run off the event loop."""
-
-    async def search(query: str, limit: int) -> list[JsonObject]:
-        hits = await asyncio.to_thread(event_log.search, query, limit)
-        return [
-            {
-                "seq": h.seq,
-                "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
-                "kind": h.kind,
-                "role": h.role,
-                "snippet": h.snippet,
-            }
-            for h in hits
-        ]
-
-    return search
 
 
 def build_runtime(
