@@ -46,9 +46,10 @@ class ConversationBook:
                 self._events.extend(new)
             return list(self._events)
 
-    def all(self) -> dict[str, Conversation]:
-        """Every conversation, deleted ones included, by id, as the log stands now."""
-        return fold_conversations(self._read(), self.log.conversation_activity())
+    def all(self, *, counts: bool = True) -> dict[str, Conversation]:
+        """Every conversation, deleted ones included, by id, as the log stands now
+        (`counts=False`: message counts left at 0, a few index lookups a conversation)."""
+        return fold_conversations(self._read(), self.log.conversation_activity(counts=counts))
 
     def listed(self, *, deleted: bool = False) -> list[Conversation]:
         """The conversations, most recently active first (deleted ones only if asked)."""
@@ -67,7 +68,7 @@ class ConversationBook:
         """The conversation a front end opens by default: the most recently active one
         (neither deleted nor archived); the log's first in an empty log; None when every
         conversation is deleted or archived (then a front end starts a new one)."""
-        every = self.all()
+        every = self.all(counts=False)
         if not every:
             return Conversation(DEFAULT_CONVERSATION, UNTITLED, 0.0, 0.0, 0)
         return most_recent(every.values())

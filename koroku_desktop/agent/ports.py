@@ -77,8 +77,8 @@ class EventLog(LogReader, Protocol):
 class ConversationLog(EventLog, Protocol):
     """An event log that can say what it holds of each conversation (the registry's)."""
 
-    def conversation_activity(self) -> dict[str, Activity]:
-        """Message count and last activity of every conversation. Blocking."""
+    def conversation_activity(self, *, counts: bool = True) -> dict[str, Activity]:
+        """Message count (with `counts`) and last activity of every conversation. Blocking."""
         ...
 
 

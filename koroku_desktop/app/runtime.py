@@ -322,13 +322,15 @@ def build_runtime(
     paths = paths or default_paths()
     settings_store = settings_store or SettingsStore.open(paths)
     settings = settings_store.effective
+    opened = event_log is None
     if event_log is None:
         event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
     book = ConversationBook(event_log)
     try:
         chosen = choose_conversation(book, conversation, writable=not event_log.read_only)
     except BaseException:
-        event_log.close()
+        if opened:  # a log handed in stays its owner's to close
+            event_log.close()
         raise
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
     switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)

@@ -307,9 +307,10 @@ class SqliteEventLog(PagedLog):
         """Number of rows in the log, damaged ones included."""
         return int(self._rows("SELECT COUNT(*) FROM events")[0][0])
 
-    def conversation_activity(self) -> dict[str, Activity]:
-        """What the log holds of each conversation (store/log/activity.py)."""
-        return conversation_activity(self._rows)
+    def conversation_activity(self, *, counts: bool = True) -> dict[str, Activity]:
+        """What the log holds of each conversation (store/log/activity.py); `counts=False`
+        leaves the message counts out (the one part that reads more than the index edges)."""
+        return conversation_activity(self._rows, counts=counts)
 
     def last_seq(self) -> int:
         """The highest seq written so far (0 for an empty log)."""
