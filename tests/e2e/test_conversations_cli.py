@@ -192,3 +192,23 @@ def test_chat_starts_and_switches_conversations(koroku: Koroku, fake_gemini: Fak
     # `chat -c` opens the one named; an unknown name is one line and exit 2.
     assert "oat milk" in ok(koroku, "chat", "-c", "Groceries", stdin="/exit\n")
     assert "no conversation" in refused(koroku, "chat", "-c", "nope")
+
+
+def test_history_shows_one_conversation_or_every_one(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    fake_gemini.set_fallback(answering(["Beta"]))
+    ok(koroku, "ask", "alpha words")
+    beta = new(koroku)
+    ok(koroku, "ask", "-c", beta["id"], "beta words")
+
+    def texts(*args: str) -> str:
+        return json.dumps(json.loads(ok(koroku, "history", "--json", *args)))
+
+    live = texts()  # the most recent conversation's live context
+    assert "beta words" in live and "alpha words" not in live
+    assert "alpha words" in texts("-c", "Conversation")
+    assert "beta" not in texts("-c", "conversation")  # an exact title, case aside
+    every = texts("--all")
+    assert "alpha words" in every and "beta words" in every
+    assert "alpha" not in texts("--all", "-c", beta["id"][:8])
