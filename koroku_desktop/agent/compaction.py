@@ -67,6 +67,11 @@ that is smaller (`compact_now`); the last user turn and what follows it are alwa
 PAGE = 5_000
 
 
+def conversation_label(agent: CompactionHost) -> str:
+    """How a memory-file entry names its conversation: `Title (abcd1234)`."""
+    return f"{agent.conversation_title or 'Conversation'} ({agent.conversation_id[:8]})"
+
+
 def compaction_key(conversation_id: str) -> str:
     """The lease key that keeps two processes from compacting one conversation at once."""
     return f"{conversation_id}#compaction"
@@ -355,7 +360,7 @@ class Compactor:
         memory = MemoryEditEvent(
             day=f"{when:%d-%m-%Y}",
             op="append",
-            text=memory_entry(summary, when),
+            text=memory_entry(summary, when, conversation_label(agent)),
             source="compaction",
         )
         facts = fact_events(summarizer.facts, older, known)

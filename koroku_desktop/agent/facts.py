@@ -51,16 +51,17 @@ class Stated:
 
 
 class FactBook:
-    """The live facts of the conversations in `conversations`, folded from the log.
+    """The live facts of the conversations in `conversations`, folded from the log
+    (`None` among them: every conversation; the facts about the user span them all).
 
     Thread-safe: `refresh` and the writers are blocking (run them off the event loop).
     """
 
-    def __init__(self, log: EventLog, conversations: Sequence[str]) -> None:
+    def __init__(self, log: EventLog, conversations: Sequence[str | None] = (None,)) -> None:
         self.log = log
         self.conversations = tuple(conversations)
         self._events: list[StoredEvent] = []
-        self._after: dict[str, int] = {}
+        self._after: dict[str | None, int] = {}
         self._facts: list[Fact] = []
         self._lock = threading.Lock()
 

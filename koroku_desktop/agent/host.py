@@ -32,6 +32,8 @@ class CompactionHost(Journal, Protocol):
     """The last request left older turns out (the history waits for a compaction)."""
     facts: FactBook | None
     """The facts about the user (a compaction lists new ones when they are on)."""
+    conversation_title: str
+    """How the conversation is called (its memory-file entries name it)."""
     after_turn: list[Callable[[TurnResult], Awaitable[object]]]
     """Steps run after every turn, inside the turn lock (compaction's check is one)."""
 

@@ -92,6 +92,8 @@ class Agent:
         self.approver = approver
         self.options = options
         self.conversation_id = conversation_id
+        self.conversation_title = ""
+        """How the conversation is called (the memory files' entries name it)."""
         self.hooks = AgentHooks()
         self.calls = ToolCaller(tools, policy, approver, options, self.hooks, recall)
         """Runs each step's tool calls (agent/tool_calls.py)."""
@@ -122,6 +124,16 @@ class Agent:
     @recall.setter
     def recall(self, search: RecallSearch | None) -> None:
         self.calls.recall = search
+
+    def switch_to(self, conversation_id: str, title: str = "") -> None:
+        """Run the next turns in another conversation: its own live context, lease and
+        meter, loaded on the next `load()`. Refused (`RuntimeError`) while a turn runs or
+        waits here; stop a background compaction first (it folds the current one)."""
+        if self.busy:
+            raise RuntimeError("a turn is running in this conversation")
+        self.conversation_id, self.conversation_title = conversation_id, title
+        self._view, self._loading, self.overflowing, self.turn_from_seq = None, None, False, None
+        self._gate = TurnGate(self.log, conversation_id, self._gate.lease, self._gate.on_wait)
 
     # -- the live context --------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from koroku_desktop.agent.conversations import title_of
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.domain.context import ContextView
@@ -84,6 +85,9 @@ class MemorySurfacer:
     threshold: float = THRESHOLD
     limit: int = 3
     timeout_s: float = 3.0
+    titles: Callable[[], dict[str, str]] | None = None
+    """The conversations' titles (blocking; agent/conversations.py `read_titles`): once
+    there are several, each passage says which conversation it comes from."""
 
     async def for_turn(
         self,
@@ -138,6 +142,7 @@ class MemorySurfacer:
         if not chosen:
             return []
         hits = await asyncio.to_thread(self.search.store.hits, [m.seq for m in chosen])
+        titles = await asyncio.to_thread(self.titles) if self.titles is not None else {}
         found = []
         for match in chosen:
             hit = hits.get(match.seq)
@@ -145,5 +150,8 @@ class MemorySurfacer:
                 continue
             when = datetime.fromtimestamp(hit.created_at).strftime("%Y-%m-%d %H:%M")
             who = "summary" if hit.kind == "compaction" else hit.role or hit.kind
+            if titles:  # several conversations: say which one (no brackets: see _LINE)
+                title = title_of(titles, hit.conversation_id)
+                who += " in " + title.replace("(", "").replace(")", "")
             found.append(Remembered(hit.seq, when, who, hit.snippet))
         return found

@@ -20,9 +20,11 @@ def memory_file(data_dir: Path, when: datetime) -> Path:
     return data_dir / MEMORY_FOLDER / f"{when:%d-%m-%Y}.md"
 
 
-def memory_entry(summary: str, when: datetime) -> str:
-    """One entry as written: `[HH:MM]: summary`, followed by a blank line."""
-    return f"[{when:%H:%M}]: {summary.strip()}\n\n"
+def memory_entry(summary: str, when: datetime, conversation: str = "") -> str:
+    """One entry as written: `[HH:MM] in Title (abcd1234): summary` (naming the
+    conversation it summarises, when given), followed by a blank line."""
+    where = f" in {conversation}" if conversation else ""
+    return f"[{when:%H:%M}]{where}: {summary.strip()}\n\n"
 
 
 def append_memory(data_dir: Path, summary: str, when: datetime | None = None) -> Path:

@@ -80,8 +80,9 @@ def _apply(history: Sequence[tuple[str, MemoryEditEvent]], edit: MemoryEditEvent
     return edit.text + CONFLICT_NOTE + current
 
 
-def read_edits(event_log: EventLog, conversation_id: str) -> list[StoredEvent]:
-    """Every `memory_edit` event of the conversation, page by page (blocking)."""
+def read_edits(event_log: EventLog, conversation_id: str | None = None) -> list[StoredEvent]:
+    """Every `memory_edit` event, page by page (blocking). The memory files are one per day
+    for every conversation together, so by default this reads them all."""
     found: list[StoredEvent] = []
     after: int | None = None
     while True:
@@ -109,9 +110,12 @@ class MemorySync:
 
 def sync_memory_files(event_log: EventLog, conversation_id: str, data_dir: Path) -> MemorySync:
     """Take in files changed outside Koroku (or never recorded), then write every day's file
-    from the log where it differs. Blocking: call it in a worker thread."""
+    from the log where it differs. Blocking: call it in a worker thread.
+
+    The files hold every conversation's edits; what is taken in is recorded in
+    `conversation_id` (the one whose front end noticed)."""
     folder = data_dir / MEMORY_FOLDER
-    texts = memory_texts(read_edits(event_log, conversation_id))
+    texts = memory_texts(read_edits(event_log))
     written = _written(folder)
     taken: list[MemoryEditEvent] = []
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
@@ -131,7 +135,7 @@ def sync_memory_files(event_log: EventLog, conversation_id: str, data_dir: Path)
             )
     if taken:
         event_log.append(conversation_id, taken)
-        texts = memory_texts(read_edits(event_log, conversation_id))
+        texts = memory_texts(read_edits(event_log))
         log.info("took %d memory file(s) changed outside Koroku into the log", len(taken))
     return MemorySync(taken, write_memory_files(data_dir, texts))
 
@@ -175,7 +179,7 @@ def record_edit(
     the day's text as it now stands (with appends it did not see kept). Blocking."""
     edit = MemoryEditEvent(day=day, op="replace", text=text, base_sha=sha(base), source="person")
     event_log.append(conversation_id, [edit])
-    texts = memory_texts(read_edits(event_log, conversation_id))
+    texts = memory_texts(read_edits(event_log))
     write_memory_files(data_dir, texts)
     return texts.get(day, text)
 

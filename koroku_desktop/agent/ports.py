@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from koroku_desktop.domain.conversations import Activity
 from koroku_desktop.domain.events import Event, LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.lease import LockHolder
@@ -70,6 +71,14 @@ class EventLog(LogReader, Protocol):
 
     def data_version(self) -> int:
         """Changes whenever anyone commits to the log: a follower's cheap 'anything new?'."""
+        ...
+
+
+class ConversationLog(EventLog, Protocol):
+    """An event log that can say what it holds of each conversation (the registry's)."""
+
+    def conversation_activity(self, *, counts: bool = True) -> dict[str, Activity]:
+        """Message count (with `counts`) and last activity of every conversation. Blocking."""
         ...
 
 

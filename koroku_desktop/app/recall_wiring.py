@@ -7,11 +7,13 @@ start-up; with no API key there is no embedder and every search is keyword-only.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from koroku_desktop.agent.conversations import read_titles, title_of
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.memories import live_seqs
 from koroku_desktop.agent.ports import Embedder
@@ -109,6 +111,11 @@ def recall_tool_search(search: HybridSearch, agent: Agent) -> RecallSearch:
         result = await search.search(query, limit, below_seq=agent.turn_from_seq)
         live = live_seqs(agent.view)
         records = [hit_record(h, h.hit.seq in live) for h in result.hits]
+        titles = await asyncio.to_thread(read_titles, agent.log)
+        if titles:  # several conversations: each hit says which one it comes from
+            for record, h in zip(records, result.hits, strict=True):
+                record["conversation"] = title_of(titles, h.hit.conversation_id)
+                record["conversation_id"] = h.hit.conversation_id
         return records + [memory_record(m) for m in result.memory]
 
     return run
@@ -147,3 +154,22 @@ def progress_text(status: EmbeddingStatus, last_error: str | None) -> str:
         f"{status.pending_events:,} events are still being embedded."
     )
     return text + (f" Paused: {last_error}" if last_error else "")
+
+
+def recall_search(event_log: SqliteEventLog) -> RecallSearch:
+    """The `recall` tool's search over the whole log, run off the event loop."""
+
+    async def search(query: str, limit: int) -> list[JsonObject]:
+        hits = await asyncio.to_thread(event_log.search, query, limit)
+        return [
+            {
+                "seq": h.seq,
+                "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
+                "kind": h.kind,
+                "role": h.role,
+                "snippet": h.snippet,
+            }
+            for h in hits
+        ]
+
+    return search

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.conversations import ConversationBook, read_titles
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.facts import FactBook, tool_writer
 from koroku_desktop.agent.loop import Agent, AgentOptions
@@ -21,6 +22,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
+from koroku_desktop.agent.titles import Titler
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.config import (
     ApiKey,
@@ -30,6 +32,11 @@ from koroku_desktop.app.config import (
     default_paths,
     resolve_api_key,
 )
+from koroku_desktop.app.conversation_wiring import (
+    opening_conversation,
+    switch_conversation,
+    wire_titles,
+)
 from koroku_desktop.app.exports import export_file
 from koroku_desktop.app.lazy_model import LazyGeminiModel
 from koroku_desktop.app.recall_wiring import (
@@ -38,6 +45,7 @@ from koroku_desktop.app.recall_wiring import (
     progress_text,
     recall_tool_search,
 )
+from koroku_desktop.app.recall_wiring import recall_search as recall_search
 from koroku_desktop.app.settings_store import SettingsStore, add_grant
 from koroku_desktop.app.sync_wiring import SyncRuntime, SyncSwitch
 from koroku_desktop.blobs.attachments import AttachmentRefused as AttachmentRefused
@@ -45,8 +53,8 @@ from koroku_desktop.blobs.attachments import AttachmentStore as AttachmentStore
 from koroku_desktop.blobs.attachments import read_attachment_file as read_attachment_file
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.blobs.blob_store import MissingBlob as MissingBlob
+from koroku_desktop.domain.conversations import DEFAULT_CONVERSATION, Conversation
 from koroku_desktop.domain.ids import writer_name
-from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.doctor import diagnose as check_database
@@ -75,7 +83,6 @@ from koroku_desktop.store.db_errors import (
 )
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
-from koroku_desktop.tools.base import RecallSearch
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -88,7 +95,8 @@ __all__ = [
     "recover_database",
 ]  # re-exported for the front ends
 
-CONVERSATION_ID = "default"
+CONVERSATION_ID = DEFAULT_CONVERSATION
+"""The log's first conversation (the one a fresh data dir starts in)."""
 
 
 @dataclass
@@ -116,6 +124,14 @@ class Runtime:
     """Koroku's copies of attached files (the blob store)."""
     facts: FactBook | None = None
     """What Koroku knows about the user, read from the log (`koroku memory`, Settings)."""
+    conversations: ConversationBook | None = None
+    """Every conversation of the log (the agent talks in one of them at a time)."""
+    titler: Titler | None = None
+    """Names a new conversation after its first exchange (None for a read-only runtime)."""
+
+    async def switch_to(self, conversation: Conversation) -> None:
+        """Talk in `conversation` from the next turn on (see `switch_conversation`)."""
+        await switch_conversation(self.agent, self.compactor, conversation)
 
     def connect_clients(self) -> None:
         """Build the SDK clients (the chat model's, the embedder's) now, on the loop's thread,
@@ -282,25 +298,6 @@ def mcp_manager(paths: Paths) -> McpManager:
     return McpManager(paths.mcp_config, paths.logs, secrets=KeyringSecrets())
 
 
-def recall_search(event_log: SqliteEventLog) -> RecallSearch:
-    """The `recall` tool's search over the whole log, run off the event loop."""
-
-    async def search(query: str, limit: int) -> list[JsonObject]:
-        hits = await asyncio.to_thread(event_log.search, query, limit)
-        return [
-            {
-                "seq": h.seq,
-                "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
-                "kind": h.kind,
-                "role": h.role,
-                "snippet": h.snippet,
-            }
-            for h in hits
-        ]
-
-    return search
-
-
 def build_runtime(
     approver: Approver,
     paths: Paths | None = None,
@@ -311,6 +308,7 @@ def build_runtime(
     clock: Callable[[], datetime] | None = None,
     settings_store: SettingsStore | None = None,
     event_log: SqliteEventLog | None = None,
+    conversation: str | None = None,
 ) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
     `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
@@ -320,13 +318,23 @@ def build_runtime(
     turn lease, so another front end can say whose turn it is waiting for. The rest replace
     what would be built from `paths`: `model` the agent's chat model (Gemini; tests hand in a
     `FakeChatModel`), `clock` the time a turn is sent at, `settings_store` the settings,
-    `event_log` an open log of `paths.db`.
+    `event_log` an open log of `paths.db`. `conversation` names the conversation to talk in
+    (an id, id prefix or title; None: the most recently active one); a name that matches
+    none or several raises `UnknownConversation` / `AmbiguousConversation`.
     """
     paths = paths or default_paths()
     settings_store = settings_store or SettingsStore.open(paths)
     settings = settings_store.effective
+    opened = event_log is None
     if event_log is None:
         event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
+    book = ConversationBook(event_log)
+    try:
+        chosen = opening_conversation(book, conversation, writable=not event_log.read_only)
+    except BaseException:
+        if opened:  # a log handed in stays its owner's to close
+            event_log.close()
+        raise
     turn_lock = None if event_log.read_only else SqliteTurnLock(paths.db, front_end)
     switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)
     sync = switch.current if switch is not None else None
@@ -355,12 +363,13 @@ def build_runtime(
         policy,
         approver,
         options,
-        conversation_id=CONVERSATION_ID,
+        conversation_id=chosen.id,
         recall=recall_search(event_log),
         turn_lock=switch.lock if switch is not None else turn_lock,
     )
     # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
     gemini.on_retry.append(agent.hooks.on_retry)
+    agent.conversation_title = chosen.title
     if clock is not None:
         agent.clock = clock
     compactor = Compactor()
@@ -379,9 +388,12 @@ def build_runtime(
         attachments=attachments,
         sync=sync,
         sync_switch=switch,
+        conversations=book,
     )
     wire_recall(runtime, settings)
-    runtime.facts = agent.facts = FactBook(event_log, [CONVERSATION_ID])
+    runtime.facts = agent.facts = FactBook(event_log)  # the facts span every conversation
+    if turn_lock is not None:
+        runtime.titler = wire_titles(agent, book, agent.model, lambda: agent.options.model)
     agent.calls.remember = tool_writer(agent.facts, agent)
     runtime.remember_facts(settings.remember_facts)
     policy.on_always_granted = runtime.persist_always_grant
@@ -397,7 +409,8 @@ def wire_recall(runtime: Runtime, settings: Settings) -> None:
     )
     runtime.search, runtime.background_embedder = search, background
     runtime.agent.recall = recall_tool_search(search, runtime.agent)
-    runtime.agent.memories = MemorySurfacer(search)
+    event_log = runtime.log
+    runtime.agent.memories = MemorySurfacer(search, titles=lambda: read_titles(event_log))
     runtime.agent.options.surface_memories = settings.surface_memories
     runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from koroku_desktop.agent.conversations import read_titles, title_of
 from koroku_desktop.agent.recall import HybridSearch, RecallResult
 from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.domain.queries import SearchHit
@@ -29,6 +30,13 @@ class Searcher:
 
     log: SqliteEventLog
     search: HybridSearch
+    _titles: dict[str, str] | None = None
+
+    def titles(self) -> dict[str, str]:
+        """The conversations' titles, read once (a hit says where it comes from)."""
+        if self._titles is None:
+            self._titles = read_titles(self.log)
+        return self._titles
 
     async def run(self, query: str, limit: int, mode: str) -> tuple[list[dict[str, Any]], Any]:
         """The records of one query and (results, note, memory) for the text output."""
@@ -41,9 +49,15 @@ class Searcher:
     def records(self, hits: list[RecallHit]) -> list[dict[str, Any]]:
         """Hybrid or BM25 hits as JSON records (full text, ids, scores)."""
         texts = self.log.vectors.texts([h.hit.seq for h in hits])
+        titles = self.titles()
         return [
             hit_json(
-                h.hit, texts.get(h.hit.seq), score=h.score, keyword=h.keyword_rank, sim=h.similarity
+                h.hit,
+                texts.get(h.hit.seq),
+                score=h.score,
+                keyword=h.keyword_rank,
+                sim=h.similarity,
+                title=title_of(titles, h.hit.conversation_id),
             )
             for h in hits
         ]
@@ -51,7 +65,10 @@ class Searcher:
     def records_of_hits(self, hits: list[SearchHit]) -> list[dict[str, Any]]:
         """All-words hits (newest first) as JSON records."""
         texts = self.log.vectors.texts([h.seq for h in hits])
-        return [hit_json(h, texts.get(h.seq)) for h in hits]
+        titles = self.titles()
+        return [
+            hit_json(h, texts.get(h.seq), title=title_of(titles, h.conversation_id)) for h in hits
+        ]
 
 
 def hit_json(
@@ -61,14 +78,17 @@ def hit_json(
     score: float | None = None,
     keyword: int | None = None,
     sim: float | None = None,
+    title: str | None = None,
 ) -> dict[str, Any]:
-    """One hit as JSON: ids, full text, the snippet (`[[`/`]]` around matches), and how it
-    was found (fused score, keyword rank, cosine similarity; null when not by that leg)."""
+    """One hit as JSON: ids (and its conversation's title), full text, the snippet
+    (`[[`/`]]` around matches), and how it was found (fused score, keyword rank, cosine
+    similarity; null when not by that leg)."""
     full, turn_id, event_id = text or (hit.snippet, "", "")
     return {
         "seq": hit.seq,
         "date": datetime.fromtimestamp(hit.created_at).isoformat(timespec="seconds"),
         "conversation_id": hit.conversation_id,
+        "conversation_title": title,
         "turn_id": turn_id,
         "event_id": event_id,
         "kind": hit.kind,

@@ -38,6 +38,7 @@ def build_parser(
     from koroku_desktop.cli import (  # here: `koroku search` starts without them (see main)
         admin,
         conversation,
+        conversations_command,
         doctor,
         install,
         mcp_commands,
@@ -49,6 +50,7 @@ def build_parser(
 
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     conversation.register(sub)
+    conversations_command.register(sub)
     records.register(sub)
     recall_commands.register(sub)
     memory_command.register(sub)

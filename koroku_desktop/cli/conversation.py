@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,14 @@ from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
 from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli.attach_input import attach_command, keep_attachments
+from koroku_desktop.cli.conversation_switch import (
+    add_conversation_option,
+    conversation_command,
+    replay,
+    settle_title,
+    where_line,
+)
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.recall_commands import compaction_progress
@@ -23,17 +30,15 @@ from koroku_desktop.cli.terminal import (
     EXIT_PIPE,
     TerminalApprover,
     render_message,
-    render_summary,
     sources_text,
     stdout_to_devnull,
 )
 from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
-from koroku_desktop.domain.attachment import PendingAttachment, human_size, kind_label
+from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.domain.model_io import finish_notice
 from koroku_desktop.domain.parts import (
-    AttachmentPart,
     FunctionCallPart,
     FunctionResponsePart,
     visible_text,
@@ -48,10 +53,12 @@ def register(sub: Any) -> None:
     """Add the conversation commands."""
     chat = sub.add_parser("chat", help="talk to Koroku in this terminal")
     chat.add_argument("--yes", action="store_true", help="approve every tool call")
+    add_conversation_option(chat)
     chat.set_defaults(handler=cmd_chat)
 
     ask = sub.add_parser("ask", help="one turn; prints only the answer on stdout")
     ask.add_argument("--yes", action="store_true", help="approve every tool call")
+    add_conversation_option(ask)
     ask.add_argument(
         "--no-wait",
         action="store_true",
@@ -165,7 +172,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     try:
         approver = TerminalApprover(args.yes)
-        with open_runtime(approver, need_key=True, front_end="ask") as runtime:
+        with open_runtime(
+            approver, need_key=True, front_end="ask", conversation=args.conversation
+        ) as runtime:
             approver.workspace = runtime.agent.options.workspace
             _progress_hooks(runtime, sys.stderr)
             runtime.agent.hooks.on_model_response.append(on_reply)
@@ -194,21 +203,6 @@ def _mcp_notice(line: str) -> None:
     print(f"koroku: {line}", file=sys.stderr)
 
 
-async def keep_attachments(
-    runtime: Runtime, pending: list[PendingAttachment]
-) -> list[AttachmentPart]:
-    """Store checked files in the blob store (off the loop); the parts a turn carries."""
-    store = runtime.attachments
-    if store is None or not pending:
-        return []
-    return await asyncio.to_thread(lambda: [store.keep(p) for p in pending])
-
-
-def describe_attachment(pending: PendingAttachment) -> str:
-    """`report.pdf (PDF, 120.4 KB)`: a pending attachment as the terminal names it."""
-    return f"{pending.name} ({kind_label(pending.mime_type)}, {human_size(pending.size)})"
-
-
 async def _ask(
     runtime: Runtime, text: str, *, wait: bool, attached: list[PendingAttachment] | None = None
 ) -> TurnResult:
@@ -225,6 +219,7 @@ async def _ask(
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
+    await settle_title(runtime)
     await settle_embedding(runtime)
     return result
 
@@ -268,12 +263,10 @@ async def _chat_loop(runtime: Runtime) -> None:
 
     agent = runtime.agent
     await runtime.sync_memory()  # files edited while Koroku was closed, before any turn
-    view = await agent.load()
-    if view.summary is not None:
-        render_summary(view.summary, sys.stdout)
-    for event in view.message_events():
-        render_message(event, sys.stdout)
+    await replay(runtime)
     print(f"\nKoroku ({runtime.settings.model}). {repl.WELCOME}")
+    if where := where_line(runtime):
+        print(where)
     answer = AnswerStream(sys.stdout, rich_terminal=sys.stdout.isatty())
 
     def on_finished(result: TurnResult) -> None:
@@ -309,30 +302,8 @@ async def _chat_loop(runtime: Runtime) -> None:
     finally:
         await runtime.stop_mcp()
     await finish_compaction(runtime)
+    await settle_title(runtime)
     await settle_embedding(runtime)
-
-
-def attach_command(line: str, pending: list[PendingAttachment]) -> str:
-    """`/attach PATH` adds a checked file to the next message, `/attach` lists them and
-    `/attach clear` drops them; returns what to print."""
-    arg = line.removeprefix("/attach").strip()
-    if arg == "clear":
-        pending.clear()
-        return "(no attachments for the next message)"
-    if arg:
-        try:
-            words = shlex.split(arg)
-        except ValueError:
-            words = [arg]
-        path = Path(words[0] if len(words) == 1 else arg).expanduser()
-        try:
-            pending.append(read_attachment_file(path))
-        except AttachmentRefused as exc:
-            return f"✗ not attached: {exc}"
-    if not pending:
-        return "(nothing attached; `/attach PATH` attaches a file to your next message)"
-    names = ", ".join(describe_attachment(p) for p in pending)
-    return f"(attached to your next message: {names})"
 
 
 async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:
@@ -363,6 +334,8 @@ async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:
             continue
         if text == "/prompts":
             print(mcp_prompts.list_text(runtime.mcp))
+            continue
+        if await conversation_command(runtime, text):  # /new, /switch, /conversations
             continue
         prompt = mcp_prompts.is_prompt_command(runtime.mcp, text)
         if prompt is None and (why := mcp_prompts.unknown_prompt(runtime.mcp, text)):
@@ -413,7 +386,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
     tolerate_bad_stdin()
     try:
         approver = TerminalApprover(args.yes, out=sys.stdout)
-        with open_runtime(approver, need_key=True, front_end="chat") as runtime:
+        with open_runtime(
+            approver, need_key=True, front_end="chat", conversation=args.conversation
+        ) as runtime:
             approver.workspace = runtime.agent.options.workspace
             try:
                 asyncio.run(_chat_loop(runtime))

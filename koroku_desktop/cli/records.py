@@ -27,6 +27,13 @@ def register(sub: Any) -> None:
     form = history.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="a JSON array of events")
     form.add_argument("--jsonl", action="store_true", help="one JSON object per line")
+    history.add_argument(
+        "-c",
+        "--conversation",
+        metavar="NAME|ID",
+        help="this conversation (default: the live context of the most recent one; with "
+        "--all, every conversation)",
+    )
     history.set_defaults(handler=cmd_history)
 
     imp = sub.add_parser(
@@ -59,11 +66,14 @@ def entry_json(entry: LogEntry) -> dict[str, Any]:
 def cmd_history(args: argparse.Namespace) -> int:
     """Print the live context (what the model sees) or, with --all, the whole log."""
     try:
-        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
+        with open_runtime(
+            TerminalApprover(), need_key=False, read_only=True, conversation=args.conversation
+        ) as runtime:
             damaged = 0
             entries: list[LogEntry]
             if args.all:
-                entries = list(exported_entries(runtime.log, runtime.agent.conversation_id))
+                one = runtime.agent.conversation_id if args.conversation else None
+                entries = list(exported_entries(runtime.log, one))
             else:
                 live = runtime.log.load_live(runtime.agent.conversation_id)
                 entries = [*([live.boundary] if live.boundary else []), *live.events]

@@ -31,6 +31,9 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("/edit <text>", "replace your last message and answer it again"),
     ("/attach PATH", "attach a file to your next message (`/attach clear` drops them)"),
     ("/prompts", "list the MCP servers' prompts (`/server:prompt arg=value` sends one)"),
+    ("/new [TITLE]", "start a new conversation (the model names it unless you do)"),
+    ("/switch NAME|ID", "go to another conversation (an id prefix or its exact title)"),
+    ("/conversations", "list the conversations (* marks this one)"),
     ("/clear", "start afresh (nothing is deleted)"),
     ("/exit", "leave (also `exit`, `quit` or Ctrl-D)"),
 )

@@ -145,6 +145,7 @@ async def answer_one(searcher: Searcher, query: str, args: argparse.Namespace) -
     from koroku_desktop.render.text import when
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    several = len(searcher.titles()) > 0  # conversations beyond the log's first one
     for record in records:
         line = highlight(record["snippet"], color)
         if record.get("source") == "memory":
@@ -152,7 +153,8 @@ async def answer_one(searcher: Searcher, query: str, args: argparse.Namespace) -
             continue
         who = "summary" if record["kind"] == "compaction" else record["role"] or record["kind"]
         stamp = when(datetime.fromisoformat(record["date"]).timestamp())
-        print(f"#{record['seq']:<6} {stamp}  {who:<7}  {line}")
+        where = f"[{record['conversation_title']}] " if several else ""
+        print(f"#{record['seq']:<6} {stamp}  {who:<7}  {where}{line}")
     return 0
 
 

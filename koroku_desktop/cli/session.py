@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from koroku_desktop.agent.ports import Approver
-from koroku_desktop.app.config import NO_KEY_HELP, SettingsError
+from koroku_desktop.app.config import NO_KEY_HELP, SettingsError, default_paths
 from koroku_desktop.app.runtime import (
     DB_ERRORS,
     DatabaseUnavailable,
@@ -16,6 +16,7 @@ from koroku_desktop.app.runtime import (
     build_runtime,
     explain,
 )
+from koroku_desktop.domain.conversations import AmbiguousConversation, UnknownConversation
 
 
 class CliExit(Exception):
@@ -33,6 +34,7 @@ def open_runtime(
     need_key: bool,
     read_only: bool = False,
     front_end: str = "terminal",
+    conversation: str | None = None,
 ) -> Iterator[Runtime]:
     """Build the runtime; exit 2 with a clear message on bad settings or a missing key.
 
@@ -40,14 +42,27 @@ def open_runtime(
     now or while the command runs, exits 1 with one line saying so and the way out.
     `read_only` is for commands that only read: they then work on a read-only data dir.
     `front_end` names this process in the turn lease (`waiting for the turn running in ...`).
+    `conversation` (`-c`) names the conversation to talk in; one that matches none or
+    several, or is deleted, exits 2 with one line.
     """
     try:
-        runtime = build_runtime(approver, read_only=read_only, front_end=front_end)
+        runtime = build_runtime(
+            approver, read_only=read_only, front_end=front_end, conversation=conversation
+        )
+    except (UnknownConversation, AmbiguousConversation) as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        raise CliExit(2) from None
     except SettingsError as exc:
         print(f"koroku: {exc}", file=sys.stderr)
         raise CliExit(2) from None
     except DatabaseUnavailable as exc:
         print(f"koroku: {exc}", file=sys.stderr)
+        raise CliExit(1) from None
+    except DB_ERRORS as exc:  # the conversation named could not be read
+        message = explain(exc, default_paths().db)
+        if message is None:
+            raise
+        print(f"koroku: {message}", file=sys.stderr)
         raise CliExit(1) from None
     try:
         if need_key and not runtime.model.has_key:

@@ -199,6 +199,28 @@ class FactEvent(BaseModel):
     replaces_id: str | None = None
 
 
+ConversationAction = Literal["created", "titled", "renamed", "archived", "deleted", "restored"]
+"""What a `conversation` event does: start one, name it (the model's title, the person's
+rename), archive it, delete it (hidden everywhere, kept in the log) or restore it."""
+TITLE_LIMIT = 200
+"""A title is cut to this many characters when it is recorded."""
+
+
+class ConversationEvent(BaseModel):
+    """A change to a conversation itself (domain/conversations.py folds them into the
+    registry; agent/conversations.py appends them). Nothing about a conversation is ever
+    updated in place: a rename is a newer `renamed`, a delete is `deleted`, a restore undoes
+    it. `origin` says where a created conversation comes from (`koroku`, later an import)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["conversation"] = "conversation"
+    schema_version: int = SCHEMA_VERSION
+    action: ConversationAction
+    title: str | None = None
+    origin: str | None = None
+
+
 Event = Annotated[
     MessageEvent
     | CompactionEvent
@@ -207,7 +229,8 @@ Event = Annotated[
     | SupersededEvent
     | RememberedDismissedEvent
     | MemoryEditEvent
-    | FactEvent,
+    | FactEvent
+    | ConversationEvent,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

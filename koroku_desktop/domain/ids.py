@@ -79,3 +79,9 @@ def id_time(value: str) -> float:
 def writer_name(front_end: str, host: str | None = None) -> str:
     """The `writer` recorded on events: `<front end>@<host>` (e.g. `ask@laptop`)."""
     return f"{front_end}@{host or socket.gethostname()}"
+
+
+def new_conversation_id() -> str:
+    """A fresh conversation id: a random UUID (v4), so that its first characters tell
+    conversations apart (a time-sortable id's prefix is the same for a minute)."""
+    return str(uuid.uuid4())

@@ -35,6 +35,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("remembered_dismissed", "Dismissals"),
         KindSpec("memory_edit", "Memory edits"),
         KindSpec("fact", "Facts about you"),
+        KindSpec("conversation", "Conversations"),
     )
 }
 """Every kind's entry, by its stable string."""

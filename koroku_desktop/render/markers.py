@@ -13,6 +13,7 @@ from typing import assert_never
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
+    ConversationEvent,
     DamagedEvent,
     Event,
     FactEvent,
@@ -135,6 +136,28 @@ def _fact(e: FactEvent) -> Marker:
     )
 
 
+def _conversation(e: ConversationEvent) -> Marker:
+    title = {
+        "created": f"Conversation started{f': {e.title}' if e.title else ''}",
+        "titled": f"Conversation named “{e.title or ''}”",
+        "renamed": f"Conversation renamed “{e.title or ''}”",
+        "archived": "Conversation archived",
+        "deleted": "Conversation deleted (kept in the log; `koroku conversations restore`)",
+        "restored": "Conversation restored",
+    }[e.action]
+    return Marker(
+        "conversation",
+        title,
+        style="record",
+        by="Koroku" if e.action == "titled" else "you",
+        explanation=(
+            "A change to the conversation itself. It stays in the log like every event: a "
+            "deleted conversation is hidden, not removed, and can be restored."
+        ),
+        search_text=e.title or "",
+    )
+
+
 def event_marker(event: Event) -> Marker | None:
     """The marker an event other than a message stands for (None for a message)."""
     match event:
@@ -183,6 +206,8 @@ def event_marker(event: Event) -> Marker | None:
             )
         case FactEvent():
             return _fact(event)
+        case ConversationEvent():
+            return _conversation(event)
         case _:
             assert_never(event)
 

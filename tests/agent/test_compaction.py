@@ -64,9 +64,12 @@ async def test_passing_the_threshold_compacts_and_the_next_request_is_summary_pl
     # The meter was reported after the compaction, from the compacted size.
     assert meters[-1] < 4_000
 
-    # The memory file got `[HH:MM]: summary`.
+    # The memory file got `[HH:MM] in <conversation>: summary`.
     text = memory_file(h.home, datetime.now()).read_text(encoding="utf-8")
-    assert re.search(r"^\[\d\d:\d\d\]: SUMMARY 1: the user is testing compaction\.$", text, re.M)
+    entry = (
+        r"^\[\d\d:\d\d\] in Conversation \(default\): SUMMARY 1: the user is testing compaction\.$"
+    )
+    assert re.search(entry, text, re.M)
 
     # The summarizer request: its own instruction, no tools, tool output truncated.
     (summarizer,) = h.summarizer_requests()
@@ -96,7 +99,7 @@ async def test_the_summary_rolls_over_compactions(harness_factory: Factory) -> N
     rolling = h.summarizer_requests()[-1].last_text()
     assert "Previous summary" in rolling and first.summary in rolling
     assert h.agent.view.summary == second
-    assert memory_file(h.home, datetime.now()).read_text(encoding="utf-8").count("]: SUMMARY") == 2
+    assert memory_file(h.home, datetime.now()).read_text(encoding="utf-8").count("): SUMMARY") == 2
 
 
 async def test_far_below_the_threshold_nothing_is_counted_or_summarised(

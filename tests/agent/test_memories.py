@@ -81,3 +81,19 @@ async def test_an_embedding_outage_means_no_memories_and_a_normal_turn(
     result = await mem.agent.run_turn("what colour is my automobile?")
     assert result.ok
     assert all(parse_remembered(p) is None for p in _last_user(mem).parts)
+
+
+async def test_a_passage_from_another_conversation_says_which_one(mem: Setup) -> None:
+    """Surfacing spans every conversation; once there are several, each passage names the
+    conversation it comes from."""
+    from koroku_desktop.agent.conversations import ConversationBook, read_titles
+
+    book = ConversationBook(mem.log)
+    mem.agent.memories = MemorySurfacer(mem.search, titles=lambda: read_titles(mem.log))
+    car_seq = mem.agent.view.messages[0].seq
+    cars = book.create("Car questions")
+    mem.agent.switch_to(cars.id, cars.title)
+    assert (await mem.agent.run_turn("what colour is my automobile?")).ok
+    passages = parse_remembered(_last_user(mem).parts[-1])
+    assert passages is not None and [p.seq for p in passages] == [car_seq]
+    assert passages[0].who == "user in Conversation"  # the log's first conversation

@@ -125,7 +125,8 @@ def test_threshold_compaction_history_search_and_meter(
     assert "compaction" in koroku.kinds()
     assert (koroku.home / "memory").is_dir()
     (memory,) = (koroku.home / "memory").glob("*.md")
-    assert re.match(r"\[\d\d:\d\d\]: SUMMARY: ", memory.read_text(encoding="utf-8"))
+    entry = r"\[\d\d:\d\d\] in Conversation \(default\): SUMMARY: "  # names its conversation
+    assert re.match(entry, memory.read_text(encoding="utf-8"))
 
     history = koroku.ok("history", "--all").stdout
     summary = r"── Summary of the conversation so far \(\d+ more messages folded in\) ──"

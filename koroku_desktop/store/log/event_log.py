@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
+from koroku_desktop.domain.conversations import Activity
 from koroku_desktop.domain.coverage import whole_turns_together
 from koroku_desktop.domain.errors import StorageError
 from koroku_desktop.domain.events import (
@@ -38,6 +39,7 @@ from koroku_desktop.store.database import (
     prepare_file,
 )
 from koroku_desktop.store.log import coverage_index
+from koroku_desktop.store.log.activity import conversation_activity
 from koroku_desktop.store.log.live_load import load_live
 from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY, in_order
@@ -304,6 +306,11 @@ class SqliteEventLog(PagedLog):
     def count(self) -> int:
         """Number of rows in the log, damaged ones included."""
         return int(self._rows("SELECT COUNT(*) FROM events")[0][0])
+
+    def conversation_activity(self, *, counts: bool = True) -> dict[str, Activity]:
+        """What the log holds of each conversation (store/log/activity.py); `counts=False`
+        leaves the message counts out (the one part that reads more than the index edges)."""
+        return conversation_activity(self._rows, counts=counts)
 
     def last_seq(self) -> int:
         """The highest seq written so far (0 for an empty log)."""

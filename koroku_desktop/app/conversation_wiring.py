@@ -1,0 +1,109 @@
+"""Which conversation a front end talks in, switching it, and naming new ones.
+
+The runtime opens the conversation a front end names (`-c`), or the most recently active
+one; a log whose conversations are all deleted or archived gets a new one. Switching stops a
+background compaction of the old conversation first (the next turn there starts it again).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from koroku_desktop.agent.compaction import Compactor
+from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.ports import ChatModel
+from koroku_desktop.agent.titles import Titler
+from koroku_desktop.app.config import Paths, default_paths
+from koroku_desktop.domain.conversations import (
+    DEFAULT_CONVERSATION,
+    UNTITLED,
+    Conversation,
+    UnknownConversation,
+)
+from koroku_desktop.domain.ids import writer_name
+from koroku_desktop.store.db_errors import DB_ERRORS, open_event_log
+
+log = logging.getLogger(__name__)
+
+
+class DeletedConversation(UnknownConversation):
+    """The conversation named is deleted: restore it before talking in it."""
+
+
+def choose_conversation(book: ConversationBook, ref: str | None, *, writable: bool) -> Conversation:
+    """The conversation `ref` names (id, id prefix or exact title), or the most recently
+    active one. Raises `UnknownConversation`, `AmbiguousConversation` or
+    `DeletedConversation` for a `ref` that cannot be talked in."""
+    if ref is not None:
+        found = book.find(ref)
+        if found.deleted:
+            raise DeletedConversation(
+                f"the conversation {found.label} is deleted "
+                f"(`koroku conversations restore {found.short_id}` brings it back)"
+            )
+        return found
+    current = book.current()
+    if current is not None:
+        return current
+    if writable:
+        return book.create()
+    return book.listed(deleted=True)[0]
+
+
+def opening_conversation(
+    book: ConversationBook, ref: str | None, *, writable: bool
+) -> Conversation:
+    """`choose_conversation`, except that a database too damaged to read the conversations
+    from opens the log's first one (each command then meets the damage its own way, with
+    one line and the way out) unless `ref` named one."""
+    try:
+        return choose_conversation(book, ref, writable=writable)
+    except DB_ERRORS as exc:
+        if ref is not None:
+            raise
+        log.warning("could not read the conversations (%s); opening the first one", exc)
+        return Conversation(DEFAULT_CONVERSATION, UNTITLED, 0.0, 0.0, 0)
+
+
+async def switch_conversation(
+    agent: Agent, compactor: Compactor, conversation: Conversation
+) -> None:
+    """Talk in `conversation` from the next turn on (a running compaction of the current
+    one is stopped first; nothing it did is lost). `RuntimeError` while a turn runs."""
+    if agent.busy:
+        raise RuntimeError("a turn is running; switch after it")
+    if compactor.running:
+        await compactor.cancel()
+    agent.switch_to(conversation.id, conversation.title)
+
+
+def wire_titles(
+    agent: Agent, book: ConversationBook, model: ChatModel, model_name: Callable[[], str]
+) -> Titler:
+    """Name a new conversation after its first exchange, in the background."""
+    titler = Titler(book, model, model_name)
+
+    def after(result: TurnResult) -> None:
+        if agent.loaded:
+            titler.after_turn(agent.conversation_id, agent.view, result)
+
+    agent.hooks.on_turn_finished.append(after)
+    return titler
+
+
+@contextmanager
+def open_conversations(
+    paths: Paths | None = None, *, read_only: bool = False
+) -> Iterator[ConversationBook]:
+    """The conversations of the data dir's log, without the rest of the runtime (for
+    `koroku conversations`). `DatabaseUnavailable` when the log cannot be opened."""
+    paths = paths or default_paths()
+    log = open_event_log(paths.db, read_only=read_only, writer=writer_name("conversations"))
+    try:
+        yield ConversationBook(log)
+    finally:
+        log.close()

@@ -1,0 +1,128 @@
+"""`koroku conversations`: list, start, rename, archive, delete and restore conversations.
+
+Every change is one `conversation` event in the log (nothing is updated or removed): a
+deleted conversation is hidden from the list (`--all` shows it) and `restore` brings it
+back. A conversation is named by its id, an id prefix (4+ characters) or its exact title;
+one that matches none or several is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.app.config import default_paths
+from koroku_desktop.app.conversation_wiring import open_conversations
+from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable, explain
+from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.domain.errors import RefusedError
+from koroku_desktop.render.text import one_line, when
+
+TITLE_WIDTH = 40
+
+
+def register(sub: Any) -> None:
+    """Add `koroku conversations` and its actions."""
+    conv = sub.add_parser("conversations", help="list, start, rename, archive, delete, restore")
+    conv.add_argument("--json", action="store_true", help="the list as JSON")
+    conv.add_argument("--all", action="store_true", help="show deleted conversations too")
+    actions = conv.add_subparsers(dest="action", parser_class=type(conv))
+    new = actions.add_parser("new", help="start a conversation")
+    new.add_argument("title", nargs="*", help="its title (the model names it otherwise)")
+    rename = actions.add_parser("rename", help="give a conversation a title")
+    rename.add_argument("ref", metavar="ID", help="an id, an id prefix or the exact title")
+    rename.add_argument("title", nargs="+", help="the new title")
+    for name, help_text in (
+        ("archive", "keep it listed, but do not open it by default"),
+        ("delete", "hide it everywhere (it stays in the log; `restore` brings it back)"),
+        ("restore", "bring back a deleted or archived conversation"),
+    ):
+        action = actions.add_parser(name, help=help_text)
+        action.add_argument("ref", metavar="ID", help="an id, an id prefix or the exact title")
+    conv.set_defaults(handler=cmd_conversations)
+    for parser in actions.choices.values():
+        parser.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="say it as JSON"
+        )
+        parser.set_defaults(handler=cmd_conversations)
+
+
+def conversation_json(c: Conversation) -> dict[str, Any]:
+    """One conversation as `--json` gives it."""
+    return {
+        "id": c.id,
+        "title": c.title,
+        "created_at": when(c.created_at, "%Y-%m-%dT%H:%M:%S") if c.created_at else None,
+        "last_activity": when(c.last_at, "%Y-%m-%dT%H:%M:%S") if c.last_at else None,
+        "messages": c.messages,
+        "origin": c.origin,
+        "archived": c.archived,
+        "deleted": c.deleted,
+    }
+
+
+def list_line(c: Conversation) -> str:
+    """`Title   abcd1234  2026-12-03 09:10   12 messages  (archived)`."""
+    flags = " (deleted)" if c.deleted else " (archived)" if c.archived else ""
+    last = when(c.last_at) if c.last_at else "never"
+    title = one_line(c.title, TITLE_WIDTH)
+    return f"{title:<{TITLE_WIDTH}}  {c.short_id:<8}  {last:<16}  {c.messages:>5}{flags}"
+
+
+def cmd_conversations(args: argparse.Namespace) -> int:
+    """List the conversations, or change one (see the module)."""
+    action: str | None = getattr(args, "action", None)
+    paths = default_paths()
+    try:
+        with open_conversations(paths, read_only=action is None) as book:
+            try:
+                return _run(book, action, args)
+            except DB_ERRORS as exc:
+                message = explain(exc, paths.db)
+                if message is None:
+                    raise
+                print(f"koroku: {message}", file=sys.stderr)
+                return 1
+    except DatabaseUnavailable as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -> int:
+    if action is None:
+        shown = book.listed(deleted=args.all)
+        if args.json:
+            print(json.dumps([conversation_json(c) for c in shown], ensure_ascii=False, indent=2))
+        elif not shown:
+            print("No conversations yet (`koroku conversations new` starts one).")
+        for c in [] if args.json else shown:
+            print(list_line(c))
+        return 0
+    try:
+        if action == "new":
+            made = book.create(" ".join(args.title) if args.title else None)
+            return _done(args, made, f"started {made.label}")
+        found = book.find(args.ref, deleted=action == "restore")
+        change: dict[str, Callable[[str], Conversation]] = {
+            "archive": book.archive,
+            "delete": book.delete,
+            "restore": book.restore,
+        }
+        if action == "rename":
+            changed = book.rename(found.id, " ".join(args.title))
+            return _done(args, changed, f"renamed {found.short_id}: {changed.title}")
+        changed = change[action](found.id)
+        past = {"archive": "archived", "delete": "deleted", "restore": "restored"}[action]
+        return _done(args, changed, f"{past} {changed.label}")
+    except RefusedError as exc:  # unknown, ambiguous, an empty title
+        print(f"koroku conversations: {exc}", file=sys.stderr)
+        return 2
+
+
+def _done(args: argparse.Namespace, conversation: Conversation, line: str) -> int:
+    print(json.dumps(conversation_json(conversation), ensure_ascii=False) if args.json else line)
+    return 0
