@@ -17,7 +17,7 @@ from koroku_desktop.cli.recall_commands import embed_imported
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.domain.conversations import origin_name
-from koroku_desktop.maintenance.foreign_import import ForeignReport, Source, summary
+from koroku_desktop.maintenance.foreign_import import ForeignReport, Progress, Source, summary
 from koroku_desktop.maintenance.other_assistants import (
     ForeignFormatError,
     check_export,
@@ -29,29 +29,12 @@ PROGRESS_EVERY_SECONDS = 0.5
 
 def import_foreign_export(path: Path, source: Source) -> int:
     """Import `path` (already recognised as `source`'s export); the exit status."""
-    name = origin_name(source)
-    try:
-        total = check_export(path, source)
-    except ForeignFormatError as exc:
-        print(f"koroku import: {exc} (nothing imported)", file=sys.stderr)
-        return 2
-    print(f"koroku import: {name} export with {total:,} conversation(s)", file=sys.stderr)
-    shown = [0.0]
-
-    def progress(done: int, report: ForeignReport) -> None:
-        now = time.monotonic()
-        if done == total or now - shown[0] >= PROGRESS_EVERY_SECONDS:
-            shown[0] = now
-            print(
-                f"koroku import: {done:,} of {total:,} conversations, "
-                f"{report.messages:,} new message(s)",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    report: ForeignReport | None = None
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
+            total = _checked(path, source)
+            if total is None:
+                return 2
+            progress = _progress(total)
             try:
                 report = import_other_assistant(
                     runtime.log,
@@ -60,6 +43,7 @@ def import_foreign_export(path: Path, source: Source) -> int:
                     import_time=time.time(),
                     blobs_dir=runtime.paths.blobs,
                     progress=progress,
+                    checked=True,
                 )
             except ForeignFormatError as exc:  # changed while being read
                 print(f"koroku import: {exc}", file=sys.stderr)
@@ -77,3 +61,36 @@ def import_foreign_export(path: Path, source: Source) -> int:
     except CliExit as exc:
         return exc.code
     return 0
+
+
+def _checked(path: Path, source: Source) -> int | None:
+    """How many chats the export has, read through whole first (None: refused, said why)."""
+    try:
+        total = check_export(path, source)
+    except ForeignFormatError as exc:
+        print(f"koroku import: {exc} (nothing imported)", file=sys.stderr)
+        return None
+    print(
+        f"koroku import: {origin_name(source)} export with {total:,} conversation(s)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return total
+
+
+def _progress(total: int) -> Progress:
+    """Progress on stderr: the first chat, then at most twice a second, and the last."""
+    shown = [0.0]
+
+    def progress(done: int, report: ForeignReport) -> None:
+        now = time.monotonic()
+        if done in (1, total) or now - shown[0] >= PROGRESS_EVERY_SECONDS:
+            shown[0] = now
+            print(
+                f"koroku import: {done:,} of {total:,} conversations, "
+                f"{report.messages:,} new message(s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return progress

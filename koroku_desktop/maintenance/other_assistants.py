@@ -55,10 +55,13 @@ def import_other_assistant(
     import_time: float,
     blobs_dir: Path | None = None,
     progress: Progress | None = None,
+    checked: bool = False,
 ) -> ForeignReport:
     """Import ChatGPT's or Claude's export at `path` (checked first with `check_export`);
-    the files it holds go into the blob store at `blobs_dir` (None: all shown as missing)."""
-    check_export(path, source)
+    the files it holds go into the blob store at `blobs_dir` (None: all shown as missing).
+    `checked`: the caller has run `check_export` already."""
+    if not checked:
+        check_export(path, source)
     blobs = BlobStore(blobs_dir) if blobs_dir is not None else None
     files = ExportFiles(path) if blobs is not None and source == "chatgpt" else None
     try:
