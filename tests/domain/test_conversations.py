@@ -81,3 +81,14 @@ def test_titles_are_one_line_and_bounded() -> None:
     assert len(long) == TITLE_LIMIT and long.endswith("…")
     with pytest.raises(RefusedError):
         clean_title(" \n ")
+
+
+def test_renaming_the_log_first_conversation_keeps_its_start() -> None:
+    activity = {"default": Activity("default", 4, 5, 1005.0, 1001.0)}
+    conv = fold_conversations([stored(9, "default", "renamed", "Early days")], activity)["default"]
+    assert (conv.title, conv.created_at, conv.last_seq, conv.created) == (
+        "Early days",
+        1001.0,
+        5,  # a rename is not activity
+        False,
+    )
