@@ -162,11 +162,15 @@ def _events(
     out = [stored(_created(chat, title), started, "created")]
     clock = started
     ids = {m.export_id: legacy_id(m.created_at or 0.0, *key, m.export_id) for m in chat.messages}
+    replaced: list[StoredEvent] = []  # a branch's `superseded` events go in after it whole
     for message in chat.messages:
         clock = message.created_at if message.created_at is not None else clock
         parts, stored_files, missing = _parts(message, blobs)
         if not parts:
             continue
+        if message.replaced_by is None:
+            out.extend(replaced)
+            replaced.clear()
         event = MessageEvent(role=message.role, parts=parts, origin="import")
         event_id = ids[message.export_id]
         files[event_id] = (stored_files, missing)
@@ -177,7 +181,8 @@ def _events(
                 reason="edit" if message.role == "user" else "regenerate",
             )
             by = ids.get(message.replaced_by) or legacy_id(0.0, *key, message.replaced_by)
-            out.append(stored(gone, clock, "superseded", message.export_id, turn=by))
+            replaced.append(stored(gone, clock, "superseded", message.export_id, turn=by))
+    out.extend(replaced)
     return out
 
 

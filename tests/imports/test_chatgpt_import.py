@@ -28,7 +28,15 @@ from koroku_desktop.maintenance.other_assistants import (
     import_other_assistant,
 )
 from koroku_desktop.store import SqliteEventLog
-from tests.imports.samples import PNG, T0, chatgpt_branching, chatgpt_simple, write_chatgpt_zip
+from tests.imports.samples import (
+    PNG,
+    T0,
+    chatgpt_branching,
+    chatgpt_simple,
+    msg,
+    node,
+    write_chatgpt_zip,
+)
 
 NOW = 1_800_000_000.0
 
@@ -85,6 +93,17 @@ def test_the_current_branch_is_the_conversation_and_other_branches_are_replaced(
     assert {"plot squares", "Old answer about squares"} <= set(texts)
     superseded = [e.event for e in every if isinstance(e.event, SupersededEvent)]
     assert [s.reason for s in superseded] == ["regenerate", "edit", "regenerate"]
+    # In the log's order each replaced branch comes whole, then its `superseded` events,
+    # then the message that replaced it.
+    kinds = [_texts([e])[0] if isinstance(e.event, MessageEvent) else e.event.kind for e in every]
+    at = kinds.index("plot squares")
+    assert kinds[at : at + 5] == [
+        "plot squares",
+        "Old answer about squares",
+        "superseded",
+        "superseded",
+        "what is in this picture? and compute cubes\n[attachment not in the export: notes.pdf]",
+    ]
     # System, hidden, thoughts and deleted nodes are not messages at all.
     assert len([e for e in every if isinstance(e.event, MessageEvent)]) == 9
     # The image the zip holds is an attachment in the blob store; the named file is missing.
@@ -150,6 +169,29 @@ def test_importing_again_adds_nothing_and_a_newer_export_only_what_is_new(
     untitled = book.get(conversation_id_of("chatgpt", "s2"))
     assert untitled is not None and untitled.title == "a brand new chat"
     assert book.get(conversation_id_of("chatgpt", "s1")).read_only  # type: ignore[union-attr]
+
+
+def test_a_newer_export_that_regenerated_an_answer_replaces_the_old_one(
+    log: SqliteEventLog, tmp_path: Path
+) -> None:
+    chat = chatgpt_simple("s1", "Simple", [("hi", "hello")])
+    _import(log, write_chatgpt_zip(tmp_path / "export.zip", [chat]))
+    # Since then the answer was regenerated in ChatGPT: a second child of the question.
+    chat["mapping"]["s1-0q"]["children"].append("s1-0b")
+    chat["mapping"]["s1-0b"] = node(
+        "s1-0b", "s1-0q", [], msg("s1-0b", "assistant", ["hello again"], at=T0 + 300)
+    )
+    chat["current_node"] = "s1-0b"
+    (tmp_path / "newer").mkdir()
+    report = _import(log, write_chatgpt_zip(tmp_path / "newer" / "export.zip", [chat]))
+    assert report.messages == 1
+    cid = conversation_id_of("chatgpt", "s1")
+    live = log.load_live(cid)
+    assert _texts(ContextView.from_tail(live.boundary, live.events).messages) == [
+        "hi",
+        "hello again",
+    ]
+    assert _texts(_everything(log, cid)) == ["hi", "hello", "hello again"]
 
 
 def test_imported_text_is_found_by_keywords_at_once(log: SqliteEventLog, tmp_path: Path) -> None:
