@@ -17,6 +17,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
 from tests.imports.samples import (
@@ -108,7 +110,21 @@ def test_a_foreign_file_is_one_line_and_changes_nothing(koroku: Koroku, tmp_path
     assert "ChatGPT's or Claude's data export" in result.stderr
 
 
-def test_a_killed_import_leaves_no_half_conversation(koroku: Koroku, tmp_path: Path) -> None:
+def _whole_chats(koroku: Koroku) -> int:
+    """How many chats the log holds; fails unless every one is whole (40 messages, created
+    and imported)."""
+    per_chat = koroku.sql(
+        "SELECT conversation_id, SUM(kind = 'message'), SUM(kind = 'conversation') "
+        "FROM events WHERE writer = 'import@chatgpt' GROUP BY conversation_id"
+    )
+    assert all(row[1:] == (40, 2) for row in per_chat), [r for r in per_chat if r[1:] != (40, 2)]
+    return len(per_chat)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
+def test_a_killed_import_leaves_no_half_conversation(
+    koroku: Koroku, tmp_path: Path, stop: signal.Signals
+) -> None:
     chats = [
         chatgpt_simple(f"c{n}", f"Chat {n}", [(f"q{n} {k}", f"a{n} {k}") for k in range(20)])
         for n in range(1500)
@@ -119,19 +135,18 @@ def test_a_killed_import_leaves_no_half_conversation(koroku: Koroku, tmp_path: P
     assert victim.stderr is not None
     assert "1,500 conversation(s)" in victim.stderr.readline()  # checked, nothing written
     assert "1 of 1,500 conversations" in victim.stderr.readline()  # the first chat is in
-    os.kill(victim.pid, signal.SIGKILL)
-    victim.wait(timeout=30)
+    os.kill(victim.pid, stop)
+    code = victim.wait(timeout=60)
+    if stop == signal.SIGINT and code != 0:  # Ctrl-C came before the last chat: said so
+        assert code == 130 and "every conversation written so far is whole" in (
+            victim.stderr.read()
+        )
 
-    per_chat = koroku.sql(
-        "SELECT conversation_id, SUM(kind = 'message'), SUM(kind = 'conversation') "
-        "FROM events WHERE writer = 'import@chatgpt' GROUP BY conversation_id"
-    )
-    assert per_chat and all(row[1:] == (40, 2) for row in per_chat), [
-        r for r in per_chat if r[1:] != (40, 2)
-    ]
+    whole = _whole_chats(koroku)
+    assert whole >= 1
     done = koroku.run("import", str(export), timeout=120)
     assert done.returncode == 0, done.stderr
-    assert f"{1500 - len(per_chat)} new conversation(s)" in done.stdout
+    assert f"{1500 - whole} new conversation(s)" in done.stdout
     imported = koroku.sql("SELECT COUNT(*) FROM events WHERE writer = 'import@chatgpt'")
     assert imported == [(1500 * 42,)]
 
