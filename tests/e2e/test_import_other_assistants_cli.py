@@ -155,7 +155,11 @@ def test_an_imported_chat_is_continued_with_its_history(
     koroku: Koroku, fake_gemini: FakeGemini, tmp_path: Path
 ) -> None:
     export = write_chatgpt_zip(tmp_path / "export.zip", [chatgpt_branching()])
-    ok(koroku, "import", str(export))
+    imported = koroku.run("import", str(export))
+    assert imported.returncode == 0, imported.stderr
+    # With a key the imported history is embedded for search by meaning before it exits.
+    assert "embedding for search by meaning:" in imported.stderr
+    assert " 0 events waiting" in ok(koroku, "search", "--status")
     fake_gemini.reply_text("About 3.8 million people.")
     answer = ok(koroku, "ask", "-c", "Hauptstadt & cubes", "and its population?")
     assert "3.8 million" in answer
