@@ -10,12 +10,16 @@ hold their bytes). What is taken as history:
 - the text blocks of each message (its `text` when it has no content blocks); thinking,
   tool use and tool results are Claude's own scaffolding and are left out;
 - an attachment with `extracted_content` as a text file in the blob store; a file the
-  export only names is shown as missing.
+  export only names is shown as missing;
+- where messages name their `parent_message_uuid` and a message has several answers (a
+  retry, an edited question), the branch ending at `current_leaf_message_uuid` (else the
+  last message) is the conversation and the others are replaced turns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +49,47 @@ def claude_chat(raw: dict[str, Any], n: int) -> ForeignChat:
     if not export_id or not isinstance(messages, list):
         raise ForeignFormatError(f"conversation {n} has no uuid or no chat_messages")
     chat = ForeignChat("claude", export_id, text_of(raw.get("name")), when(raw.get("created_at")))
+    replaced = _replaced(messages, raw.get("current_leaf_message_uuid"))
     for index, message in enumerate(messages):
         if isinstance(message, dict):
             converted = _message(message, export_id, index)
             if converted is not None:
-                chat.messages.append(converted)
+                by = replaced.get(converted.export_id)
+                chat.messages.append(replace(converted, replaced_by=by) if by else converted)
     return chat
+
+
+def _replaced(messages: list[Any], leaf: Any) -> dict[str, str]:
+    """Message uuid -> the uuid of the message on the current branch that replaced its
+    branch; empty when the messages do not all name their parent (a linear chat)."""
+    parents: dict[str, str] = {}
+    for message in messages:
+        if not isinstance(message, dict):
+            return {}
+        uuid, parent = message.get("uuid"), message.get("parent_message_uuid")
+        if not isinstance(uuid, str) or not isinstance(parent, str):
+            return {}
+        parents[uuid] = parent
+    if not parents:
+        return {}
+    node = leaf if isinstance(leaf, str) and leaf in parents else list(parents)[-1]
+    main: list[str] = []
+    while node in parents and node not in main:
+        main.append(node)
+        node = parents[node]
+    on_main = set(main)
+    main_child = {parents[m]: m for m in main}  # branch point -> its child on the branch
+    replaced: dict[str, str] = {}
+    for uuid in parents:
+        if uuid in on_main:
+            continue
+        node, seen = uuid, set()
+        while node in parents and parents[node] not in main_child and node not in seen:
+            seen.add(node)
+            node = parents[node]
+        if node in parents and parents[node] in main_child:
+            replaced[uuid] = main_child[parents[node]]
+    return replaced
 
 
 def _message(message: dict[str, Any], chat_id: str, index: int) -> ForeignMessage | None:

@@ -20,6 +20,7 @@ import pytest
 
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.blobs.blob_store import BlobStore
+from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.parts import AttachmentPart, TextPart
 from koroku_desktop.maintenance.foreign_files import detect
@@ -90,3 +91,42 @@ def test_the_claude_export_zip_is_read_too(log: SqliteEventLog, tmp_path: Path) 
     assert detect(path) == "claude"
     report = import_other_assistant(log, path, "claude", import_time=0.0)
     assert report.new_chats == 2
+
+
+def test_a_retried_answer_is_a_replaced_turn(log: SqliteEventLog, tmp_path: Path) -> None:
+    root = "00000000-0000-4000-8000-000000000000"
+
+    def said(uuid: str, sender: str, parent: str, text: str) -> dict[str, object]:
+        return {"uuid": uuid, "sender": sender, "text": text, "parent_message_uuid": parent}
+
+    chat = {
+        "uuid": "claude-branchy",
+        "name": "Retried",
+        "created_at": "2024-07-01T00:00:00Z",
+        "current_leaf_message_uuid": "m4",
+        "chat_messages": [
+            said("m1", "human", root, "Name a colour"),
+            said("m2a", "assistant", "m1", "Blue, first try"),
+            said("m2b", "assistant", "m1", "Green, retried"),
+            said("m3", "human", "m2b", "Why green?"),
+            said("m4", "assistant", "m3", "It is calm."),
+        ],
+    }
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([chat]))
+    import_other_assistant(log, path, "claude", import_time=0.0)
+    cid = conversation_id_of("claude", "claude-branchy")
+    live = log.load_live(cid)
+    view = ContextView.from_tail(live.boundary, live.events)
+    assert _said(view.messages) == ["Name a colour", "Green, retried", "Why green?", "It is calm."]
+    assert "Blue, first try" in _said(_messages(log, cid))
+
+
+def _said(messages: list[StoredEvent]) -> list[str]:
+    return [
+        p.text
+        for m in messages
+        if isinstance(m.event, MessageEvent)
+        for p in m.event.parts
+        if isinstance(p, TextPart)
+    ]
