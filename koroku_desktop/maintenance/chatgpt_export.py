@@ -55,7 +55,7 @@ def chatgpt_chat(raw: dict[str, Any], n: int, files: ExportFiles | None = None) 
     export_id = text_of(raw.get("conversation_id") or raw.get("id"))
     if not isinstance(mapping, dict) or not export_id:
         raise ForeignFormatError(f"conversation {n} has no id or no message mapping")
-    nodes = {str(k): v for k, v in mapping.items() if isinstance(v, dict)}
+    nodes = {_key(k): v for k, v in mapping.items() if isinstance(v, dict)}
     chat = ForeignChat(
         "chatgpt", export_id, text_of(raw.get("title")), when(raw.get("create_time"))
     )
@@ -73,22 +73,29 @@ def chatgpt_chat(raw: dict[str, Any], n: int, files: ExportFiles | None = None) 
 
 def _children(node: Any) -> list[str]:
     children = node.get("children") if isinstance(node, dict) else None
-    return [str(c) for c in children] if isinstance(children, list) else []
+    return [_key(c) for c in children] if isinstance(children, list) else []
+
+
+def _key(value: Any) -> str:
+    """A node id as text (an id that is not text, or not valid Unicode, made so)."""
+    return text_of(value if isinstance(value, str) else str(value))
 
 
 def _main_path(nodes: dict[str, dict[str, Any]], current: Any) -> list[str]:
     """Root to `current_node` (or, without one, along each node's last child)."""
     path: list[str] = []
     seen: set[str] = set()
-    node_id = str(current) if current is not None else None
+    node_id = _key(current) if current is not None else None
     if node_id in nodes:
         while node_id is not None and node_id in nodes and node_id not in seen:
             seen.add(node_id)
             path.append(node_id)
             parent = nodes[node_id].get("parent")
-            node_id = str(parent) if parent is not None else None
+            node_id = _key(parent) if parent is not None else None
         return path[::-1]
-    roots = [k for k, v in nodes.items() if v.get("parent") is None or v["parent"] not in nodes]
+    roots = [
+        k for k, v in nodes.items() if v.get("parent") is None or _key(v["parent"]) not in nodes
+    ]
     node_id = roots[0] if roots else None
     while node_id is not None and node_id not in seen:
         seen.add(node_id)
@@ -129,7 +136,7 @@ def _message(
 ) -> ForeignMessage | None:
     author, content, metadata = (_object(message.get(k)) for k in ("author", "content", "metadata"))
     role_name = author.get("role")
-    kind = content.get("content_type")
+    kind = text_of(content.get("content_type"))
     if metadata.get("is_visually_hidden_from_conversation") or kind in _SKIPPED_CONTENT:
         return None
     role: Role
