@@ -97,6 +97,8 @@ class ForeignReport:
     messages: int = 0
     files: int = 0
     missing_files: int = 0
+    last_conversation: str | None = None
+    """The id of the last chat that was imported or already there (None: none yet)."""
 
 
 Progress = Callable[[int, ForeignReport], None]
@@ -231,6 +233,7 @@ def write_chat(
                 ]
             )
     report.chats += 1
+    report.last_conversation = events[0].conversation_id
     if added and any(isinstance(s.event, ConversationEvent) for s in added):
         report.new_chats += 1
     elif added:

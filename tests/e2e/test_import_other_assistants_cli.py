@@ -97,6 +97,7 @@ def test_a_claude_export_is_imported(koroku: Koroku, tmp_path: Path) -> None:
     assert "from Claude: 2 new conversation(s)" in result.stdout
     assert "1 file(s), 1 named only (shown as missing)" in result.stdout
     chats = {c["title"]: c for c in listed(koroku)}
+    assert set(chats) == {"Résumé review ✍️", "Only text field here"}  # no empty one started
     assert chats["Résumé review ✍️"]["origin"] == "claude"
     assert chats["Résumé review ✍️"]["messages"] == 2
 
