@@ -149,15 +149,14 @@ def _events(
     files: dict[str, tuple[int, int]],
 ) -> list[StoredEvent]:
     cid = conversation_id_of(chat.source, chat.export_id)
-    started = chat.created_at
-    if started is None:
-        started = next((m.created_at for m in chat.messages if m.created_at), None)
+    stable = id_time_of(chat)
+    started = chat.created_at or next((m.created_at for m in chat.messages if m.created_at), None)
     started = import_time if started is None else started
     writer = f"import@{chat.source}"
     key = (chat.source, chat.export_id)
 
     def stored(event: Event, at: float, *material: str, turn: str | None = None) -> StoredEvent:
-        event_id = legacy_id(at, *key, *material)
+        event_id = legacy_id(stable, *key, *material)  # never the import's own time
         return StoredEvent(0, cid, at, event, event_id, turn or event_id, writer)
 
     title = _title(chat)
@@ -186,6 +185,12 @@ def _events(
             replaced.append(stored(gone, clock, "superseded", message.export_id, turn=by))
     out.extend(replaced)
     return out
+
+
+def id_time_of(chat: ForeignChat) -> float:
+    """The time in the ids of a chat's own events (created, superseded, imported): one the
+    export gives, so every import of it makes the same ids (0 when it gives none)."""
+    return chat.created_at or next((m.created_at for m in chat.messages if m.created_at), 0.0)
 
 
 def _title(chat: ForeignChat) -> str:
@@ -218,7 +223,7 @@ def write_chat(
             last = events[-1]
             marker = ConversationEvent(action="imported", title=None, origin=chat.source)
             material = (chat.source, chat.export_id, "imported", last.event_id)
-            marker_id = legacy_id(last.created_at, *material)
+            marker_id = legacy_id(id_time_of(chat), *material)
             log.merge(
                 [
                     StoredEvent(

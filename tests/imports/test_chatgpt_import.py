@@ -194,6 +194,21 @@ def test_a_newer_export_that_regenerated_an_answer_replaces_the_old_one(
     assert _texts(_everything(log, cid)) == ["hi", "hello", "hello again"]
 
 
+def test_a_chat_without_any_time_is_imported_once(log: SqliteEventLog, tmp_path: Path) -> None:
+    chat = chatgpt_simple("timeless", "No times", [("when?", "never")])
+    chat["create_time"] = None
+    for item in chat["mapping"].values():
+        if item["message"] is not None:
+            item["message"]["create_time"] = None
+    export = write_chatgpt_zip(tmp_path / "export.zip", [chat])
+    import_other_assistant(log, export, "chatgpt", import_time=NOW)
+    count = log.count()
+    again = import_other_assistant(log, export, "chatgpt", import_time=NOW + 3600)
+    assert log.count() == count and again.messages == 0
+    times = {e.created_at for e in _everything(log, conversation_id_of("chatgpt", "timeless"))}
+    assert times == {NOW}  # shown at the time it was first imported
+
+
 def test_imported_text_is_found_by_keywords_at_once(log: SqliteEventLog, tmp_path: Path) -> None:
     _import(log, write_chatgpt_zip(tmp_path / "export.zip", [chatgpt_branching()]))
     hits = log.search("Hauptstadt")
