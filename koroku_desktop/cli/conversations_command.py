@@ -60,6 +60,7 @@ def conversation_json(c: Conversation) -> dict[str, Any]:
         "last_activity": when(c.last_at, "%Y-%m-%dT%H:%M:%S") if c.last_at else None,
         "messages": c.messages,
         "origin": c.origin,
+        "read_only": c.read_only,
         "archived": c.archived,
         "deleted": c.deleted,
     }
@@ -68,6 +69,8 @@ def conversation_json(c: Conversation) -> dict[str, Any]:
 def list_line(c: Conversation) -> str:
     """`Title   abcd1234  2026-12-03 09:10   12 messages  (archived)`."""
     flags = " (deleted)" if c.deleted else " (archived)" if c.archived else ""
+    if c.origin != "koroku":
+        flags += f" (from {c.origin_name}{', read-only' if c.read_only else ''})"
     last = when(c.last_at) if c.last_at else "never"
     title = one_line(c.title, TITLE_WIDTH)
     return f"{title:<{TITLE_WIDTH}}  {c.short_id:<8}  {last:<16}  {c.messages:>5}{flags}"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.app.runtime import import_tutorial
+from koroku_desktop.cli.foreign_import_command import import_foreign_export
 from koroku_desktop.cli.recall_commands import (
     compact_long_history,
     import_koroku_export,
@@ -17,6 +18,7 @@ from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover, render_entry
 from koroku_desktop.domain.events import DamagedEvent, LogEntry, dump_event
 from koroku_desktop.maintenance.export_checks import strict_json
+from koroku_desktop.maintenance.other_assistants import detect
 from koroku_desktop.maintenance.portable import exported_entries, sniff
 
 
@@ -37,7 +39,9 @@ def register(sub: Any) -> None:
     history.set_defaults(handler=cmd_history)
 
     imp = sub.add_parser(
-        "import", help="import a Koroku JSON export, or a tutorial SessionManager database"
+        "import",
+        help="import a Koroku JSON export, a tutorial SessionManager database, or ChatGPT's "
+        "or Claude's data export (conversations.json or the export zip)",
     )
     imp.add_argument("path", type=Path)
     imp.set_defaults(handler=cmd_import)
@@ -103,9 +107,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 2
     found = sniff(args.path)
     if found == "unknown":
+        other = detect(args.path)
+        if other is not None:
+            return import_foreign_export(args.path, other)
         print(
-            f"koroku import: {args.path} is not a Koroku export or tutorial database "
-            "(expected a JSON file from `koroku export --format json`, or a SQLite file)",
+            f"koroku import: {args.path} is not a Koroku export, a tutorial database or "
+            "ChatGPT's or Claude's data export (expected a JSON file from `koroku export "
+            "--format json`, a SQLite file, or an export's conversations.json or zip)",
             file=sys.stderr,
         )
         return 2

@@ -64,6 +64,19 @@ class Conversation:
     """The person gave it its title (a model's title never replaces it)."""
     created: bool = False
     """It was started by a `created` event (the log's first conversation was not)."""
+    imported_seq: int = 0
+    """The seq of the last `imported` marker (a chat brought in from another assistant)."""
+
+    @property
+    def read_only(self) -> bool:
+        """An imported chat nobody has continued yet: nothing but the import came after it.
+        It is never opened by default; continuing it (`-c`) makes it a conversation like any."""
+        return self.origin != "koroku" and self.imported_seq > self.last_seq
+
+    @property
+    def origin_name(self) -> str:
+        """Where it comes from, as people say it (`ChatGPT`, `Claude`, `Koroku`)."""
+        return origin_name(self.origin)
 
     @property
     def short_id(self) -> str:
@@ -74,6 +87,14 @@ class Conversation:
     def label(self) -> str:
         """`Title (abcd1234)`: how one line names it."""
         return f"{self.title} ({self.short_id})"
+
+
+ORIGIN_NAMES = {"koroku": "Koroku", "chatgpt": "ChatGPT", "claude": "Claude"}
+
+
+def origin_name(origin: str) -> str:
+    """An origin as people say it (`chatgpt` -> `ChatGPT`); an unknown one as it is."""
+    return ORIGIN_NAMES.get(origin, origin)
 
 
 class UnknownConversation(RefusedError, LookupError):
@@ -150,6 +171,8 @@ def _apply(current: Conversation, event: ConversationEvent, stored: StoredEvent)
             return replace(current, deleted=True)
         case "restored":
             return replace(current, deleted=False, archived=False)
+        case "imported":
+            return replace(current, imported_seq=stored.seq)
 
 
 def by_recency(conversations: Iterable[Conversation]) -> list[Conversation]:
@@ -159,8 +182,8 @@ def by_recency(conversations: Iterable[Conversation]) -> list[Conversation]:
 
 def most_recent(conversations: Iterable[Conversation]) -> Conversation | None:
     """The conversation a front end opens by default: the most recently active one that is
-    neither deleted nor archived (None: there is none)."""
-    shown = [c for c in conversations if not c.deleted and not c.archived]
+    neither deleted, archived nor an imported chat nobody continued (None: there is none)."""
+    shown = [c for c in conversations if not c.deleted and not c.archived and not c.read_only]
     ordered = by_recency(shown)
     return ordered[0] if ordered else None
 

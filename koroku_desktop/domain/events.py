@@ -199,18 +199,23 @@ class FactEvent(BaseModel):
     replaces_id: str | None = None
 
 
-ConversationAction = Literal["created", "titled", "renamed", "archived", "deleted", "restored"]
+ConversationAction = Literal[
+    "created", "titled", "renamed", "archived", "deleted", "restored", "imported"
+]
 """What a `conversation` event does: start one, name it (the model's title, the person's
-rename), archive it, delete it (hidden everywhere, kept in the log) or restore it."""
+rename), archive it, delete it (hidden everywhere, kept in the log), restore it, or mark the
+end of one import of another assistant's chat into it (written last: see
+maintenance/foreign_import.py)."""
 TITLE_LIMIT = 200
 """A title is cut to this many characters when it is recorded."""
 
 
 class ConversationEvent(BaseModel):
     """A change to a conversation itself (domain/conversations.py folds them into the
-    registry; agent/conversations.py appends them). Nothing about a conversation is ever
-    updated in place: a rename is a newer `renamed`, a delete is `deleted`, a restore undoes
-    it. `origin` says where a created conversation comes from (`koroku`, later an import)."""
+        registry; agent/conversations.py appends them). Nothing about a conversation is ever
+        updated in place: a rename is a newer `renamed`, a delete is `deleted`, a restore undoes
+        it. `origin` says where a created conversation comes from (`koroku`, or `chatgpt`/`claude`
+    for a chat imported from another assistant's export)."""
 
     model_config = ConfigDict(frozen=True)
 

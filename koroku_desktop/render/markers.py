@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from koroku_desktop.domain.conversations import origin_name
 from koroku_desktop.domain.events import (
     ClearedEvent,
     CompactionEvent,
@@ -144,12 +145,14 @@ def _conversation(e: ConversationEvent) -> Marker:
         "archived": "Conversation archived",
         "deleted": "Conversation deleted (kept in the log; `koroku conversations restore`)",
         "restored": "Conversation restored",
+        "imported": f"Imported from {origin_name(e.origin or '')}"
+        f"{f': {e.title}' if e.title else ''} (read-only until you continue it)",
     }[e.action]
     return Marker(
         "conversation",
         title,
         style="record",
-        by="Koroku" if e.action == "titled" else "you",
+        by="Koroku" if e.action in ("titled", "imported") else "you",
         explanation=(
             "A change to the conversation itself. It stays in the log like every event: a "
             "deleted conversation is hidden, not removed, and can be restored."
