@@ -36,7 +36,7 @@ def test_a_file_that_is_neither_export_nor_database_is_refused(
     notes.write_text("just some notes\n")
     result = koroku.run("import", str(notes))
     assert result.returncode == 2
-    assert "not a Koroku export or tutorial database" in result.stderr
+    assert "is not a Koroku export, a tutorial database or" in result.stderr
     assert "Traceback" not in result.stderr
 
 
