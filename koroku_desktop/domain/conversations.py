@@ -103,8 +103,11 @@ def fold_conversations(
         if not isinstance(event, ConversationEvent):
             continue
         cid = stored.conversation_id
+        # Only a `created` event counts as activity; a rename of the log's first
+        # conversation (which has none) does not make it the most recent one.
+        first_seq = stored.seq if event.action == "created" else 0
         current = found.get(cid) or Conversation(
-            cid, UNTITLED, stored.created_at, stored.created_at, stored.seq
+            cid, UNTITLED, stored.created_at, stored.created_at, first_seq
         )
         found[cid] = _apply(current, event, stored)
     for cid, act in activity.items():

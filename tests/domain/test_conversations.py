@@ -81,3 +81,16 @@ def test_titles_are_one_line_and_bounded() -> None:
     assert len(long) == TITLE_LIMIT and long.endswith("…")
     with pytest.raises(RefusedError):
         clean_title(" \n ")
+
+
+def test_renaming_the_log_first_conversation_does_not_make_it_the_most_recent() -> None:
+    events = [stored(3, A, "created"), stored(9, "default", "renamed", "Old chat")]
+    activity = {
+        "default": Activity("default", 2, 2, 1002.0, 1001.0),
+        A: Activity(A, 2, 5, 1005.0, 1004.0),
+    }
+    found = fold_conversations(events, activity)
+    assert found["default"].title == "Old chat"
+    assert found["default"].last_seq == 2
+    recent = most_recent(found.values())
+    assert recent is not None and recent.id == A
