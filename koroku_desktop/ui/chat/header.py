@@ -21,8 +21,11 @@ class ChatHeader(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         row = QHBoxLayout(self)
-        row.setContentsMargins(20, 8, 12, 4)
+        row.setContentsMargins(12, 8, 12, 4)
         row.setSpacing(2)
+        self.sidebar_button = self._button("sidebar", "Conversations (Ctrl+B)")
+        row.addWidget(self.sidebar_button)
+        row.addSpacing(4)
         row.addWidget(QLabel("<b>Koroku</b>"))
         row.addStretch(1)
         self.thoughts_button = self._button("thoughts", THOUGHTS_TIP[False])
@@ -52,6 +55,7 @@ class ChatHeader(QWidget):
     def buttons(self) -> list[QToolButton]:
         """The header's buttons, left to right."""
         return [
+            self.sidebar_button,
             self.thoughts_button,
             self.clear_button,
             self.history_button,
