@@ -61,6 +61,7 @@ class ConversationSwitcher(QObject):
         self._refreshing: asyncio.Future[None] | None = None
         self._again = False
         self.switching = False
+        self._closed = False
 
     @property
     def current_id(self) -> str:
@@ -92,7 +93,8 @@ class ConversationSwitcher(QObject):
         self.bridge.log_changed.connect(self.refresh)
 
     async def close(self) -> None:
-        """Stop what is under way (on quit, before the log closes)."""
+        """Stop what is under way (on quit, before the log closes); nothing starts after."""
+        self._closed = True
         if self._refreshing is not None:
             self._refreshing.cancel()
         await self._tasks.cancel()
@@ -104,6 +106,8 @@ class ConversationSwitcher(QObject):
 
     def refresh(self) -> None:
         """Read the registry again (off the loop) and show it; calls during a read coalesce."""
+        if self._closed:
+            return
         if self._refreshing is not None and not self._refreshing.done():
             self._again = True
             return
@@ -117,10 +121,11 @@ class ConversationSwitcher(QObject):
             log.warning("could not read the conversations", exc_info=True)
             return
         finally:
-            if self._again:
+            if self._again and not self._closed:
                 self._again = False
                 self._keep(self.load())
-        self.show(found)
+        if not self._closed:
+            self.show(found)
 
     def show(self, conversations: list[Conversation]) -> None:
         """Show `conversations` (most recent first) in the sidebar, drop-down and title."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.titles import TITLE_INSTRUCTION
@@ -149,12 +150,12 @@ def test_rename_pin_archive_and_delete_from_the_sidebar(
         side.search.clear()
 
         side.pin_toggled.emit(alpha)
-        assert listed(desk) == ["📌 Stripes", "About beta"]
+        assert listed(desk) == ["★ Stripes", "About beta"]
         assert [a.text() for a in side.menu_for(alpha).actions()][1] == "Unpin"
 
         side.archive_requested.emit(alpha)
         qtbot.waitUntil(
-            lambda: listed(desk) == ["About beta", "📌 Stripes (archived)"], timeout=5000
+            lambda: listed(desk) == ["About beta", "★ Stripes (archived)"], timeout=5000
         )
 
         side.delete_requested.emit(beta)  # the current one: the window moves on
@@ -204,3 +205,36 @@ def test_a_narrow_window_has_a_drop_down_instead_and_ctrl_b_hides_the_sidebar(
         menu.actions()[0].trigger()
         qtbot.waitUntil(lambda: window.windowTitle() == f"{NEW_TITLE} — Koroku", timeout=5000)
         menu.close()
+
+
+def test_screenshots_of_the_sidebar_at_three_sizes_in_both_themes(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """tests/screenshots/sidebar-{light,dark}-{400,900,1600}.png: looked at by a person."""
+    from koroku_desktop.ui.widgets import theme
+    from tests.ui.screenshots import save_screenshot
+
+    with running_desktop(qtbot, titled_replies()) as desk:
+        ask(qtbot, desk, "how do zebras sleep standing up in the open savannah at night")
+        switcher = desk.conversations
+        for question in ("tide tables", "a packing list for a week of walking in the Alps"):
+            run(qtbot, switcher.start_new())
+            ask(qtbot, desk, question)
+        qtbot.waitUntil(lambda: len(listed(desk)) == 3 and NEW_TITLE not in listed(desk))
+        desk.window.sidebar.pin_toggled.emit(desk.runtime.agent.conversation_id)
+        app = qtbot_app()
+        for mode in ("light", "dark"):
+            theme.apply(app, mode)
+            for width, height in ((400, 700), (900, 760), (1600, 1000)):
+                desk.window.resize(width, height)
+                qtbot.waitUntil(lambda w=width: desk.window.width() == w)
+                app.processEvents()
+                save_screenshot(desk.window, f"sidebar-{mode}-{width}")
+                assert desk.window.sidebar.isVisible() == (width >= 700)
+        theme.apply(app, "light")
+
+
+def qtbot_app() -> QApplication:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    return app

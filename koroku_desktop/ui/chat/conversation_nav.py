@@ -12,6 +12,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.ui.chat.header import HeaderTitle
 from koroku_desktop.ui.chat.sidebar import ConversationSidebar, ordered, shown_title
 
 NARROW_SIDEBAR = 700
@@ -24,8 +25,13 @@ class ConversationNav(QObject):
     chosen = Signal(str)
     new_requested = Signal()
 
-    def __init__(self, window: QWidget, toggle: QToolButton) -> None:
+    def __init__(
+        self, window: QWidget, toggle: QToolButton, title: HeaderTitle | None = None
+    ) -> None:
+        """`toggle` shows/hides the sidebar (a drop-down when narrow); `title` names the
+        current conversation."""
         super().__init__(window)
+        self.title = title
         self.window = window
         self.sidebar = ConversationSidebar()
         self.sidebar.chosen.connect(self.chosen)
@@ -89,3 +95,5 @@ class ConversationNav(QObject):
         self.sidebar.show_conversations(conversations, current_id, pinned)
         current = next((c for c in conversations if c.id == current_id), None)
         self.window.setWindowTitle(f"{current.title} — Koroku" if current else "Koroku")
+        if self.title is not None:
+            self.title.set_full(current.title if current else "Koroku")

@@ -4,7 +4,8 @@ conversation, history & memory, settings) that fit down to 360 px."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import tinted_icon
@@ -13,6 +14,38 @@ THOUGHTS_TIP = {
     False: "Show thoughts (each answer's can also be opened on its own)",
     True: "Hide thoughts",
 }
+
+
+class HeaderTitle(QLabel):
+    """The current conversation's title in bold, elided to the room it has (whole in the
+    tooltip when cut)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.setObjectName("HeaderTitle")
+        self.full = text
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)
+        self._fit()
+
+    def set_full(self, text: str) -> None:
+        """Show `text` (elided when the header is too narrow for it)."""
+        self.full = text
+        self._fit()
+
+    def _fit(self) -> None:
+        bold = QFont(self.font())
+        bold.setBold(True)
+        self.setFont(bold)
+        room = max(self.contentsRect().width(), 40)
+        shown = QFontMetrics(bold).elidedText(self.full, Qt.TextElideMode.ElideRight, room)
+        self.setText(shown)
+        self.setToolTip(self.full if shown != self.full else "")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Elide again for the new width."""
+        super().resizeEvent(event)
+        self._fit()
 
 
 class ChatHeader(QWidget):
@@ -26,8 +59,8 @@ class ChatHeader(QWidget):
         self.sidebar_button = self._button("sidebar", "Conversations (Ctrl+B)")
         row.addWidget(self.sidebar_button)
         row.addSpacing(4)
-        row.addWidget(QLabel("<b>Koroku</b>"))
-        row.addStretch(1)
+        self.title = HeaderTitle("Koroku")
+        row.addWidget(self.title, 1)
         self.thoughts_button = self._button("thoughts", THOUGHTS_TIP[False])
         self.thoughts_button.setCheckable(True)
         self.thoughts_button.toggled.connect(self._thoughts_toggled)
@@ -35,7 +68,7 @@ class ChatHeader(QWidget):
         self.history_button = self._button("history", "History && memory")
         self.settings_button = self._button("settings", "Settings")
         self.shortcuts_button = self._button("keyboard", "Keyboard shortcuts (Ctrl+/)")
-        for button in self.buttons():
+        for button in self.buttons()[1:]:
             row.addWidget(button)
 
     def _button(self, icon: str, tip: str) -> QToolButton:

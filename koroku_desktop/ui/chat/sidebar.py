@@ -26,7 +26,7 @@ from koroku_desktop.domain.conversations import Conversation
 
 WIDTH = 240
 """The sidebar's width beside the conversation."""
-PIN = "📌 "
+PIN = "★ "
 
 
 def ordered(conversations: Sequence[Conversation], pinned: set[str]) -> list[Conversation]:
@@ -78,6 +78,7 @@ class ConversationSidebar(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("ConversationList")
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu_at)
         self.list.itemClicked.connect(self._clicked)

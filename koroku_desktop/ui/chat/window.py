@@ -69,7 +69,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         root = QWidget()
         root.setObjectName("ChatRoot")
         self.setCentralWidget(root)
-        self.nav = ConversationNav(self, self._header_widget())
+        self.nav = ConversationNav(self, self._header_widget(), self.header.title)
         self.sidebar = self.nav.sidebar
         beside = QHBoxLayout(root)
         beside.setContentsMargins(0, 0, 0, 0)
