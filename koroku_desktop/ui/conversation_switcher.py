@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.runtime import Runtime
-from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.domain.conversations import Conversation, by_recency
 from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
@@ -116,7 +116,7 @@ class ConversationSwitcher(QObject):
     async def load(self) -> None:
         """Read the conversations (deleted ones left out) and show them everywhere."""
         try:
-            found = await asyncio.to_thread(self.book.listed)
+            found = await asyncio.to_thread(self._listed)
         except Exception:  # a list that cannot be read now is read at the next change
             log.warning("could not read the conversations", exc_info=True)
             return
@@ -126,6 +126,11 @@ class ConversationSwitcher(QObject):
                 self._keep(self.load())
         if not self._closed:
             self.show(found)
+
+    def _listed(self) -> list[Conversation]:
+        """The conversations not deleted, most recent first (no message counts: the list
+        does not show them, and leaving them out keeps a refresh to a few index lookups)."""
+        return by_recency(c for c in self.book.all(counts=False).values() if not c.deleted)
 
     def show(self, conversations: list[Conversation]) -> None:
         """Show `conversations` (most recent first) in the sidebar, drop-down and title."""
