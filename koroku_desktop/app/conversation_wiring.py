@@ -7,6 +7,7 @@ background compaction of the old conversation first (the next turn there starts 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -17,9 +18,16 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.agent.titles import Titler
 from koroku_desktop.app.config import Paths, default_paths
-from koroku_desktop.domain.conversations import Conversation, UnknownConversation
+from koroku_desktop.domain.conversations import (
+    DEFAULT_CONVERSATION,
+    UNTITLED,
+    Conversation,
+    UnknownConversation,
+)
 from koroku_desktop.domain.ids import writer_name
-from koroku_desktop.store.db_errors import open_event_log
+from koroku_desktop.store.db_errors import DB_ERRORS, open_event_log
+
+log = logging.getLogger(__name__)
 
 
 class DeletedConversation(UnknownConversation):
@@ -44,6 +52,21 @@ def choose_conversation(book: ConversationBook, ref: str | None, *, writable: bo
     if writable:
         return book.create()
     return book.listed(deleted=True)[0]
+
+
+def opening_conversation(
+    book: ConversationBook, ref: str | None, *, writable: bool
+) -> Conversation:
+    """`choose_conversation`, except that a database too damaged to read the conversations
+    from opens the log's first one (each command then meets the damage its own way, with
+    one line and the way out) unless `ref` named one."""
+    try:
+        return choose_conversation(book, ref, writable=writable)
+    except DB_ERRORS as exc:
+        if ref is not None:
+            raise
+        log.warning("could not read the conversations (%s); opening the first one", exc)
+        return Conversation(DEFAULT_CONVERSATION, UNTITLED, 0.0, 0.0, 0)
 
 
 async def switch_conversation(

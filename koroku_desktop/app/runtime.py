@@ -33,7 +33,7 @@ from koroku_desktop.app.config import (
     resolve_api_key,
 )
 from koroku_desktop.app.conversation_wiring import (
-    choose_conversation,
+    opening_conversation,
     switch_conversation,
     wire_titles,
 )
@@ -327,7 +327,7 @@ def build_runtime(
         event_log = open_event_log(paths.db, read_only=read_only, writer=writer_name(front_end))
     book = ConversationBook(event_log)
     try:
-        chosen = choose_conversation(book, conversation, writable=not event_log.read_only)
+        chosen = opening_conversation(book, conversation, writable=not event_log.read_only)
     except BaseException:
         if opened:  # a log handed in stays its owner's to close
             event_log.close()

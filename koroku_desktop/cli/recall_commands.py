@@ -16,6 +16,7 @@ from typing import Any
 from koroku_desktop.app.exports import write_log_export
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.blobs.blob_store import BlobStore
+from koroku_desktop.cli.conversation_switch import add_conversation_option
 from koroku_desktop.cli.search_command import add_arguments as add_search_arguments
 from koroku_desktop.cli.search_command import cmd_search
 from koroku_desktop.cli.session import CliExit, open_runtime
@@ -32,6 +33,7 @@ from koroku_desktop.maintenance.portable import (
 def register(sub: Any) -> None:
     """Add the compaction and recall commands."""
     compact = sub.add_parser("compact", help="fold older turns into a summary now")
+    add_conversation_option(compact)
     compact.set_defaults(handler=cmd_compact)
 
     search = sub.add_parser(
@@ -59,7 +61,12 @@ async def _compact_held(runtime: Runtime) -> CompactionEvent | None:
 def cmd_compact(args: argparse.Namespace) -> int:
     """Compact the live context now; print the token counts before and after."""
     try:
-        with open_runtime(TerminalApprover(), need_key=True, front_end="compact") as runtime:
+        with open_runtime(
+            TerminalApprover(),
+            need_key=True,
+            front_end="compact",
+            conversation=args.conversation,
+        ) as runtime:
             compactor = runtime.compactor
             event = asyncio.run(_compact_held(runtime))
             problem = compactor.last_problem

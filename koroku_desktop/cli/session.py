@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from koroku_desktop.agent.ports import Approver
-from koroku_desktop.app.config import NO_KEY_HELP, SettingsError
+from koroku_desktop.app.config import NO_KEY_HELP, SettingsError, default_paths
 from koroku_desktop.app.runtime import (
     DB_ERRORS,
     DatabaseUnavailable,
@@ -57,6 +57,12 @@ def open_runtime(
         raise CliExit(2) from None
     except DatabaseUnavailable as exc:
         print(f"koroku: {exc}", file=sys.stderr)
+        raise CliExit(1) from None
+    except DB_ERRORS as exc:  # the conversation named could not be read
+        message = explain(exc, default_paths().db)
+        if message is None:
+            raise
+        print(f"koroku: {message}", file=sys.stderr)
         raise CliExit(1) from None
     try:
         if need_key and not runtime.model.has_key:

@@ -52,7 +52,8 @@ class Conversation:
     last_at: float
     """When it last had activity (its creation time when it has none yet)."""
     last_seq: int
-    """The seq its last activity (or its creation) is at: what "most recent" orders by."""
+    """The seq its last activity (or its creation) is at: what "most recent" orders by (a
+    rename, archive or delete does not count as activity)."""
     messages: int = 0
     origin: str = "koroku"
     archived: bool = False
@@ -103,12 +104,7 @@ def fold_conversations(
         if not isinstance(event, ConversationEvent):
             continue
         cid = stored.conversation_id
-        # Only a `created` event counts as activity; a rename of the log's first
-        # conversation (which has none) does not make it the most recent one.
-        first_seq = stored.seq if event.action == "created" else 0
-        current = found.get(cid) or Conversation(
-            cid, UNTITLED, stored.created_at, stored.created_at, first_seq
-        )
+        current = found.get(cid) or Conversation(cid, UNTITLED, stored.created_at, 0.0, 0)
         found[cid] = _apply(current, event, stored)
     for cid, act in activity.items():
         current = found.get(cid) or Conversation(
@@ -120,6 +116,8 @@ def fold_conversations(
         )
         if act.last_seq > current.last_seq:
             current = replace(current, last_seq=act.last_seq, last_at=act.last_at)
+        if not current.created and act.first_at:  # the log's first: from its first event
+            current = replace(current, created_at=min(current.created_at, act.first_at))
         found[cid] = replace(current, messages=act.messages)
     return found
 
@@ -133,6 +131,8 @@ def _apply(current: Conversation, event: ConversationEvent, stored: StoredEvent)
                 named=current.named or bool(event.title),
                 renamed=current.renamed or bool(event.title),
                 created_at=stored.created_at,
+                last_at=max(current.last_at, stored.created_at),
+                last_seq=max(current.last_seq, stored.seq),
                 origin=event.origin or "koroku",
                 created=True,
             )

@@ -94,3 +94,14 @@ def test_renaming_the_log_first_conversation_does_not_make_it_the_most_recent() 
     assert found["default"].last_seq == 2
     recent = most_recent(found.values())
     assert recent is not None and recent.id == A
+
+
+def test_renaming_the_log_first_conversation_keeps_its_start() -> None:
+    activity = {"default": Activity("default", 4, 5, 1005.0, 1001.0)}
+    conv = fold_conversations([stored(9, "default", "renamed", "Early days")], activity)["default"]
+    assert (conv.title, conv.created_at, conv.last_seq, conv.created) == (
+        "Early days",
+        1001.0,
+        5,  # a rename is not activity
+        False,
+    )

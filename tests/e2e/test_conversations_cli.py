@@ -84,6 +84,7 @@ def test_conversations_are_listed_renamed_archived_deleted_and_restored(koroku: 
 def test_bad_names_and_titles_are_one_line_and_exit_2(koroku: Koroku) -> None:
     first, second = new(koroku, "Same"), new(koroku, "Same")
     assert "matches 2 conversations" in refused(koroku, "conversations", "rename", "Same", "x")
+    assert "matches 2" in refused(koroku, "compact", "-c", "Same", GEMINI_API_KEY="k")
     assert "no conversation “nope”" in refused(koroku, "conversations", "delete", "nope")
     assert "cannot be empty" in refused(koroku, "conversations", "new", "   ")
     assert "cannot be empty" in refused(koroku, "conversations", "rename", first["id"], " ")

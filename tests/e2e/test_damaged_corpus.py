@@ -162,7 +162,14 @@ def test_every_command_works_or_says_one_line_with_the_way_out(
     koroku: Koroku, fake_gemini: FakeGemini, damage: Callable[[Path], None]
 ) -> None:
     _damaged_home(koroku, damage)
-    for command in (["history"], ["history", "--all"], ["search", "zebra"], ["ask", "hello"]):
+    for command in (
+        ["history"],
+        ["history", "--all"],
+        ["search", "zebra"],
+        ["ask", "hello"],
+        ["conversations"],
+        ["ask", "-c", "default", "hello"],
+    ):
         _works_or_points_to_doctor(koroku.run(*command))
     _works_or_points_to_doctor(koroku.run("chat", stdin="hello\nexit\n"))
     doctor = koroku.run("doctor")
