@@ -170,7 +170,9 @@ class ConversationSwitcher(QObject):
             self.window.hide_hint()
             self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
             await self.bridge.load_live()
-        except (RuntimeError, KorokuError) as exc:
+        except Exception as exc:  # a refusal, or a database that cannot be read now
+            if not isinstance(exc, (RuntimeError, KorokuError)):
+                log.warning("could not switch the conversation", exc_info=True)
             self.window.show_hint(f"Could not switch the conversation: {exc}")
             return False
         finally:
@@ -196,7 +198,12 @@ class ConversationSwitcher(QObject):
         if self.bridge.busy:
             self._refuse()
             return None
-        made = await asyncio.to_thread(self.book.create)
+        try:
+            made = await asyncio.to_thread(self.book.create)
+        except Exception as exc:  # a database that cannot be written now
+            log.warning("could not start a conversation", exc_info=True)
+            self.window.show_hint(f"Could not start a conversation: {exc}")
+            return None
         return made.id if await self.switch(made.id) else None
 
     # -- changing ----------------------------------------------------------------------
@@ -227,6 +234,8 @@ class ConversationSwitcher(QObject):
     async def _change(self, change: Callable[[str], Conversation], conversation_id: str) -> None:
         try:
             await asyncio.to_thread(change, conversation_id)
-        except KorokuError as exc:
+        except Exception as exc:  # a refusal, or a database that cannot be written now
+            if not isinstance(exc, KorokuError):
+                log.warning("could not change the conversation", exc_info=True)
             self.window.show_hint(f"The conversation was not changed: {exc}")
         await self.load()

@@ -95,7 +95,7 @@ def test_ctrl_n_starts_a_conversation_and_switching_shows_each_history_and_conte
         )
         qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id == first, timeout=5000)
         qtbot.waitUntil(lambda: texts(window.model, "user") == ["zebras"], timeout=5000)
-        assert window.windowTitle() == f"{UNTITLED} — Koroku"
+        qtbot.waitUntil(lambda: window.windowTitle() == f"{UNTITLED} — Koroku", timeout=5000)
         ask(qtbot, desk, "more zebras")
         assert said(model) == ["zebras", "re: zebras", "more zebras"]
         qtbot.waitUntil(lambda: listed(desk)[0] == UNTITLED, timeout=5000)
@@ -174,6 +174,10 @@ def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_one
         ask(qtbot, desk, "here")
         finish(koroku("conversations", "new", "From the terminal"))
         qtbot.waitUntil(lambda: "From the terminal" in listed(desk), timeout=10000)
+        here = desk.runtime.agent.conversation_id
+        finish(koroku("conversations", "rename", here, "Renamed in the terminal"))
+        qtbot.waitUntil(lambda: "Renamed in the terminal" in listed(desk), timeout=10000)
+        assert desk.window.header.title.full == "Renamed in the terminal"
         assert desk.tray is not None
         recent = [a.text() for a in desk.tray.recent.actions()]
         assert recent == listed(desk)
