@@ -140,6 +140,7 @@ class Desktop(QObject):
         self.notices.wire()
         self.conversations.wire(self.tray, self.show_chat)
         self.conversations.switched.connect(self._forget_viewer)
+        self.conversations.current_title.connect(self.popup.show_conversation)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)

@@ -41,6 +41,7 @@ class ConversationSwitcher(QObject):
 
     listed = Signal(list)  # list[Conversation], as shown (the tray's recent ones follow it)
     switched = Signal(str)  # the id now talked in
+    current_title = Signal(str)  # the title of the conversation talked in (the popup says it)
 
     def __init__(
         self,
@@ -137,6 +138,9 @@ class ConversationSwitcher(QObject):
         self.conversations = conversations
         pinned = self.pinned()
         self.window.nav.show_conversations(conversations, self.current_id, pinned)
+        current = next((c for c in conversations if c.id == self.current_id), None)
+        if current is not None:
+            self.current_title.emit(current.title)
         self.listed.emit(conversations[:TRAY_RECENT])
 
     async def _after_turn(self) -> None:

@@ -178,6 +178,7 @@ def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_one
         finish(koroku("conversations", "rename", here, "Renamed in the terminal"))
         qtbot.waitUntil(lambda: "Renamed in the terminal" in listed(desk), timeout=10000)
         assert desk.window.header.title.full == "Renamed in the terminal"
+        assert desk.popup.conversation_label.full == "in Renamed in the terminal"
         assert desk.tray is not None
         recent = [a.text() for a in desk.tray.recent.actions()]
         assert recent == listed(desk)
@@ -235,6 +236,12 @@ def test_screenshots_of_the_sidebar_at_three_sizes_in_both_themes(
                 app.processEvents()
                 save_screenshot(desk.window, f"sidebar-{mode}-{width}")
                 assert desk.window.sidebar.isVisible() == (width >= 700)
+            desk.popup.pin_button.setChecked(True)
+            desk.show_quick_ask()
+            qtbot.waitExposed(desk.popup)
+            assert desk.popup.conversation_label.full == f"in {desk.window.header.title.full}"
+            save_screenshot(desk.popup, f"sidebar-popup-{mode}")
+            desk.popup.hide()
         theme.apply(app, "light")
 
 

@@ -17,13 +17,14 @@ THOUGHTS_TIP = {
 
 
 class HeaderTitle(QLabel):
-    """The current conversation's title in bold, elided to the room it has (whole in the
-    tooltip when cut)."""
+    """The current conversation's title (in bold unless told), elided to the room it has
+    (whole in the tooltip when cut)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, bold: bool = True) -> None:
         super().__init__()
         self.setObjectName("HeaderTitle")
         self.full = text
+        self.bold = bold
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(40)
         self._fit()
@@ -34,11 +35,11 @@ class HeaderTitle(QLabel):
         self._fit()
 
     def _fit(self) -> None:
-        bold = QFont(self.font())
-        bold.setBold(True)
-        self.setFont(bold)
+        font = QFont(self.font())
+        font.setBold(self.bold)
+        self.setFont(font)
         room = max(self.contentsRect().width(), 40)
-        shown = QFontMetrics(bold).elidedText(self.full, Qt.TextElideMode.ElideRight, room)
+        shown = QFontMetrics(font).elidedText(self.full, Qt.TextElideMode.ElideRight, room)
         self.setText(shown)
         self.setToolTip(self.full if shown != self.full else "")
 
