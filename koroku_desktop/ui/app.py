@@ -36,6 +36,7 @@ from koroku_desktop.ui.chat.setup_card import SetupCard, show_setup_if_needed
 from koroku_desktop.ui.chat.slash_commands import SlashCommands
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
 from koroku_desktop.ui.heap import thaw_heap
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
@@ -103,6 +104,8 @@ class Desktop(QObject):
             self.window, self.runtime.settings_store, paths, tray=self.tray is not None
         )
         self.setup_card: SetupCard | None = show_setup_if_needed(self.window, self.runtime.model)
+        self.conversations = ConversationSwitcher(runtime, bridge, self.window, self.ui_settings)
+        """The sidebar, the drop-down, the tray's recent list, and switching between them."""
         self.notices = TrayNotices(
             self.bridge, self.window, self.popup, self.tray, self.ui_settings
         )
@@ -137,6 +140,9 @@ class Desktop(QObject):
         self.popup.screen_requested.connect(self._screen_from_popup)
         self.screen_captured.connect(lambda png: self.popup.attach_bytes(png, "screen.png"))
         self.notices.wire()
+        self.conversations.wire(self.tray, self.show_chat)
+        self.conversations.switched.connect(self._forget_viewer)
+        self.conversations.current_title.connect(self.popup.show_conversation)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -158,6 +164,7 @@ class Desktop(QObject):
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
         await self.bridge.load_live()
+        await self.conversations.load()
         # Turns and compactions made in a terminal (or another app) appear here live.
         db = self.runtime.paths.db
         self.bridge.follow(self.runtime.log.data_version, [db, db.with_name(db.name + "-wal")])
@@ -204,6 +211,7 @@ class Desktop(QObject):
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
         await self.global_shortcut.close()
+        await self.conversations.close()
         await self.bridge.shutdown()
         await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
         if self.memory_sync is not None:  # a write under way ends before the database closes
@@ -288,6 +296,13 @@ class Desktop(QObject):
         self.history.raise_()
         self.history.activateWindow()
         return self.history
+
+    def _forget_viewer(self, _conversation_id: str) -> None:
+        """The viewer shows one conversation: the next one opened shows the new current."""
+        if self.history is not None:
+            self.history.close()
+            self.history.deleteLater()
+            self.history = None
 
     def _follow_facts(self, stored: StoredEvent) -> None:
         """A fact came (a turn, `koroku memory` elsewhere, a sync): the open lists follow."""

@@ -76,6 +76,7 @@ class AgentBridge(QObject):
     supersede_failed = Signal(str)  # why a regenerate or an edit could not replace its turn
     sync_status = Signal(str)  # "Sync: up to date", "Sync: offline since 14:02" (any thread)
     history_reordered = Signal()  # events were placed before shown ones (a sync, anywhere)
+    log_changed = Signal()  # another process wrote to the log (any conversation)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +91,7 @@ class AgentBridge(QObject):
         self._deltas = DeltaBatch(self.text_delta.emit, self)
         self.waiting_text = ""
         self._follower = LogFollower(self)
+        self._follower.log_changed.connect(self.log_changed)
         self._head: QueuedTurn | None = None
         """The message whose turn is next (running or waiting for the lease)."""
         self.attachments: AttachmentStore | None = None

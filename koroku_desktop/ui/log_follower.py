@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from koroku_desktop.agent.loop import Agent
 
@@ -33,6 +33,9 @@ COALESCE_MS = 15
 
 class LogFollower(QObject):
     """Has the agent catch up when another process changed the log (see the module doc)."""
+
+    log_changed = Signal()
+    """Another process changed the log (the conversation list reads it again)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -137,6 +140,7 @@ class LogFollower(QObject):
             if version == self._last_version:
                 return 0
             self._last_version = version
+            self.log_changed.emit()
             return len(await self._agent.catch_up())
         except Exception:  # following must never take the app down
             log.warning("could not follow the log", exc_info=True)

@@ -6,6 +6,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.ui.widgets.icons import TrayState, tray_icon
 
 SHORTCUT_HELP = (
@@ -34,6 +35,7 @@ class TrayIcon(QObject):
     chat_shortcuts = Signal()
     history_requested = Signal()
     settings_requested = Signal()
+    conversation_chosen = Signal(str)  # a recent conversation's id
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -44,6 +46,8 @@ class TrayIcon(QObject):
         self.menu = QMenu()
         self._add("Open chat", self.open_chat)
         self._add("Quick ask", self.quick_ask)
+        self.recent = self.menu.addMenu("Recent conversations")
+        self.recent.setEnabled(False)
         self.menu.addSeparator()
         self._add("History && memory", self.history_requested)
         self._add("Settings", self.settings_requested)
@@ -60,6 +64,16 @@ class TrayIcon(QObject):
         action = self.menu.addAction(label)
         action.triggered.connect(lambda: signal.emit())
         return action
+
+    def show_recent(self, conversations: list[Conversation]) -> None:
+        """List these conversations (most recent first) under Recent conversations."""
+        self.recent.clear()
+        for conversation in conversations:
+            action = self.recent.addAction(conversation.title.replace("&", "&&"))
+            action.triggered.connect(
+                lambda _c=False, cid=conversation.id: self.conversation_chosen.emit(cid)
+            )
+        self.recent.setEnabled(bool(conversations))
 
     def actions(self) -> dict[str, QAction]:
         """The menu's actions by label (for tests)."""

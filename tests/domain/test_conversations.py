@@ -83,6 +83,19 @@ def test_titles_are_one_line_and_bounded() -> None:
         clean_title(" \n ")
 
 
+def test_renaming_the_log_first_conversation_does_not_make_it_the_most_recent() -> None:
+    events = [stored(3, A, "created"), stored(9, "default", "renamed", "Old chat")]
+    activity = {
+        "default": Activity("default", 2, 2, 1002.0, 1001.0),
+        A: Activity(A, 2, 5, 1005.0, 1004.0),
+    }
+    found = fold_conversations(events, activity)
+    assert found["default"].title == "Old chat"
+    assert found["default"].last_seq == 2
+    recent = most_recent(found.values())
+    assert recent is not None and recent.id == A
+
+
 def test_renaming_the_log_first_conversation_keeps_its_start() -> None:
     activity = {"default": Activity("default", 4, 5, 1005.0, 1001.0)}
     conv = fold_conversations([stored(9, "default", "renamed", "Early days")], activity)["default"]

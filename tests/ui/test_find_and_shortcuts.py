@@ -63,7 +63,16 @@ def test_the_shortcut_sheet_is_the_readmes_table_and_every_key_is_bound(
     assert readme_table() in README.read_text(), "the README's table is the sheet"
     window = desktop.window
     bound = {s.key().toString() for s in window.findChildren(QShortcut)}
-    for keys in ("Ctrl+L", "Ctrl+F", "Ctrl+/", "F1", "Ctrl+Shift+R", "Ctrl+Shift+E"):
+    for keys in (
+        "Ctrl+L",
+        "Ctrl+F",
+        "Ctrl+/",
+        "F1",
+        "Ctrl+Shift+R",
+        "Ctrl+Shift+E",
+        "Ctrl+N",
+        "Ctrl+B",
+    ):
         assert QKeySequence(keys).toString() in bound, keys
     qtbot.keyClick(window.input, Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
     sheet = window.shortcut_sheet

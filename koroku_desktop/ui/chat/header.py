@@ -4,7 +4,8 @@ conversation, history & memory, settings) that fit down to 360 px."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import tinted_icon
@@ -15,16 +16,52 @@ THOUGHTS_TIP = {
 }
 
 
+class HeaderTitle(QLabel):
+    """The current conversation's title (in bold unless told), elided to the room it has
+    (whole in the tooltip when cut)."""
+
+    def __init__(self, text: str, *, bold: bool = True) -> None:
+        super().__init__()
+        self.setObjectName("HeaderTitle")
+        self.full = text
+        self.bold = bold
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)
+        self._fit()
+
+    def set_full(self, text: str) -> None:
+        """Show `text` (elided when the header is too narrow for it)."""
+        self.full = text
+        self._fit()
+
+    def _fit(self) -> None:
+        font = QFont(self.font())
+        font.setBold(self.bold)
+        self.setFont(font)
+        room = max(self.contentsRect().width(), 40)
+        shown = QFontMetrics(font).elidedText(self.full, Qt.TextElideMode.ElideRight, room)
+        self.setText(shown)
+        self.setToolTip(self.full if shown != self.full else "")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Elide again for the new width."""
+        super().resizeEvent(event)
+        self._fit()
+
+
 class ChatHeader(QWidget):
     """Title and the window's icon buttons; the thoughts button is a visible on/off toggle."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         row = QHBoxLayout(self)
-        row.setContentsMargins(20, 8, 12, 4)
+        row.setContentsMargins(12, 8, 12, 4)
         row.setSpacing(2)
-        row.addWidget(QLabel("<b>Koroku</b>"))
-        row.addStretch(1)
+        self.sidebar_button = self._button("sidebar", "Conversations (Ctrl+B)")
+        row.addWidget(self.sidebar_button)
+        row.addSpacing(4)
+        self.title = HeaderTitle("Koroku")
+        row.addWidget(self.title, 1)
         self.thoughts_button = self._button("thoughts", THOUGHTS_TIP[False])
         self.thoughts_button.setCheckable(True)
         self.thoughts_button.toggled.connect(self._thoughts_toggled)
@@ -32,7 +69,7 @@ class ChatHeader(QWidget):
         self.history_button = self._button("history", "History && memory")
         self.settings_button = self._button("settings", "Settings")
         self.shortcuts_button = self._button("keyboard", "Keyboard shortcuts (Ctrl+/)")
-        for button in self.buttons():
+        for button in self.buttons()[1:]:
             row.addWidget(button)
 
     def _button(self, icon: str, tip: str) -> QToolButton:
@@ -52,6 +89,7 @@ class ChatHeader(QWidget):
     def buttons(self) -> list[QToolButton]:
         """The header's buttons, left to right."""
         return [
+            self.sidebar_button,
             self.thoughts_button,
             self.clear_button,
             self.history_button,

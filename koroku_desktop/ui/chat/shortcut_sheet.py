@@ -21,6 +21,8 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+F", "Find in the conversation"),
     ("Enter, Shift+Enter (in Find)", "Next, previous match"),
     ("Ctrl+L", "Put the cursor in the message box"),
+    ("Ctrl+N", "Start a new conversation"),
+    ("Ctrl+B", "Show or hide the conversations (a drop-down in a narrow window)"),
     ("Ctrl+V", "Paste text, an image or files"),
     ("Ctrl+/ or F1", "Show these shortcuts"),
 )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
@@ -16,6 +16,7 @@ from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS
 from koroku_desktop.ui.chat.card_area import CardArea
 from koroku_desktop.ui.chat.clear_dialog import clear_question
 from koroku_desktop.ui.chat.composer import Composer
+from koroku_desktop.ui.chat.conversation_nav import ConversationNav
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
@@ -71,10 +72,18 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         root = QWidget()
         root.setObjectName("ChatRoot")
         self.setCentralWidget(root)
-        outer = QVBoxLayout(root)
+        self.nav = ConversationNav(self, self._header_widget(), self.header.title)
+        self.sidebar = self.nav.sidebar
+        beside = QHBoxLayout(root)
+        beside.setContentsMargins(0, 0, 0, 0)
+        beside.setSpacing(0)
+        beside.addWidget(self.sidebar)
+        column = QWidget()
+        beside.addWidget(column, 1)
+        outer = QVBoxLayout(column)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        outer.addWidget(self._header())
+        outer.addWidget(self.header)
         self.cards = CardArea(self._card_room)
         outer.addWidget(self.cards)
         self.view = ConversationView(self.model)
@@ -148,7 +157,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
 
     # -- building ----------------------------------------------------------------------
 
-    def _header(self) -> QWidget:
+    def _header_widget(self) -> QToolButton:
         self.header = ChatHeader()
         self.thoughts_button = self.header.thoughts_button
         self.thoughts_button.toggled.connect(self.model.set_show_thoughts)
@@ -161,7 +170,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.header.shortcuts_button.clicked.connect(self.show_shortcuts)
         for button in self.header.buttons():
             button.clicked.connect(self.refocus_input)
-        return self.header
+        return self.header.sidebar_button
 
     def _show_empty(self, *_args: object) -> None:
         empty = self.model.rowCount() == 0
@@ -371,6 +380,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         wide = event.size().width() >= NARROW
         self.status_bar.set_wide(wide)
         self.composer.set_wide(wide)
+        self.nav.set_width(event.size().width())
         self.cards.fit()
 
     def scroll_to_seq(self, seq: int) -> None:

@@ -28,6 +28,7 @@ from koroku_desktop.render.markdown import block_markdown
 from koroku_desktop.render.text import mark, one_line, short_args
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
+from koroku_desktop.ui.chat.header import HeaderTitle
 from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near, translucency_available
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
@@ -140,7 +141,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         title = QLabel("Quick ask")
         title.setObjectName("PopupTitle")
         row.addWidget(title)
-        row.addStretch(1)
+        self.conversation_label = HeaderTitle("", bold=False)
+        """Which conversation the question goes into (the chat window's current one)."""
+        self.conversation_label.setObjectName("Muted")
+        row.addWidget(self.conversation_label, 1)
         self.pin_button = QToolButton()
         self.pin_button.setText("Pin")
         self.pin_button.setCheckable(True)
@@ -157,6 +161,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.open_button.clicked.connect(self._open_in_chat)
         row.addWidget(self.open_button)
         return row
+
+    def show_conversation(self, title: str) -> None:
+        """Say which conversation a question asked here goes into."""
+        self.conversation_label.set_full(f"in {title}")
 
     @property
     def pinned(self) -> bool:

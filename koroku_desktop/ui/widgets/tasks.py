@@ -25,3 +25,11 @@ class TaskSet:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    async def cancel(self) -> None:
+        """Cancel the tasks still running and wait until they have ended."""
+        running = [t for t in self._tasks if not t.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait(running, timeout=5)

@@ -38,7 +38,7 @@ from tests.ui.realwin.scenes import seed_conversation
 
 Report = dict[str, list[str]]
 
-PICTURED = ("first-start", "conversation", "approval", "find")
+PICTURED = ("first-start", "conversation", "approval", "find", "conversations")
 """The states whose pictures are saved (the screenshot set: window-STATE-WxH-THEME.png)."""
 
 
@@ -331,7 +331,10 @@ async def main(s: Session) -> None:
     fake = FakeGemini().start()
     os.environ["GOOGLE_GEMINI_BASE_URL"] = fake.base_url
     try:
-        for scene in (first_start, lambda s: conversation(s, fake)):
+        from tests.ui.realwin.sidebar_scene import conversations
+
+        scenes = (first_start, lambda s: conversation(s, fake), lambda s: conversations(s, fake))
+        for scene in scenes:
             try:
                 await scene(s)
             except Exception as exc:  # noqa: BLE001 — reported, so the other scenes still run

@@ -1,0 +1,165 @@
+"""ConversationSidebar: the chat window's list of conversations, most recently active first
+(pinned ones on top), with a search over titles, a New button and a menu per conversation
+(rename, pin, archive, delete). It shows what it is given (`show_conversations`) and reports
+what the person wants through its signals; `ConversationSwitcher` does the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from koroku_desktop.domain.conversations import Conversation
+
+WIDTH = 240
+"""The sidebar's width beside the conversation."""
+PIN = "★ "
+
+
+def ordered(conversations: Sequence[Conversation], pinned: set[str]) -> list[Conversation]:
+    """Pinned first, then the rest; each group in the order given (most recent first);
+    archived ones last."""
+    return sorted(conversations, key=lambda c: (c.archived, c.id not in pinned))  # sorted is stable
+
+
+def shown_title(conversation: Conversation, pinned: set[str]) -> str:
+    """The line a conversation gets in the list and the drop-down."""
+    title = conversation.title + (" (archived)" if conversation.archived else "")
+    return (PIN if conversation.id in pinned else "") + title
+
+
+class ConversationSidebar(QWidget):
+    """The list of conversations; reports choices as signals (ids)."""
+
+    chosen = Signal(str)
+    new_requested = Signal()
+    rename_requested = Signal(str, str)  # id, new title
+    pin_toggled = Signal(str)
+    archive_requested = Signal(str)
+    delete_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Sidebar")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setFixedWidth(WIDTH)
+        self.conversations: list[Conversation] = []
+        self.pinned: set[str] = set()
+        self.current_id = ""
+        col = QVBoxLayout(self)
+        col.setContentsMargins(10, 10, 8, 10)
+        col.setSpacing(8)
+        top = QHBoxLayout()
+        title = QLabel("<b>Conversations</b>")
+        top.addWidget(title, 1)
+        self.new_button = QPushButton("New")
+        self.new_button.setToolTip("New conversation (Ctrl+N)")
+        self.new_button.clicked.connect(self.new_requested)
+        top.addWidget(self.new_button)
+        col.addLayout(top)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search titles")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._refill)
+        col.addWidget(self.search)
+        self.list = QListWidget()
+        self.list.setObjectName("ConversationList")
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu_at)
+        self.list.itemClicked.connect(self._clicked)
+        self.list.itemActivated.connect(self._clicked)
+        col.addWidget(self.list, 1)
+
+    # -- showing -----------------------------------------------------------------------
+
+    def show_conversations(
+        self, conversations: Sequence[Conversation], current_id: str, pinned: set[str]
+    ) -> None:
+        """Show these conversations (most recent first), `current_id` selected."""
+        self.conversations = list(conversations)
+        self.current_id = current_id
+        self.pinned = set(pinned)
+        self._refill()
+
+    def visible_titles(self) -> list[str]:
+        """The titles listed now, top to bottom (after the search)."""
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    def matching(self) -> list[Conversation]:
+        """The conversations the search keeps, in the order they are listed."""
+        words = self.search.text().casefold().split()
+        kept = [c for c in self.conversations if all(w in c.title.casefold() for w in words)]
+        return ordered(kept, self.pinned)
+
+    def _refill(self) -> None:
+        self.list.blockSignals(True)
+        self.list.clear()
+        for conversation in self.matching():
+            item = QListWidgetItem(shown_title(conversation, self.pinned))
+            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
+            item.setToolTip(conversation.title)
+            self.list.addItem(item)
+            if conversation.id == self.current_id:
+                item.setSelected(True)
+                self.list.setCurrentItem(item)
+        self.list.blockSignals(False)
+
+    # -- intents -----------------------------------------------------------------------
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        cid = str(item.data(Qt.ItemDataRole.UserRole))
+        if cid != self.current_id:
+            self.chosen.emit(cid)
+
+    def _menu_at(self, pos: QPoint) -> None:
+        item = self.list.itemAt(pos)
+        if item is not None:
+            self.menu_for(str(item.data(Qt.ItemDataRole.UserRole))).popup(
+                self.list.viewport().mapToGlobal(pos)
+            )
+
+    def menu_for(self, conversation_id: str) -> QMenu:
+        """The menu of one conversation: Rename…, Pin/Unpin, Archive, Delete."""
+        menu = QMenu(self)
+        rename = QAction("Rename…", menu)
+        rename.triggered.connect(lambda: self.ask_rename(conversation_id))
+        pin = QAction("Unpin" if conversation_id in self.pinned else "Pin", menu)
+        pin.triggered.connect(lambda: self.pin_toggled.emit(conversation_id))
+        archive = QAction("Archive", menu)
+        archive.triggered.connect(lambda: self.archive_requested.emit(conversation_id))
+        delete = QAction("Delete", menu)
+        delete.setToolTip("Hidden everywhere; kept in the log and restorable from the viewer")
+        delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
+        for action in (rename, pin, archive, delete):
+            menu.addAction(action)
+        return menu
+
+    def _renamed(self, conversation_id: str, text: str) -> None:
+        if text.strip():
+            self.rename_requested.emit(conversation_id, text)
+
+    def ask_rename(self, conversation_id: str) -> QInputDialog:
+        """Ask for a new title (a small dialog); `rename_requested` when one is given."""
+        found = next((c for c in self.conversations if c.id == conversation_id), None)
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Rename conversation")
+        dialog.setLabelText("Title:")
+        dialog.setTextValue(found.title if found else "")
+        dialog.textValueSelected.connect(lambda text: self._renamed(conversation_id, text))
+        dialog.open()
+        return dialog

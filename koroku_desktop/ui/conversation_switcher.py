@@ -1,0 +1,245 @@
+"""ConversationSwitcher: the desktop's conversations — the sidebar, the narrow window's
+drop-down and the tray's recent list filled from the registry, and switching the window
+and the agent from one conversation to another.
+
+Every read and write of the registry runs in a worker thread (`ConversationBook` is
+blocking); switching loads the chosen conversation's page and live context off the loop, as
+the app's start does. The list follows the log: our own changes, the titler's, and other
+processes' (`koroku conversations` in a terminal) through the log follower's `log_changed`.
+The agent talks in one conversation at a time, so a switch waits for no turn: while one runs
+it is refused with a hint (the turn finishes into its own conversation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, Signal
+
+from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.app.runtime import Runtime
+from koroku_desktop.domain.conversations import Conversation, by_recency
+from koroku_desktop.domain.errors import KorokuError
+from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.tray import TrayIcon
+from koroku_desktop.ui.widgets.tasks import TaskSet
+
+log = logging.getLogger(__name__)
+
+FIRST_PAGE = 400
+TRAY_RECENT = 5
+"""How many recent conversations the tray menu lists."""
+PINNED_KEY = "sidebar/pinned"
+
+
+class ConversationSwitcher(QObject):
+    """Fills the conversation lists and switches conversations (see the module doc)."""
+
+    listed = Signal(list)  # list[Conversation], as shown (the tray's recent ones follow it)
+    switched = Signal(str)  # the id now talked in
+    current_title = Signal(str)  # the title of the conversation talked in (the popup says it)
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        bridge: AgentBridge,
+        window: ChatWindow,
+        ui_settings: QSettings,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        book = runtime.conversations
+        assert book is not None, "the desktop's runtime always has its conversations"
+        self.book: ConversationBook = book
+        self.runtime, self.bridge, self.window = runtime, bridge, window
+        self.ui_settings = ui_settings
+        self.conversations: list[Conversation] = []
+        self._tasks = TaskSet()
+        self._refreshing: asyncio.Future[None] | None = None
+        self._again = False
+        self.switching = False
+        self._closed = False
+
+    @property
+    def current_id(self) -> str:
+        """The conversation the agent talks in."""
+        return self.runtime.agent.conversation_id
+
+    def pinned(self) -> set[str]:
+        """The ids the person pinned (window state, kept in ui.ini)."""
+        value = self.ui_settings.value(PINNED_KEY, [])
+        return {str(v) for v in value} if isinstance(value, list) else {str(value)} - {""}
+
+    def wire(self, tray: TrayIcon | None, show_chat: Callable[[], None]) -> None:
+        """Connect the window's sidebar and drop-down, the tray's recent list (choosing
+        one there shows the chat), the bridge and the log follower."""
+        if tray is not None:
+            self.listed.connect(tray.show_recent)
+            tray.conversation_chosen.connect(show_chat)
+            tray.conversation_chosen.connect(self.choose)
+        sidebar = self.window.sidebar
+        sidebar.rename_requested.connect(self.rename)
+        sidebar.pin_toggled.connect(self.toggle_pin)
+        sidebar.archive_requested.connect(
+            lambda cid: self._keep(self._change(self.book.archive, cid))
+        )
+        sidebar.delete_requested.connect(self.delete)
+        self.window.nav.chosen.connect(self.choose)
+        self.window.nav.new_requested.connect(self.new)
+        self.bridge.turn_finished.connect(lambda _r: self._keep(self._after_turn()))
+        self.bridge.log_changed.connect(self.refresh)
+
+    async def close(self) -> None:
+        """Stop what is under way (on quit, before the log closes); nothing starts after."""
+        self._closed = True
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+        await self._tasks.cancel()
+
+    def _keep(self, coro: Coroutine[Any, Any, object]) -> None:
+        self._tasks.start(coro)
+
+    # -- listing -----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the registry again (off the loop) and show it; calls during a read coalesce."""
+        if self._closed:
+            return
+        if self._refreshing is not None and not self._refreshing.done():
+            self._again = True
+            return
+        self._refreshing = asyncio.ensure_future(self.load())
+
+    async def load(self) -> None:
+        """Read the conversations (deleted ones left out) and show them everywhere."""
+        try:
+            found = await asyncio.to_thread(self._listed)
+        except Exception:  # a list that cannot be read now is read at the next change
+            log.warning("could not read the conversations", exc_info=True)
+            return
+        finally:
+            if self._again and not self._closed:
+                self._again = False
+                self._keep(self.load())
+        if not self._closed:
+            self.show(found)
+
+    def _listed(self) -> list[Conversation]:
+        """The conversations not deleted, most recent first (no message counts: the list
+        does not show them, and leaving them out keeps a refresh to a few index lookups)."""
+        return by_recency(c for c in self.book.all(counts=False).values() if not c.deleted)
+
+    def show(self, conversations: list[Conversation]) -> None:
+        """Show `conversations` (most recent first) in the sidebar, drop-down and title."""
+        self.conversations = conversations
+        pinned = self.pinned()
+        self.window.nav.show_conversations(conversations, self.current_id, pinned)
+        current = next((c for c in conversations if c.id == self.current_id), None)
+        if current is not None:
+            self.current_title.emit(current.title)
+        self.listed.emit(conversations[:TRAY_RECENT])
+
+    async def _after_turn(self) -> None:
+        """A turn ended: its conversation moved up; a new one may be getting its title."""
+        self.refresh()
+        titler = self.runtime.titler
+        if titler is not None and titler.task is not None and not titler.task.done():
+            await asyncio.wait([titler.task])
+            self.refresh()
+
+    # -- switching ---------------------------------------------------------------------
+
+    def choose(self, conversation_id: str) -> None:
+        """Talk in `conversation_id` from now on (the sidebar, drop-down, tray, Ctrl+N)."""
+        self._keep(self.switch(conversation_id))
+
+    async def switch(self, conversation_id: str) -> bool:
+        """Show and talk in `conversation_id`; False (with a hint) when it cannot be now."""
+        if conversation_id == self.current_id and not self.switching:
+            self.window.nav.show_conversations(self.conversations, self.current_id, self.pinned())
+            return True
+        if self.bridge.busy or self.switching:
+            self._refuse()
+            return False
+        self.switching = True
+        try:
+            found = await asyncio.to_thread(self.book.get, conversation_id)
+            if found is None:
+                return False
+            await self.runtime.switch_to(found)
+            self.window.hide_hint()
+            self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
+            await self.bridge.load_live()
+        except Exception as exc:  # a refusal, or a database that cannot be read now
+            if not isinstance(exc, (RuntimeError, KorokuError)):
+                log.warning("could not switch the conversation", exc_info=True)
+            self.window.show_hint(f"Could not switch the conversation: {exc}")
+            return False
+        finally:
+            self.switching = False
+        self.switched.emit(conversation_id)
+        await self.load()
+        self.window.refocus_input()
+        return True
+
+    def _refuse(self) -> None:
+        """Say why the conversation stays as it is, and select it again in the lists."""
+        self.window.show_hint(
+            "A turn is running in this conversation: switch when it has ended (Stop ends it now)."
+        )
+        self.window.nav.show_conversations(self.conversations, self.current_id, self.pinned())
+
+    def new(self) -> None:
+        """Start a conversation and switch to it (Ctrl+N, the sidebar's New)."""
+        self._keep(self.start_new())
+
+    async def start_new(self) -> str | None:
+        """Create a conversation (titled `New conversation` until named) and talk in it."""
+        if self.bridge.busy:
+            self._refuse()
+            return None
+        try:
+            made = await asyncio.to_thread(self.book.create)
+        except Exception as exc:  # a database that cannot be written now
+            log.warning("could not start a conversation", exc_info=True)
+            self.window.show_hint(f"Could not start a conversation: {exc}")
+            return None
+        return made.id if await self.switch(made.id) else None
+
+    # -- changing ----------------------------------------------------------------------
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        """The person's title for it."""
+        self._keep(self._change(lambda cid: self.book.rename(cid, title), conversation_id))
+
+    def toggle_pin(self, conversation_id: str) -> None:
+        """Pin it on top of the list, or unpin it."""
+        pinned = self.pinned() ^ {conversation_id}
+        self.ui_settings.setValue(PINNED_KEY, sorted(pinned))
+        self.show(self.conversations)
+
+    def delete(self, conversation_id: str) -> None:
+        """Hide it everywhere (an event: restorable from the viewer or the terminal)."""
+        self._keep(self._delete(conversation_id))
+
+    async def _delete(self, conversation_id: str) -> None:
+        await self._change(self.book.delete, conversation_id)
+        if conversation_id == self.current_id and not self.bridge.busy:
+            after = await asyncio.to_thread(self.book.current)
+            if after is None or after.id == conversation_id:
+                await self.start_new()
+            else:
+                await self.switch(after.id)
+
+    async def _change(self, change: Callable[[str], Conversation], conversation_id: str) -> None:
+        try:
+            await asyncio.to_thread(change, conversation_id)
+        except Exception as exc:  # a refusal, or a database that cannot be written now
+            if not isinstance(exc, KorokuError):
+                log.warning("could not change the conversation", exc_info=True)
+            self.window.show_hint(f"The conversation was not changed: {exc}")
+        await self.load()

@@ -1,0 +1,251 @@
+"""The conversations sidebar: listed by last activity with their titles (the model's, after
+the first exchange), Ctrl+N starts one, choosing one shows its history and talks in its own
+live context, rename / pin / archive / delete, a narrow window's drop-down, the tray's
+recent list, and conversations made in a terminal appearing (real `koroku` processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.agent.titles import TITLE_INSTRUCTION
+from koroku_desktop.domain.conversations import NEW_TITLE, UNTITLED
+from koroku_desktop.domain.model_io import ModelRequest
+from koroku_desktop.domain.parts import visible_text
+from koroku_desktop.ui.app import Desktop
+from tests.fakes.chat_model import FakeChatModel, FakeReply
+from tests.fakes.gemini_server import FakeGemini
+from tests.ui.conftest import run, running_desktop
+from tests.ui.helpers import texts, type_and_send
+from tests.ui.test_follow_log import finish, koroku
+
+
+def plain(text: str) -> str:
+    """A message without the time note Koroku puts before it."""
+    return re.sub(r"^\[Koroku: [^\]]*\]", "", text)
+
+
+def titled_replies(gate: asyncio.Event | None = None) -> FakeChatModel:
+    """Turns answered `re: <message>`; a title request answered `About <first message>`.
+    With `gate`, a message containing `slow` waits for it."""
+
+    async def reply(request: ModelRequest) -> FakeReply:
+        last = plain(visible_text(request.contents[-1].parts))
+        if request.system_instruction == TITLE_INSTRUCTION:
+            question = plain(last.split("\n\n")[0].removeprefix("User: "))
+            return f"About {question}"
+        if gate is not None and "slow" in last:
+            await gate.wait()
+        return f"re: {last}"
+
+    return FakeChatModel(reply)
+
+
+def said(model: FakeChatModel) -> list[str]:
+    """What the last turn request carried, content by content."""
+    turns = [r for r in model.requests if r.system_instruction != TITLE_INSTRUCTION]
+    return [plain(visible_text(c.parts)) for c in turns[-1].contents]
+
+
+def listed(desk: Desktop) -> list[str]:
+    return desk.window.sidebar.visible_titles()
+
+
+def ask(qtbot: QtBot, desk: Desktop, text: str) -> None:
+    if desk.welcome is not None:
+        desk.welcome.ok_button.click()
+        desk.welcome = None
+    type_and_send(qtbot, desk.window.input, text)
+    qtbot.waitUntil(lambda: f"re: {text}" in texts(desk.window.model, "model"), timeout=15000)
+    qtbot.waitUntil(lambda: not desk.bridge.busy)
+
+
+def test_ctrl_n_starts_a_conversation_and_switching_shows_each_history_and_context(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    model = titled_replies()
+    with running_desktop(qtbot, model) as desk:
+        window = desk.window
+        assert window.sidebar.isVisible()
+        ask(qtbot, desk, "zebras")
+        # A fresh data dir talks in the log's first conversation: it has no title to wait for.
+        qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
+        first = desk.runtime.agent.conversation_id
+
+        qtbot.keySequence(window, QKeySequence("Ctrl+N"))
+        qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id != first, timeout=5000)
+        qtbot.waitUntil(lambda: listed(desk) == [NEW_TITLE, UNTITLED], timeout=5000)
+        assert window.model.rowCount() == 0 and window.windowTitle() == f"{NEW_TITLE} — Koroku"
+        ask(qtbot, desk, "oceans")
+        assert said(model) == ["oceans"]  # nothing of the first conversation
+        qtbot.waitUntil(lambda: listed(desk) == ["About oceans", UNTITLED], timeout=5000)
+        assert texts(window.model, "user") == ["oceans"]
+
+        item = window.sidebar.list.item(1)
+        rect = window.sidebar.list.visualItemRect(item)
+        qtbot.mouseClick(
+            window.sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center()
+        )
+        qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id == first, timeout=5000)
+        qtbot.waitUntil(lambda: texts(window.model, "user") == ["zebras"], timeout=5000)
+        qtbot.waitUntil(lambda: window.windowTitle() == f"{UNTITLED} — Koroku", timeout=5000)
+        ask(qtbot, desk, "more zebras")
+        assert said(model) == ["zebras", "re: zebras", "more zebras"]
+        qtbot.waitUntil(lambda: listed(desk)[0] == UNTITLED, timeout=5000)
+
+
+def test_a_running_turn_keeps_its_conversation_and_a_switch_waits_for_it(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    gate = asyncio.Event()
+    with running_desktop(qtbot, titled_replies(gate)) as desk:
+        window = desk.window
+        ask(qtbot, desk, "first")
+        first = desk.runtime.agent.conversation_id
+        other = run(qtbot, desk.conversations.start_new())
+        ask(qtbot, desk, "second")
+        type_and_send(qtbot, window.input, "slow one")
+        qtbot.waitUntil(lambda: desk.bridge.busy)
+        assert run(qtbot, desk.conversations.switch(first)) is False
+        assert "switch when it has ended" in window.notice.text()
+        assert desk.runtime.agent.conversation_id == other
+        gate.set()
+        qtbot.waitUntil(lambda: "re: slow one" in texts(window.model, "model"), timeout=15000)
+        qtbot.waitUntil(lambda: not desk.bridge.busy)
+        assert run(qtbot, desk.conversations.switch(first)) is True
+        assert texts(window.model, "user") == ["first"]
+        users = [
+            plain(visible_text(e.event.parts))
+            for e in desk.runtime.log.entries(other)
+            if getattr(e.event, "role", "") == "user"
+        ]
+        assert users == ["second", "slow one"]
+
+
+def test_rename_pin_archive_and_delete_from_the_sidebar(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    with running_desktop(qtbot, titled_replies()) as desk:
+        side, switcher = desk.window.sidebar, desk.conversations
+        ask(qtbot, desk, "alpha")
+        alpha = desk.runtime.agent.conversation_id
+        run(qtbot, switcher.start_new())
+        ask(qtbot, desk, "beta")
+        beta = desk.runtime.agent.conversation_id
+        qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
+
+        dialog = side.ask_rename(alpha)
+        dialog.setTextValue("Stripes")
+        dialog.accept()
+        qtbot.waitUntil(lambda: listed(desk) == ["About beta", "Stripes"], timeout=5000)
+        side.search.setText("strip")
+        assert listed(desk) == ["Stripes"]
+        side.search.clear()
+
+        side.pin_toggled.emit(alpha)
+        assert listed(desk) == ["★ Stripes", "About beta"]
+        assert [a.text() for a in side.menu_for(alpha).actions()][1] == "Unpin"
+
+        side.archive_requested.emit(alpha)
+        qtbot.waitUntil(
+            lambda: listed(desk) == ["About beta", "★ Stripes (archived)"], timeout=5000
+        )
+
+        side.delete_requested.emit(beta)  # the current one: the window moves on
+        qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id != beta, timeout=5000)
+        qtbot.waitUntil(lambda: "About beta" not in listed(desk), timeout=5000)
+        assert desk.runtime.conversations is not None
+        kept = desk.runtime.conversations.get(beta)
+        assert kept is not None and kept.deleted  # still in the log, restorable
+        assert desk.runtime.log.entries(beta)
+
+
+def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_ones(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    with running_desktop(qtbot, titled_replies()) as desk:
+        ask(qtbot, desk, "here")
+        finish(koroku("conversations", "new", "From the terminal"))
+        qtbot.waitUntil(lambda: "From the terminal" in listed(desk), timeout=10000)
+        here = desk.runtime.agent.conversation_id
+        finish(koroku("conversations", "rename", here, "Renamed in the terminal"))
+        qtbot.waitUntil(lambda: "Renamed in the terminal" in listed(desk), timeout=10000)
+        assert desk.window.header.title.full == "Renamed in the terminal"
+        assert desk.popup.conversation_label.full == "in Renamed in the terminal"
+        assert desk.tray is not None
+        recent = [a.text() for a in desk.tray.recent.actions()]
+        assert recent == listed(desk)
+        action = desk.tray.recent.actions()[recent.index("From the terminal")]
+        action.trigger()
+        qtbot.waitUntil(
+            lambda: desk.window.windowTitle() == "From the terminal — Koroku", timeout=5000
+        )
+        assert desk.window.model.rowCount() == 0
+
+
+def test_a_narrow_window_has_a_drop_down_instead_and_ctrl_b_hides_the_sidebar(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    with running_desktop(qtbot, titled_replies()) as desk:
+        window = desk.window
+        ask(qtbot, desk, "one")
+        qtbot.keySequence(window, QKeySequence("Ctrl+B"))
+        assert not window.sidebar.isVisible()
+        qtbot.keySequence(window, QKeySequence("Ctrl+B"))
+        assert window.sidebar.isVisible()
+
+        window.resize(420, 700)
+        qtbot.waitUntil(lambda: not window.sidebar.isVisible())
+        qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
+        menu = window.nav.open_drop_down()
+        names = [a.text() for a in menu.actions() if a.text()]
+        assert names == ["New conversation", UNTITLED]
+        menu.actions()[0].trigger()
+        qtbot.waitUntil(lambda: window.windowTitle() == f"{NEW_TITLE} — Koroku", timeout=5000)
+        menu.close()
+
+
+def test_screenshots_of_the_sidebar_at_three_sizes_in_both_themes(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """tests/screenshots/sidebar-{light,dark}-{400,900,1600}.png: looked at by a person."""
+    from koroku_desktop.ui.widgets import theme
+    from tests.ui.screenshots import save_screenshot
+
+    with running_desktop(qtbot, titled_replies()) as desk:
+        ask(qtbot, desk, "how do zebras sleep standing up in the open savannah at night")
+        switcher = desk.conversations
+        for question in ("tide tables", "a packing list for a week of walking in the Alps"):
+            run(qtbot, switcher.start_new())
+            ask(qtbot, desk, question)
+        qtbot.waitUntil(lambda: len(listed(desk)) == 3 and NEW_TITLE not in listed(desk))
+        desk.window.sidebar.pin_toggled.emit(desk.runtime.agent.conversation_id)
+        app = qtbot_app()
+        for mode in ("light", "dark"):
+            theme.apply(app, mode)
+            for width, height in ((400, 700), (900, 760), (1600, 1000)):
+                desk.window.resize(width, height)
+                qtbot.waitUntil(lambda w=width: desk.window.width() == w)
+                app.processEvents()
+                save_screenshot(desk.window, f"sidebar-{mode}-{width}")
+                assert desk.window.sidebar.isVisible() == (width >= 700)
+            desk.popup.pin_button.setChecked(True)
+            desk.show_quick_ask()
+            qtbot.waitExposed(desk.popup)
+            assert desk.popup.conversation_label.full == f"in {desk.window.header.title.full}"
+            save_screenshot(desk.popup, f"sidebar-popup-{mode}")
+            desk.popup.hide()
+        theme.apply(app, "light")
+
+
+def qtbot_app() -> QApplication:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    return app
