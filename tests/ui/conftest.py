@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +42,12 @@ def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[qasync.QEventLoop]:
     loop = _LOOP
     asyncio.events._set_running_loop(loop)
     asyncio.set_event_loop(loop)
+    # What run_forever does (an "already running" qasync loop never calls it): a dropped async
+    # generator is closed by a task on this loop, not synchronously wherever GC finds it.
+    hooks = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(
+        firstiter=loop._asyncgen_firstiter_hook, finalizer=loop._asyncgen_finalizer_hook
+    )
     try:
         yield loop
     finally:
@@ -48,6 +56,16 @@ def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[qasync.QEventLoop]:
             task.cancel()
         if pending:
             qtbot.waitUntil(lambda: all(t.done() for t in pending), timeout=5000)
+        # An async generator the test dropped (an HTTP stream of a closed MCP connection) is
+        # closed by a task its finalizer schedules: run those now, while this loop is still
+        # the running one (run later, with no running loop, httpx cannot tell its async
+        # library). Such a stream often hangs in a reference cycle: collect it now.
+        gc.collect()
+        settle()
+        closing = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        if closing:
+            qtbot.waitUntil(lambda: all(t.done() for t in closing), timeout=5000)
+        sys.set_asyncgen_hooks(*hooks)
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
 
