@@ -162,3 +162,23 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     executor = getattr(_LOOP, "_QEventLoop__default_executor", None)
     if executor is not None:
         executor.shutdown(wait=True)
+
+
+@pytest.fixture
+def ev_desktop(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    koroku_home: Path,
+) -> Iterator[Desktop]:
+    """The whole app with the reference server-everything configured as `ev`, its prompts
+    and resources listed (the MCP composer and progress tests start from it)."""
+    from tests.mcp.conftest import everything_entry, write_config
+
+    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
+    with running_desktop(qtbot) as desk:
+        manager = desk.runtime.mcp
+        assert manager is not None
+        qtbot.waitUntil(lambda: bool(manager.prompts() and manager.resources()), timeout=60000)
+        yield desk

@@ -4,11 +4,7 @@ and the status row show the server's reports; Stop cancels the task."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -16,8 +12,6 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.mcp.conftest import everything_entry, write_config
-from tests.ui.conftest import running_desktop
 from tests.ui.helpers import rows, type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -33,19 +27,6 @@ def grab_window(window: QWidget, name: str) -> None:
             app.processEvents()
             save_screenshot(window, f"{name}-{mode}-{width}")
     theme.apply(app, "light")
-
-
-@pytest.fixture
-def ev_desktop(
-    qloop: qasync.QEventLoop,
-    qtbot: QtBot,
-    fake_gemini: FakeGemini,
-    workspace: Path,
-    koroku_home: Path,
-) -> Iterator[Desktop]:
-    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
-    with running_desktop(qtbot) as desk:
-        yield desk
 
 
 def test_the_running_card_and_status_row_show_progress(

@@ -5,11 +5,7 @@ blob store (as text, headed by its URI); templates ask for their variables."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QWidget
 from pytestqt.qtbot import QtBot
@@ -21,29 +17,12 @@ from koroku_desktop.ui.chat.mcp_resources import McpResourceAttacher
 from koroku_desktop.ui.chat.resource_picker import ResourcePicker
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.mcp.conftest import everything_entry, write_config
 from tests.support.waits import settle
-from tests.ui.conftest import run, running_desktop
+from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
 
 DOC = "demo://resource/static/document/architecture.md"
-
-
-@pytest.fixture
-def ev_desktop(
-    qloop: qasync.QEventLoop,
-    qtbot: QtBot,
-    fake_gemini: FakeGemini,
-    workspace: Path,
-    koroku_home: Path,
-) -> Iterator[Desktop]:
-    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
-    with running_desktop(qtbot) as desk:
-        manager = desk.runtime.mcp
-        assert manager is not None
-        qtbot.waitUntil(lambda: bool(manager.resources()), timeout=60000)
-        yield desk
 
 
 def _open_picker(desk: Desktop, qtbot: QtBot) -> ResourcePicker:

@@ -4,11 +4,6 @@ and its messages are sent as the person's message."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
@@ -17,25 +12,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.slash_commands import SlashCommands
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.mcp.conftest import everything_entry, write_config
-from tests.ui.conftest import running_desktop
 from tests.ui.screenshots import save_screenshot
-
-
-@pytest.fixture
-def ev_desktop(
-    qloop: qasync.QEventLoop,
-    qtbot: QtBot,
-    fake_gemini: FakeGemini,
-    workspace: Path,
-    koroku_home: Path,
-) -> Iterator[Desktop]:
-    write_config(koroku_home / "mcp.json", {"ev": everything_entry()})
-    with running_desktop(qtbot) as desk:
-        manager = desk.runtime.mcp
-        assert manager is not None
-        qtbot.waitUntil(lambda: bool(manager.prompts()), timeout=60000)
-        yield desk
 
 
 def _slash(desk: Desktop) -> SlashCommands:
