@@ -13,9 +13,7 @@ from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.test_cli_mcp import _responses
 from tests.ui.helpers import rows, type_and_send
-from tests.ui.test_mcp_progress import ev_desktop, grab_window
-
-__all__ = ["ev_desktop"]
+from tests.ui.test_mcp_progress import grab_window
 
 TOOL = "ev_trigger-elicitation-request"
 
