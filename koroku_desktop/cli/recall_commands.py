@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from koroku_desktop.app.exports import write_log_export
+from koroku_desktop.app.exports import export_file, write_log_export
+from koroku_desktop.app.imports import ImportRefused, WholeLogRefused, import_koroku
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.conversation_switch import add_conversation_option
@@ -23,11 +24,6 @@ from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
-from koroku_desktop.maintenance.portable import (
-    ExportFormatError,
-    LogNotEmptyError,
-    import_export,
-)
 
 
 def register(sub: Any) -> None:
@@ -43,10 +39,19 @@ def register(sub: Any) -> None:
     add_search_arguments(search)
     search.set_defaults(handler=_search_or_status)
 
-    export = sub.add_parser("export", help="write the log as Markdown or as JSON")
+    export = sub.add_parser(
+        "export", help="write the log (or one conversation) as Markdown or as JSON"
+    )
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     export.add_argument("--live", action="store_true", help="only what the model sees now")
+    export.add_argument(
+        "-c",
+        "--conversation",
+        metavar="NAME|ID",
+        help="only this conversation (an id prefix or its exact title; default: all of them, "
+        "or with --live the most recent one); its JSON imports into another data dir",
+    )
     export.set_defaults(handler=cmd_export)
 
 
@@ -143,19 +148,33 @@ async def _backfill(runtime: Runtime) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write the whole log (or the live context) as Markdown or as importable JSON."""
+    """Write the whole log, one conversation (`-c`) or a live context as Markdown or as
+    importable JSON."""
+    one = args.conversation is not None
     try:
-        with open_runtime(TerminalApprover(), need_key=False, read_only=True) as runtime:
+        with open_runtime(
+            TerminalApprover(), need_key=False, read_only=True, conversation=args.conversation
+        ) as runtime:
+            chosen = runtime.agent.conversation_id
             if args.output:
-                count = runtime.export_to_file(args.format, args.live, args.output)
+                count = export_file(
+                    runtime.log,
+                    chosen,
+                    args.format,
+                    args.live,
+                    args.output,
+                    runtime.attachments,
+                    one=one,
+                )
             else:
                 count = write_log_export(
                     runtime.log,
-                    runtime.agent.conversation_id,
+                    chosen,
                     args.format,
                     args.live,
                     sys.stdout,
                     runtime.attachments,
+                    one=one,
                 )
     except CliExit as exc:
         return exc.code
@@ -173,23 +192,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def import_koroku_export(path: Path) -> int:
-    """`koroku import` of a Koroku JSON export: into an empty data dir, event for event."""
+    """`koroku import` of a Koroku JSON export: a whole log into an empty data dir, event for
+    event; one conversation's into any (merged: importing it again adds nothing)."""
     try:
         with open_runtime(TerminalApprover(), need_key=False) as runtime:
-            report = import_export(runtime.log, path, BlobStore(runtime.paths.blobs))
+            outcome = import_koroku(runtime.log, path, BlobStore(runtime.paths.blobs))
     except CliExit as exc:
         return exc.code
-    except ExportFormatError as exc:
-        print(f"koroku import: {exc}", file=sys.stderr)
-        return 2
-    except LogNotEmptyError as exc:
+    except WholeLogRefused as exc:
         print(f"koroku import: {exc}", file=sys.stderr)
         return 1
-    print(
-        f"imported {report.imported} event(s) from a Koroku export "
-        f"(#{report.first_seq}–#{report.last_seq})"
-    )
-    print_repairs(report.repairs)
+    except ImportRefused as exc:
+        print(f"koroku import: {exc}", file=sys.stderr)
+        return 2
+    print(outcome.line)
+    print_repairs(outcome.repairs)
     try:
         compact_long_history()
     except CliExit as exc:

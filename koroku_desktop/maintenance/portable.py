@@ -55,7 +55,9 @@ _BOMS = (
 )
 ImportFormat = Literal["export", "sqlite", "unknown"]
 
-Scope = Literal["all", "live"]
+Scope = Literal["all", "live", "conversation"]
+"""What an export holds: the whole log, one conversation's live context, or one conversation
+(whose import merges into a log that has events: see portable_merge.py)."""
 
 
 class LogNotEmptyError(RefusedError, RuntimeError):
@@ -203,7 +205,7 @@ def read_export(path: Path) -> list[dict[str, Any]]:
     `MAX_SEQ`, schema versions that are not whole numbers and times that are not real dates
     are refused. Never raises anything else, whatever the bytes.
     """
-    return _read_export(path)[0]
+    return read_export_contents(path).records
 
 
 def _read_blobs(data: dict[str, Any]) -> dict[str, bytes]:
@@ -223,7 +225,18 @@ def _read_blobs(data: dict[str, Any]) -> dict[str, bytes]:
     return blobs
 
 
-def _read_export(path: Path) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+@dataclass(frozen=True)
+class ExportContents:
+    """An export file read whole and checked: its scope, event records and attached files."""
+
+    scope: str
+    records: list[dict[str, Any]]
+    blobs: dict[str, bytes]
+
+
+def read_export_contents(path: Path) -> ExportContents:
+    """The export at `path`, read whole and checked (see `read_export`); raises
+    `ExportFormatError`."""
     try:
         raw = path.read_bytes()
         text = raw.decode(_encoding(raw[:4])).lstrip("\ufeff")
@@ -241,7 +254,8 @@ def _read_export(path: Path) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     for n, record in enumerate(events):
         check_record(n, record, last)
         last = record["seq"]
-    return events, _read_blobs(data)
+    scope = data.get("scope")
+    return ExportContents(scope if isinstance(scope, str) else "all", events, _read_blobs(data))
 
 
 def _row(record: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
@@ -287,7 +301,8 @@ def import_export(
     go into `blobs`. Raises `ExportFormatError` for a bad file (attachments included) and
     `LogNotEmptyError` if the log has any event.
     """
-    records, attached = _read_export(path)
+    contents = read_export_contents(path)
+    records, attached = contents.records, contents.blobs
     prepared = [_row(r) for r in records]
     with log.batch():
         if log.count() != 0:

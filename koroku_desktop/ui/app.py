@@ -10,13 +10,11 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Coroutine
-from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
-from koroku_desktop.agent.memory_events import record_edit
 from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
@@ -47,6 +45,7 @@ from koroku_desktop.ui.sync_follow import SyncFollower
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.tray_notices import TrayNotices
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
+from koroku_desktop.ui.viewer.opening import open_viewer
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -274,21 +273,8 @@ class Desktop(QObject):
     def show_history(self) -> HistoryDialog:
         """Open (or raise) the History & memory viewer."""
         if self.history is None:
-            self.history = HistoryDialog(
-                self.runtime.log,
-                self.runtime.export_to_file,
-                self.runtime.paths.memory,
-                self.runtime.agent.conversation_id,
-                find=self.runtime.find,
-                progress=self.runtime.embedding_progress,
-                record_memory=partial(
-                    record_edit,
-                    self.runtime.log,
-                    self.runtime.agent.conversation_id,
-                    self.runtime.paths.home,
-                ),
-                facts=self.runtime.facts,
-            )
+            self.history = open_viewer(self.runtime)
+            self.history.conversations_changed.connect(self.conversations.refresh)
             self.history.finished.connect(self.window.refocus_input)
         else:
             self.history.refresh()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.app.config import Paths, default_paths
-from koroku_desktop.app.exports import export_file
+from koroku_desktop.app.exports import export_writer
 from koroku_desktop.domain.events import ClearedEvent, CompactionEvent, MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.store import SqliteEventLog
@@ -107,10 +107,7 @@ def event_log(paths: Paths) -> Iterator[SqliteEventLog]:
 
 
 def _open(qtbot: QtBot, log: SqliteEventLog, paths: Paths) -> HistoryDialog:
-    def write(fmt: str, live: bool, path: Path) -> int:
-        return export_file(log, "default", fmt, live, path)
-
-    dialog = HistoryDialog(log, write, paths.memory, "default")
+    dialog = HistoryDialog(log, export_writer(log, "default"), paths.memory, "default")
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitUntil(

@@ -96,6 +96,7 @@ class CompactionsPanel(QWidget):
         self._reader = reader
         self._conversation = conversation_id
         self._tasks = TaskSet()
+        self._tasks_started = False
         self.compactions: list[CompactionInfo] = []
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 8, 0, 0)
@@ -119,7 +120,7 @@ class CompactionsPanel(QWidget):
         self.replaced_label = QLabel("The events a summary replaced appear here.")
         self.replaced_label.setObjectName("Muted")
         rcol.addWidget(self.replaced_label)
-        self.replaced = TimelineModel(reader, conversation_id, self)
+        self.replaced = TimelineModel(reader, self)
         self.replaced_table = make_table(self.replaced)
         self.replaced_table.setColumnHidden(4, True)  # all "summarised in" this one
         # With the last column hidden nothing stretched: the content had ~80 px.
@@ -133,8 +134,17 @@ class CompactionsPanel(QWidget):
         split.setSizes([150, 470])
         col.addWidget(split, 1)
 
+    def show_conversation(self, conversation_id: str) -> None:
+        """Show the compactions of another conversation (read again if they were shown)."""
+        if conversation_id == self._conversation:
+            return
+        self._conversation = conversation_id
+        if self._tasks_started:
+            self.load()
+
     def load(self) -> asyncio.Future[None]:
         """Read the compactions off the event loop and list them."""
+        self._tasks_started = True
         task = self._tasks.start(self._load())
         return task
 
@@ -199,5 +209,9 @@ class CompactionsPanel(QWidget):
         # id may hold events that stayed live: then the column says so.
         self.replaced_table.setColumnHidden(4, info.count is None)
         self.replaced.set_query(
-            TimelineQuery(after_seq=info.first_seq - 1, before_seq=info.last_seq + 1)
+            TimelineQuery(
+                after_seq=info.first_seq - 1,
+                before_seq=info.last_seq + 1,
+                conversation=self._conversation,
+            )
         )

@@ -69,12 +69,15 @@ class EntryDetail(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.entry: LogEntry | None = None
+        self.titles: dict[str, str] = {}
+        """Each conversation's title, by id (the timeline sets it from the registry)."""
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 4, 0, 0)
         col.setSpacing(4)
         bar = QHBoxLayout()
         self.title = QLabel("Select an event to see it in full.")
         self.title.setObjectName("Muted")
+        self.title.setWordWrap(True)  # a long title never widens the window
         bar.addWidget(self.title, 1)
         self.raw_button = QToolButton()
         self.raw_button.setText("Raw JSON")
@@ -104,10 +107,13 @@ class EntryDetail(QWidget):
             self.readable.clear()
             self.raw.clear()
             return
+        cid = entry.conversation_id
+        title = self.titles.get(cid)
+        where = f"“{title}” ({cid[:8]})" if title else f"conversation {cid}"
         self.title.setText(
-            f"#{entry.seq} · {event_render.kind_label(entry)} · "
-            f"{when(entry.created_at)} · conversation {entry.conversation_id}"
+            f"#{entry.seq} · {event_render.kind_label(entry)} · {when(entry.created_at)} · {where}"
         )
+        self.title.setToolTip(f"Conversation {cid}")
         self.readable.parts = attachment_args(entry)
         self.readable.setMarkdown(event_render.readable(entry, event_render.attachment_url))
         self.raw.setPlainText(event_render.raw_json(entry))

@@ -1,5 +1,5 @@
-"""HistoryDialog: Koroku's whole memory, open to the user — timeline, search, compactions,
-memory files and export."""
+"""HistoryDialog: Koroku's whole memory, open to the user — timeline (every conversation, or
+one), search, compactions, memory files, export and import."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -20,10 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from koroku_desktop.agent.ports import LogReader
+from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.agent.ports import ConversationLog
 from koroku_desktop.agent.recall import Finder
+from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
-from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
+from koroku_desktop.ui.viewer.export import Exporter, ExportTarget, ExportWriter
+from koroku_desktop.ui.viewer.import_run import Importer, ImportRunner
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel, MemoryRecorder
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
@@ -39,9 +42,12 @@ TABS = ("Timeline", "Search", "Compactions", "Memory")
 class HistoryDialog(QDialog):
     """A non-modal window over the event log and the memory folder; reads run off the loop."""
 
+    conversations_changed = Signal()
+    """A conversation was restored or imported here (the chat's list reads the log again)."""
+
     def __init__(
         self,
-        log: LogReader,
+        log: ConversationLog,
         export: ExportWriter,
         memory_folder: Path,
         conversation_id: str,
@@ -51,11 +57,17 @@ class HistoryDialog(QDialog):
         progress: Callable[[], Awaitable[str]] | None = None,
         record_memory: MemoryRecorder | None = None,
         facts: FactsKeeper | None = None,
+        conversations: ConversationBook | None = None,
+        importer: ImportRunner | None = None,
     ) -> None:
-        """`find` is the one search; `progress` says how much of the log is embedded;
-        `record_memory` makes memory-file edits events in the log; `facts` shows what
-        Koroku knows about the user at the top of the Memory tab."""
+        """`conversation_id` is the one talked in (its compactions and live context are
+        shown while the viewer shows all of them); `find` is the one search; `progress` says
+        how much of the log is embedded; `record_memory` makes memory-file edits events in
+        the log; `facts` shows what Koroku knows about the user at the top of the Memory
+        tab; `conversations` is the registry (one over `log` when not given); `importer`
+        brings in other exports (no Import… button without it)."""
         super().__init__(parent)
+        self.conversation_id = conversation_id
         self.setWindowTitle("Koroku — History & memory")
         self.setWindowIcon(app_icon())
         self.setModal(False)
@@ -69,7 +81,7 @@ class HistoryDialog(QDialog):
         intro.setWordWrap(True)
         col.addWidget(intro)
         self.tabs = QTabWidget()
-        self.timeline = TimelinePanel(log, conversation_id)
+        self.timeline = TimelinePanel(log, conversations or ConversationBook(log))
         self.search = SearchPanel(log, find=find)
         self.compactions = CompactionsPanel(log, conversation_id)
         self.memory = MemoryPanel(memory_folder, record=record_memory)
@@ -81,10 +93,19 @@ class HistoryDialog(QDialog):
             self.tabs.addTab(panel, name)
         self.tabs.currentChanged.connect(self._tab_changed)
         col.addWidget(self.tabs, 1)
+        self.importer = Importer(importer, self) if importer is not None else None
+        if self.importer is not None:
+            col.addWidget(self.importer.progress)
+            self.importer.finished.connect(self.show_status)
+            self.importer.imported.connect(self._imported)
         col.addLayout(self._buttons(export))
         self.search.jump_requested.connect(self.jump_to)
         self.search.memory_requested.connect(self.open_memory)
         self.timeline.status.connect(self.show_status)
+        chooser = self.timeline.conversation
+        chooser.loaded.connect(self._conversations_read)
+        chooser.changed.connect(self._conversation_chosen)
+        chooser.restored.connect(lambda _cid: self.conversations_changed.emit())
         self._loaded: set[int] = {0}
         self._progress = progress
         self._tasks = TaskSet()
@@ -110,13 +131,17 @@ class HistoryDialog(QDialog):
         row = QHBoxLayout()
         self.status = QLabel("")
         self.status.setObjectName("Muted")
+        self.status.setWordWrap(True)  # a long line wraps, never widens the window
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.status, 1)
         refresh = QPushButton("Refresh")
         refresh.setToolTip("Read the log and the memory folder again")
         refresh.clicked.connect(self.refresh)
         row.addWidget(refresh)
-        self.exporter = Exporter(export, self)
+        if self.importer is not None:
+            self.import_button = self.importer.button(self)
+            row.addWidget(self.import_button)
+        self.exporter = Exporter(export, self.export_target, self)
         self.exporter.finished.connect(self.show_status)
         self.export_button = self.exporter.button(self)
         row.addWidget(self.export_button)
@@ -124,6 +149,26 @@ class HistoryDialog(QDialog):
         close.clicked.connect(self.close)
         row.addWidget(close)
         return row
+
+    def export_target(self) -> ExportTarget:
+        """What Export… writes: the conversation shown, or every one (a live context: the
+        conversation shown, or the one talked in)."""
+        chosen = self.timeline.conversation.current()
+        if chosen is None:
+            return ExportTarget(None, "", self.conversation_id)
+        found = self.timeline.conversation.conversations.get(chosen)
+        return ExportTarget(chosen, found.title if found else chosen[:8], chosen)
+
+    def _conversations_read(self, found: dict[str, Conversation]) -> None:
+        self.search.titles = {cid: c.title for cid, c in found.items()}
+
+    def _conversation_chosen(self, chosen: str | None) -> None:
+        """The compactions follow the conversation shown (the one talked in for all)."""
+        self.compactions.show_conversation(chosen or self.conversation_id)
+
+    def _imported(self, _conversations: tuple[str, ...]) -> None:
+        self.refresh()
+        self.conversations_changed.emit()
 
     def show_status(self, text: str) -> None:
         """A line of news at the bottom (export done, read failed...)."""
@@ -157,6 +202,7 @@ class HistoryDialog(QDialog):
     def refresh(self) -> None:
         """Read everything again (the log grows while the dialog is open)."""
         self.timeline.apply_filters()
+        self.timeline.conversation.load()
         if TABS.index("Compactions") in self._loaded:
             self.compactions.load()
         if TABS.index("Memory") in self._loaded:

@@ -1,6 +1,7 @@
-"""Export from the viewer: the `koroku export` formats (Markdown or JSON, whole log or live).
+"""Export from the viewer: the `koroku export` formats (Markdown or JSON) of every
+conversation or of the one the viewer shows (`koroku export -c`), or of a live context.
 
-The writer is the same one `koroku export` uses (`runtime.export_file`), handed in by the
+The writer is the one `koroku export` uses (app/exports.py `export_file`), handed in by the
 composition root; it runs in a worker thread, never on the event loop.
 """
 
@@ -25,21 +26,46 @@ class ExportFailed(KorokuError, RuntimeError):
 
 
 @dataclass(frozen=True)
+class ExportTarget:
+    """Whose events: one conversation (its id and title) or every one (`conversation` None).
+    A live context is always one conversation's: `live_id` names it."""
+
+    conversation: str | None = None
+    title: str = ""
+    live_id: str = ""
+
+
+@dataclass(frozen=True)
 class ExportChoice:
-    """What to export: a format and the whole log or only the live context."""
+    """What to export: a format, and the events of the target or only its live context."""
 
     fmt: Format
     live: bool
 
-    @property
-    def label(self) -> str:
-        """The menu text."""
-        scope = "The live context" if self.live else "The whole log"
-        return f"{scope} as {'Markdown' if self.fmt == 'md' else 'JSON'}…"
+    def label(self, target: ExportTarget | None = None) -> str:
+        """The menu text for `target`."""
+        target = target or ExportTarget()
+        what = "Markdown" if self.fmt == "md" else "JSON"
+        if self.live:
+            return f"The live context as {what}…"
+        if target.conversation is None:
+            return f"All conversations as {what}…"
+        return f"“{_short(target.title)}” as {what}…"
 
-    def default_name(self) -> str:
+    def default_name(self, target: ExportTarget | None = None) -> str:
         """A file name to offer."""
-        return f"koroku-{'live' if self.live else 'log'}.{self.fmt}"
+        target = target or ExportTarget()
+        if self.live:
+            scope = "live"
+        elif target.conversation is None:
+            scope = "log"
+        else:
+            scope = f"conversation-{target.conversation[:8]}"
+        return f"koroku-{scope}.{self.fmt}"
+
+
+def _short(title: str) -> str:
+    return title if len(title) <= 40 else title[:39] + "…"
 
 
 CHOICES = (
@@ -50,14 +76,18 @@ CHOICES = (
 )
 
 
-ExportWriter = Callable[[Format, bool, Path], int]
-"""Writes an export (format, live only?, path) and returns how many events it wrote."""
+ExportWriter = Callable[[Format, bool, Path, "str | None"], int]
+"""Writes an export (format, live only?, path, the conversation or None for every one) and
+returns how many events it wrote. A live export is of the conversation given."""
 
 
-def run_export(write: ExportWriter, choice: ExportChoice, output: Path) -> str:
+def run_export(
+    write: ExportWriter, choice: ExportChoice, output: Path, target: ExportTarget
+) -> str:
     """Write the export; the sentence to show (raises ExportFailed)."""
+    chosen = target.live_id if choice.live else target.conversation
     try:
-        count = write(choice.fmt, choice.live, output)
+        count = write(choice.fmt, choice.live, output, chosen)
     except (OSError, ValueError) as exc:
         raise ExportFailed(str(exc)) from exc
     return f"exported {count:,} event(s) to {output}"
@@ -68,43 +98,64 @@ class Exporter(QObject):
 
     finished = Signal(str)
 
-    def __init__(self, write: ExportWriter, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        write: ExportWriter,
+        target: Callable[[], ExportTarget],
+        parent: QObject | None = None,
+    ) -> None:
+        """`target` says what the viewer shows now (what an export is of)."""
         super().__init__(parent)
         self.write = write
+        self.target = target
         self._tasks: set[asyncio.Future[Any]] = set()
 
     def button(self, parent: QWidget | None = None) -> QPushButton:
-        """An "Export…" button with a menu of the four choices."""
+        """An "Export…" button with a menu of the four choices, named for what is shown."""
         button = QPushButton("Export…", parent)
         menu = QMenu(button)
+        actions = []
         for choice in CHOICES:
-            action = menu.addAction(choice.label)
+            action = menu.addAction(choice.label())
             action.triggered.connect(lambda _c=False, ch=choice: self.ask(ch, button))
+            actions.append((action, choice))
+
+        def name_actions() -> None:
+            target = self.target()
+            for action, choice in actions:
+                action.setText(choice.label(target))
+
+        menu.aboutToShow.connect(name_actions)
         button.setMenu(menu)
         return button
 
     def ask(self, choice: ExportChoice, parent: QWidget | None) -> QFileDialog:
-        """Open a save dialog for `choice`; exporting starts when a file is chosen."""
+        """Open a save dialog for `choice` of what is shown now; exporting starts when a file
+        is chosen."""
+        target = self.target()
         dialog = QFileDialog(
-            parent, "Export Koroku's history", str(Path.home() / choice.default_name())
+            parent, "Export Koroku's history", str(Path.home() / choice.default_name(target))
         )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter("Markdown (*.md)" if choice.fmt == "md" else "JSON (*.json)")
         dialog.setDefaultSuffix(choice.fmt)
-        dialog.fileSelected.connect(lambda name: self.export_to(choice, Path(name)))
+        dialog.fileSelected.connect(lambda name: self.export_to(choice, Path(name), target))
         dialog.open()
         return dialog
 
-    def export_to(self, choice: ExportChoice, output: Path) -> asyncio.Future[str]:
-        """Export to `output` in a worker; resolves to (and emits) the message shown."""
-        task = asyncio.ensure_future(self._export(choice, output))
+    def export_to(
+        self, choice: ExportChoice, output: Path, target: ExportTarget | None = None
+    ) -> asyncio.Future[str]:
+        """Export `target` (default: what is shown now) to `output` in a worker; resolves to
+        (and emits) the message shown."""
+        task = asyncio.ensure_future(self._export(choice, output, target or self.target()))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _export(self, choice: ExportChoice, output: Path) -> str:
+    async def _export(self, choice: ExportChoice, output: Path, target: ExportTarget) -> str:
         try:
-            message = await asyncio.to_thread(run_export, self.write, choice, output)
+            message = await asyncio.to_thread(run_export, self.write, choice, output, target)
             message = message[:1].upper() + message[1:]
         except ExportFailed as exc:
             message = f"Export failed: {exc}"

@@ -66,6 +66,11 @@ def starts_day(model: TimelineModel, row: int) -> bool:
     return above is None or day_of(above) != day_of(entry)
 
 
+def shows_conversation(model: TimelineModel) -> bool:
+    """Rows name their conversation when the timeline shows more than one."""
+    return model.query.conversation is None and len(model.conversation_ids) > 1
+
+
 class HistoryDelegate(QStyledItemDelegate):
     """Paints a timeline row as in the chat, with a day heading above a day's first row."""
 
@@ -110,15 +115,23 @@ class HistoryDelegate(QStyledItemDelegate):
         status = model.status_at(index.row())
         live = status == "live"
         self._entry(painter, entry, QRect(x0, rect.top(), width, rect.height()), font, selected)
+        small = QFont(font)
+        small.setPointSizeF(max(7.0, font.pointSizeF() - 2))
+        painter.setFont(small)
+        painter.setPen(th.color("muted"))
+        tag = QRect(x0, rect.bottom() - 14, width, 14)
         if not live:
-            painter.setPen(th.color("muted"))
-            small = QFont(font)
-            small.setPointSizeF(max(7.0, font.pointSizeF() - 2))
-            painter.setFont(small)
-            tag = QRect(x0, rect.bottom() - 14, width, 14)
             why = f"{status}, " if status.startswith("replaced") else ""
             text = f"#{entry.seq} · {why}not in context"
             painter.drawText(tag, Qt.AlignmentFlag.AlignLeft, text)
+            tag.setLeft(tag.left() + QFontMetrics(small).horizontalAdvance(text) + 16)
+        if shows_conversation(model):
+            where = QFontMetrics(small).elidedText(
+                model.conversation_title(entry.conversation_id),
+                Qt.TextElideMode.ElideRight,
+                max(0, min(tag.width(), width // 2)),
+            )
+            painter.drawText(tag, Qt.AlignmentFlag.AlignRight, where)
         painter.restore()
 
     def _entry(self, p: QPainter, entry: LogEntry, box: QRect, font: QFont, selected: bool) -> None:

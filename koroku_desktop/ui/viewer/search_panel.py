@@ -47,11 +47,13 @@ def snippet_html(snippet: str) -> str:
     return text.replace("[[", open_tag).replace("]]", "</span>")
 
 
-def hit_html(hit: SearchHit) -> str:
-    """One hit: seq, date, who, and the highlighted snippet."""
+def hit_html(hit: SearchHit, titles: dict[str, str] | None = None) -> str:
+    """One hit: seq, date, who, the conversation it comes from, and the highlighted snippet."""
     t = theme.current()
     who = "summary" if hit.kind == "compaction" else (hit.role or hit.kind)
     head = f"#{hit.seq} · {when(hit.created_at, '%Y-%m-%d %H:%M')} · {html.escape(who)}"
+    where = (titles or {}).get(hit.conversation_id) or f"conversation {hit.conversation_id[:8]}"
+    head += f" · in “{html.escape(where)}”"
     return f'<span style="color:{t.muted}">{head}</span><br>{snippet_html(hit.snippet)}'
 
 
@@ -79,6 +81,8 @@ class SearchPanel(QWidget):
         self._tasks = TaskSet()
         self._generation = 0
         self.hits: list[SearchHit] = []
+        self.titles: dict[str, str] = {}
+        """Each conversation's title, by id (a hit says where it comes from)."""
         self.memory: list[MemoryMatch] = []
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 8, 0, 0)
@@ -163,7 +167,9 @@ class SearchPanel(QWidget):
         memory = memory or []
         self.hits, self.memory = hits, memory
         self.results.clear()
-        rows: list[tuple[int, int | str, str]] = [(SEQ_ROLE, h.seq, hit_html(h)) for h in hits]
+        rows: list[tuple[int, int | str, str]] = [
+            (SEQ_ROLE, h.seq, hit_html(h, self.titles)) for h in hits
+        ]
         rows += [(FILE_ROLE, m.file, memory_html(m)) for m in memory]
         for role, key, text in rows:
             item = QListWidgetItem()

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import heapq
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,7 @@ from PySide6.QtGui import QColor
 
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.domain.events import (
+    UNSYNCED_BASE,
     DamagedEvent,
     LogEntry,
     MessageEvent,
@@ -40,19 +43,23 @@ log = logging.getLogger(__name__)
 
 PAGE = 200
 BOUNDARY_LIMIT = 20_000
-COLUMNS = ("#", "When", "Kind", "Who", "Context", "Content")
+COLUMNS = ("#", "When", "Kind", "Who", "Context", "Content", "Conversation")
+CONVERSATION_COLUMN = 6
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+NO_RULE = Liveness()
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 
 @dataclass(frozen=True)
 class TimelineQuery:
-    """What the timeline shows: kinds (None: all) between two exclusive seq bounds."""
+    """What the timeline shows: kinds (None: all) between two exclusive seq bounds, of one
+    conversation (None: every conversation)."""
 
     kinds: tuple[str, ...] | None = None
     after_seq: int | None = None
     before_seq: int | None = None
+    conversation: str | None = None
 
 
 def first_seq_at(reader: LogReader, ts: float, last_seq: int) -> int:
@@ -78,6 +85,31 @@ def read_liveness(reader: LogReader, conversation_id: str) -> Liveness:
     return Liveness.of(reader.entries(conversation_id, kinds=LIVENESS_KINDS, limit=BOUNDARY_LIMIT))
 
 
+def entry_order(entry: LogEntry) -> int:
+    """An entry's place in the one order pages are read in (a damaged row: its seq's)."""
+    return entry.order_key if isinstance(entry, StoredEvent) else UNSYNCED_BASE + entry.seq
+
+
+def merged_page(
+    reader: LogReader,
+    conversations: Sequence[str],
+    kinds: Sequence[str],
+    before: int | None,
+    after: int | None,
+) -> list[LogEntry]:
+    """A page (newest first) of some kinds over every conversation: one read of the
+    (conversation, kind, seq) index per conversation, merged, never a scan of the log."""
+    pages = [
+        reader.entries(
+            cid, before_seq=before, after_seq=after, limit=PAGE, newest_first=True, kinds=kinds
+        )
+        for cid in conversations
+    ]
+    key = (lambda e: e.seq) if after is not None else entry_order
+    merged = heapq.merge(*pages, key=key, reverse=True)
+    return [e for _, e in zip(range(PAGE), merged, strict=False)]
+
+
 def context_status(
     entry: LogEntry, rule: Liveness, summarised: dict[str, int] | None = None
 ) -> str:
@@ -95,15 +127,17 @@ class TimelineModel(QAbstractTableModel):
     page_loaded = Signal(int)  # rows added
     failed = Signal(str)
 
-    def __init__(
-        self, reader: LogReader, conversation_id: str, parent: QObject | None = None
-    ) -> None:
+    def __init__(self, reader: LogReader, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._reader = reader
-        self._conversation = conversation_id
         self._rows: list[LogEntry] = []
         self._status: list[str] = []
-        self._rule = Liveness()
+        self._rules: dict[str, Liveness] = {}
+        self.conversation_ids: tuple[str, ...] = ()
+        """Every conversation of the log (the registry's, set by the panel): a kind filter
+        over all of them reads each one's index instead of scanning the log."""
+        self.titles: dict[str, str] = {}
+        """Each conversation's title, by id (the Conversation column; set by the panel)."""
         self._query = TimelineQuery()
         self._exhausted = True
         self._loading = False
@@ -165,8 +199,7 @@ class TimelineModel(QAbstractTableModel):
         return self.row_of_seq(seq)
 
     def _source(self) -> str | None:
-        # Kind filters go through the (conversation, kind, seq) index; the whole log needs none.
-        return self._conversation if self._query.kinds is not None else None
+        return self._query.conversation
 
     # -- paging ------------------------------------------------------------------------
 
@@ -185,30 +218,42 @@ class TimelineModel(QAbstractTableModel):
         self._tasks.start(self._fetch(self._generation, with_boundaries))
 
     def _read(
-        self, before: int | None, with_boundaries: bool
-    ) -> tuple[list[LogEntry], dict[str, int], Any]:
+        self, before: int | None, known: frozenset[str]
+    ) -> tuple[list[LogEntry], dict[str, int], dict[str, Liveness]]:
         q = self._query
-        page = self._reader.entries(
-            self._source(),
-            before_seq=before,
-            after_seq=q.after_seq,
-            limit=PAGE,
-            newest_first=True,
-            kinds=q.kinds,
-        )
+        if q.conversation is None and q.kinds is not None and self.conversation_ids:
+            # Kind filters go through the (conversation, kind, seq) index, one per conversation.
+            page = merged_page(self._reader, self.conversation_ids, q.kinds, before, q.after_seq)
+        else:
+            page = self._reader.entries(
+                q.conversation,
+                before_seq=before,
+                after_seq=q.after_seq,
+                limit=PAGE,
+                newest_first=True,
+                kinds=q.kinds,
+            )
         messages = [
             e.event_id
             for e in page
             if isinstance(e, StoredEvent) and isinstance(e.event, MessageEvent)
         ]
         summarised = self._reader.summarised_in(messages) if messages else {}
-        rule = read_liveness(self._reader, self._conversation) if with_boundaries else None
-        return page, summarised, rule
+        # Each conversation's own boundaries say what of it is live (read once per query).
+        rules = {
+            cid: read_liveness(self._reader, cid)
+            for cid in dict.fromkeys(e.conversation_id for e in page)
+            if cid not in known
+        }
+        return page, summarised, rules
 
     async def _fetch(self, generation: int, with_boundaries: bool) -> None:
         before = self._rows[-1].seq if self._rows else self._query.before_seq
+        if with_boundaries:
+            self._rules = {}
+        known = frozenset(self._rules)
         try:
-            page, summarised, rule = await asyncio.to_thread(self._read, before, with_boundaries)
+            page, summarised, rules = await asyncio.to_thread(self._read, before, known)
         except Exception as exc:  # a failing read is shown, never fatal
             log.warning("reading the timeline failed", exc_info=True)
             if generation == self._generation:
@@ -220,15 +265,17 @@ class TimelineModel(QAbstractTableModel):
             return
         if generation != self._generation:
             return  # the query changed meanwhile
-        if rule is not None:
-            self._rule = rule
+        self._rules.update(rules)
         self._loading = False
         self._exhausted = len(page) < PAGE
         if page:
             first = len(self._rows)
             self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
             self._rows.extend(page)
-            self._status.extend(context_status(e, self._rule, summarised) for e in page)
+            self._status.extend(
+                context_status(e, self._rules.get(e.conversation_id, NO_RULE), summarised)
+                for e in page
+            )
             self.endInsertRows()
         self._first_page.set()
         self.loading_changed.emit(False)
@@ -255,7 +302,7 @@ class TimelineModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        """Seq, time, kind, who, context, content."""
+        """Seq, time, kind, who, context, content, conversation."""
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(
@@ -299,7 +346,13 @@ class TimelineModel(QAbstractTableModel):
             return event_render.role_label(entry)
         if col == 4:
             return self.status_at(row)
+        if col == CONVERSATION_COLUMN:
+            return self.conversation_title(entry.conversation_id)
         return event_render.summary(entry)
+
+    def conversation_title(self, conversation_id: str) -> str:
+        """The title of a conversation (its short id until the registry is read)."""
+        return self.titles.get(conversation_id) or conversation_id[:8]
 
     def _color(self, entry: LogEntry, row: int) -> QColor | None:
         t = theme.current()

@@ -1,5 +1,5 @@
-"""TimelinePanel: the whole log as a lazy history grouped by day, with kind and date filters
-and a detail pane (readable or raw JSON)."""
+"""TimelinePanel: the whole log as a lazy history grouped by day, with conversation, kind and
+date filters and a detail pane (readable or raw JSON)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.ports import LogReader
+from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.domain.events import EVENT_KINDS
 from koroku_desktop.domain.kinds import label_of
+from koroku_desktop.ui.viewer.conversation_filter import ConversationFilter
 from koroku_desktop.ui.viewer.detail_view import EntryDetail
 from koroku_desktop.ui.viewer.history_view import HistoryList
 from koroku_desktop.ui.viewer.timeline_model import (
@@ -68,16 +71,21 @@ class TimelinePanel(QWidget):
     status = Signal(str)
 
     def __init__(
-        self, reader: LogReader, conversation_id: str, parent: QWidget | None = None
+        self, reader: LogReader, book: ConversationBook, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self._reader = reader
-        self.model = TimelineModel(reader, conversation_id, self)
+        self.model = TimelineModel(reader, self)
         self._tasks = TaskSet()
         self._jump_seq: int | None = None
         self._filter_generation = 0
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 8, 0, 0)
+        self.conversation = ConversationFilter(book)
+        self.conversation.changed.connect(lambda _c: self.apply_filters())
+        self.conversation.loaded.connect(self._conversations_read)
+        self.conversation.status.connect(self.status)
+        col.addWidget(self.conversation)
         col.addLayout(self._filter_bar())
         self.jump_bar = self._jump_bar()
         col.addWidget(self.jump_bar)
@@ -92,6 +100,7 @@ class TimelinePanel(QWidget):
         self.model.loading_changed.connect(self._loading)
         self.model.failed.connect(self.status)
         self.model.set_query(TimelineQuery())
+        self.conversation.load()
 
     # -- building ----------------------------------------------------------------------
 
@@ -172,7 +181,8 @@ class TimelinePanel(QWidget):
             )
         if mine != self._filter_generation:
             return  # newer filters were chosen meanwhile
-        self.model.set_query(TimelineQuery(self.selected_kinds(), after, before))
+        query = TimelineQuery(self.selected_kinds(), after, before, self.conversation.current())
+        self.model.set_query(query)
         await self.model.first_page()
 
     def _date_bounds(self, start: float, end: float) -> tuple[int, int]:
@@ -197,6 +207,7 @@ class TimelinePanel(QWidget):
         self.date_box.blockSignals(False)
         self.date_from.setEnabled(False)
         self.date_to.setEnabled(False)
+        self.conversation.select(None, quiet=True)
         self._filter_generation += 1
         row = await self.model.jump_to(seq)
         self._jump_seq = seq
@@ -220,6 +231,12 @@ class TimelinePanel(QWidget):
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     # -- reacting ----------------------------------------------------------------------
+
+    def _conversations_read(self, found: dict[str, Conversation]) -> None:
+        self.model.conversation_ids = tuple(found)
+        self.model.titles = {cid: c.title for cid, c in found.items()}
+        self.detail.titles = self.model.titles
+        self.table.viewport().update()
 
     def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         rows = {i.row() for i in selected.indexes()}
