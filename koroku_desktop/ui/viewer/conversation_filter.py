@@ -12,7 +12,7 @@ import asyncio
 import logging
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.domain.conversations import Conversation, by_recency
@@ -50,13 +50,14 @@ class ConversationFilter(QWidget):
         self._tasks = TaskSet()
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("Conversation:"))
         self.combo = QComboBox()
+        self.combo.setToolTip("Which conversation the timeline shows")
+        self.combo.setAccessibleName("Conversation")
         self.combo.setObjectName("ConversationFilter")
         self.combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.combo.setMinimumContentsLength(12)
+        self.combo.setMinimumContentsLength(8)
         self.combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.combo.setMaximumWidth(420)
         self.combo.addItem(ALL, None)

@@ -29,6 +29,8 @@ from koroku_desktop.ui.widgets import theme
 AnyIndex = QModelIndex | QPersistentModelIndex
 DAY_H = 34
 ROW_H = 46
+LABEL_H = 10
+"""Added to a row for its conversation's name (when the timeline shows several)."""
 COLUMN = 820
 
 
@@ -84,8 +86,11 @@ class HistoryDelegate(QStyledItemDelegate):
         return model
 
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
-        """A fixed row height, plus the heading on a day's first row."""
-        extra = DAY_H if starts_day(self._model(), index.row()) else 0
+        """A fixed row height, plus the heading on a day's first row and a line for the
+        conversation's name when the timeline shows several."""
+        model = self._model()
+        extra = DAY_H if starts_day(model, index.row()) else 0
+        extra += LABEL_H if shows_conversation(model) else 0
         return QSize(self._view.viewport().width(), ROW_H + extra)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
@@ -131,7 +136,7 @@ class HistoryDelegate(QStyledItemDelegate):
                 Qt.TextElideMode.ElideRight,
                 max(0, min(tag.width(), width // 2)),
             )
-            painter.drawText(tag, Qt.AlignmentFlag.AlignRight, where)
+            painter.drawText(tag, Qt.AlignmentFlag.AlignRight, f"in {where}")
         painter.restore()
 
     def _entry(self, p: QPainter, entry: LogEntry, box: QRect, font: QFont, selected: bool) -> None:

@@ -101,10 +101,12 @@ class SearchPanel(QWidget):
             "Type to search the whole log, including cleared and compacted history."
         )
         self.summary.setObjectName("Muted")
+        self.summary.setWordWrap(True)
         col.addWidget(self.summary)
         self.progress = QLabel("")
         """How much of the log is embedded for search by meaning (see `show_progress`)."""
         self.progress.setObjectName("Muted")
+        self.progress.setWordWrap(True)
         self.progress.setVisible(False)
         col.addWidget(self.progress)
         self.results = QListWidget()
@@ -119,6 +121,7 @@ class SearchPanel(QWidget):
             " (a memory file's opens in Memory)."
         )
         hint.setObjectName("Muted")
+        hint.setWordWrap(True)
         col.addWidget(hint)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)

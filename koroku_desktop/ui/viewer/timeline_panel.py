@@ -8,6 +8,7 @@ import logging
 from datetime import date, datetime, time, timedelta
 
 from PySide6.QtCore import QDate, QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -16,9 +17,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QSplitter,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -85,8 +88,11 @@ class TimelinePanel(QWidget):
         self.conversation.changed.connect(lambda _c: self.apply_filters())
         self.conversation.loaded.connect(self._conversations_read)
         self.conversation.status.connect(self.status)
-        col.addWidget(self.conversation)
-        col.addLayout(self._filter_bar())
+        top = QHBoxLayout()
+        top.addWidget(self.conversation, 1)
+        top.addLayout(self._filter_bar())
+        col.addLayout(top)
+        col.addLayout(self._date_bar())
         self.jump_bar = self._jump_bar()
         col.addWidget(self.jump_bar)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -105,16 +111,30 @@ class TimelinePanel(QWidget):
     # -- building ----------------------------------------------------------------------
 
     def _filter_bar(self) -> QHBoxLayout:
+        """Kinds (a menu of checkable kinds) and the count, beside the conversation."""
         row = QHBoxLayout()
-        row.addWidget(QLabel("Show:"))
-        self.kind_boxes: dict[str, QCheckBox] = {}
+        self.kinds_button = QToolButton()
+        self.kinds_button.setText("Kinds")
+        self.kinds_button.setToolTip("Which kinds of events to show")
+        self.kinds_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.kinds_button)
+        self.kind_boxes: dict[str, QAction] = {}
         for kind in EVENT_KINDS:
-            box = QCheckBox(label_of(kind))
+            box = menu.addAction(label_of(kind))
+            box.setCheckable(True)
             box.setChecked(True)
-            box.toggled.connect(self.apply_filters)
+            box.toggled.connect(self._kinds_changed)
             self.kind_boxes[kind] = box
-            row.addWidget(box)
-        row.addSpacing(16)
+        self.kinds_button.setMenu(menu)
+        row.addWidget(self.kinds_button)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("Muted")
+        row.addWidget(self.count_label)
+        return row
+
+    def _date_bar(self) -> QHBoxLayout:
+        """The date range: a row of its own (it fits a narrow window)."""
+        row = QHBoxLayout()
         self.date_box = QCheckBox("From")
         self.date_box.toggled.connect(self._date_toggled)
         row.addWidget(self.date_box)
@@ -130,10 +150,13 @@ class TimelinePanel(QWidget):
         row.addWidget(QLabel("to"))
         row.addWidget(self.date_to)
         row.addStretch(1)
-        self.count_label = QLabel("")
-        self.count_label.setObjectName("Muted")
-        row.addWidget(self.count_label)
         return row
+
+    def _kinds_changed(self) -> None:
+        shown = self.selected_kinds()
+        count = len(self.kind_boxes) if shown is None else len(shown)
+        self.kinds_button.setText("Kinds" if shown is None else f"Kinds ({count})")
+        self.apply_filters()
 
     def _jump_bar(self) -> QFrame:
         bar = QFrame()
@@ -202,6 +225,7 @@ class TimelinePanel(QWidget):
             box.blockSignals(True)
             box.setChecked(True)
             box.blockSignals(False)
+        self.kinds_button.setText("Kinds")
         self.date_box.blockSignals(True)
         self.date_box.setChecked(False)
         self.date_box.blockSignals(False)
@@ -236,7 +260,7 @@ class TimelinePanel(QWidget):
         self.model.conversation_ids = tuple(found)
         self.model.titles = {cid: c.title for cid, c in found.items()}
         self.detail.titles = self.model.titles
-        self.table.viewport().update()
+        self.table.scheduleDelayedItemsLayout()  # rows name their conversation: taller
 
     def _selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         rows = {i.row() for i in selected.indexes()}
@@ -244,5 +268,6 @@ class TimelinePanel(QWidget):
 
     def _loading(self, loading: bool) -> None:
         n = self.model.rowCount()
-        more = "" if self.model.exhausted else "+ (scroll for more)"
+        more = "" if self.model.exhausted else "+"
         self.count_label.setText("Loading…" if loading else f"{n:,}{more} events")
+        self.count_label.setToolTip("" if self.model.exhausted else "Scroll down for more")
