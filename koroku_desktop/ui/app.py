@@ -284,7 +284,8 @@ class Desktop(QObject):
         return self.history
 
     def _forget_viewer(self, _conversation_id: str) -> None:
-        """The viewer shows one conversation: the next one opened shows the new current."""
+        """The viewer's compactions, live export and memory edits are of the conversation
+        talked in: the next one opened follows the new one."""
         if self.history is not None:
             self.history.close()
             self.history.deleteLater()

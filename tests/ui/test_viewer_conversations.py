@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import Paths, default_paths
 from koroku_desktop.app.exports import export_file, export_writer
 from koroku_desktop.app.imports import ImportOutcome, Progress, import_file, importer_for
-from koroku_desktop.domain.events import ConversationEvent, MessageEvent
+from koroku_desktop.domain.events import ConversationEvent, MessageEvent, StoredEvent
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.viewer.export import CHOICES
@@ -74,6 +75,26 @@ def _open(qtbot: QtBot, log: SqliteEventLog, paths: Paths, **kwargs: object) -> 
     return dialog
 
 
+@dataclass
+class Viewer:
+    """The viewer open over the three conversations."""
+
+    dialog: HistoryDialog
+    log: SqliteEventLog
+    ids: dict[str, str]
+
+
+@pytest.fixture
+def viewer(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    three: tuple[SqliteEventLog, dict[str, str]],
+    paths: Paths,
+) -> Viewer:
+    log, ids = three
+    return Viewer(_open(qtbot, log, paths), log, ids)
+
+
 def _choose(qtbot: QtBot, dialog: HistoryDialog, conversation_id: str | None) -> None:
     combo = dialog.timeline.conversation.combo
     combo.setCurrentIndex(combo.findData(conversation_id) if conversation_id else 0)
@@ -88,13 +109,10 @@ def _rows_of(dialog: HistoryDialog) -> set[str]:
 
 
 def test_the_filter_lists_every_conversation_and_shows_one_or_all(
-    qloop: qasync.QEventLoop,
+    viewer: Viewer,
     qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
-    paths: Paths,
 ) -> None:
-    log, ids = three
-    dialog = _open(qtbot, log, paths)
+    dialog, ids = viewer.dialog, viewer.ids
     combo = dialog.timeline.conversation.combo
     names = [combo.itemText(i) for i in range(combo.count())]
     assert names[0] == "All conversations"
@@ -124,13 +142,10 @@ def test_the_filter_lists_every_conversation_and_shows_one_or_all(
 
 
 def test_search_hits_say_which_conversation_and_jump_shows_all(
-    qloop: qasync.QEventLoop,
+    viewer: Viewer,
     qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
-    paths: Paths,
 ) -> None:
-    log, ids = three
-    dialog = _open(qtbot, log, paths)
+    dialog, ids = viewer.dialog, viewer.ids
     _choose(qtbot, dialog, ids["taxes"])
     dialog.show_tab("Search")
     dialog.search.box.setText("tulips")
@@ -144,13 +159,9 @@ def test_search_hits_say_which_conversation_and_jump_shows_all(
 
 
 def test_a_deleted_conversation_is_restored_from_the_viewer(
-    qloop: qasync.QEventLoop,
-    qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
-    paths: Paths,
+    viewer: Viewer, qtbot: QtBot, paths: Paths
 ) -> None:
-    log, ids = three
-    dialog = _open(qtbot, log, paths)
+    dialog, ids = viewer.dialog, viewer.ids
     _choose(qtbot, dialog, ids["garden"])
     chooser = dialog.timeline.conversation
     assert chooser.restore_button.isVisible()
@@ -170,14 +181,11 @@ def test_a_deleted_conversation_is_restored_from_the_viewer(
 
 
 def test_export_writes_the_conversation_shown_or_all(
-    qloop: qasync.QEventLoop,
+    viewer: Viewer,
     qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
-    paths: Paths,
     tmp_path: Path,
 ) -> None:
-    log, ids = three
-    dialog = _open(qtbot, log, paths)
+    dialog, ids = viewer.dialog, viewer.ids
     assert CHOICES[1].label(dialog.export_target()) == "All conversations as JSON…"
     _choose(qtbot, dialog, ids["taxes"])
     assert CHOICES[1].label(dialog.export_target()) == "“Taxes 2026” as JSON…"
@@ -194,7 +202,7 @@ def test_export_writes_the_conversation_shown_or_all(
     _choose(qtbot, dialog, None)
     every = tmp_path / "all.json"
     run(qtbot, dialog.exporter.export_to(CHOICES[1], every))
-    assert len(json.loads(every.read_text("utf-8"))["events"]) == log.count()
+    assert len(json.loads(every.read_text("utf-8"))["events"]) == viewer.log.count()
 
 
 def _pick(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
@@ -205,14 +213,13 @@ def _pick(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
 
 
 def test_import_of_a_conversation_export_refreshes_the_viewer_and_is_idempotent(
-    qloop: qasync.QEventLoop,
+    viewer: Viewer,
     qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
     paths: Paths,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    log, _ids = three
+    dialog, log = viewer.dialog, viewer.log
     # Another data dir's conversation, exported alone.
     elsewhere = SqliteEventLog(tmp_path / "elsewhere.db")
     try:
@@ -222,7 +229,6 @@ def test_import_of_a_conversation_export_refreshes_the_viewer_and_is_idempotent(
         export_file(elsewhere, recipes.id, "json", False, export, one=True)
     finally:
         elsewhere.close()
-    dialog = _open(qtbot, log, paths)
     importer = dialog.importer
     assert importer is not None
     _pick(monkeypatch, export)
@@ -246,19 +252,13 @@ def test_import_of_a_conversation_export_refreshes_the_viewer_and_is_idempotent(
 
 
 def test_a_damaged_export_through_import_says_one_line_and_imports_nothing(
-    qloop: qasync.QEventLoop,
-    qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
-    paths: Paths,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    viewer: Viewer, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    log, _ids = three
+    dialog, log = viewer.dialog, viewer.log
     chats = [chatgpt_simple(f"c{n}", f"Chat {n}", [("hi", "hello")]) for n in range(3)]
     text = json.dumps(chats)
     damaged = tmp_path / "conversations.json"
     damaged.write_text(text[: len(text) * 2 // 3], encoding="utf-8")  # cut off mid-chat
-    dialog = _open(qtbot, log, paths)
     _pick(monkeypatch, damaged)
     before = log.count()
     dialog.import_button.click()
@@ -278,14 +278,13 @@ def test_a_damaged_export_through_import_says_one_line_and_imports_nothing(
 
 
 def test_cancel_stops_a_chatgpt_import_before_the_next_conversation(
-    qloop: qasync.QEventLoop,
+    viewer: Viewer,
     qtbot: QtBot,
-    three: tuple[SqliteEventLog, dict[str, str]],
     paths: Paths,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    log, _ids = three
+    dialog, log = viewer.dialog, viewer.log
     chats = [chatgpt_simple(f"c{n}", f"Chat {n}", [("hi", "hello")]) for n in range(4)]
     exported = tmp_path / "conversations.json"
     exported.write_text(json.dumps(chats), encoding="utf-8")
@@ -297,7 +296,6 @@ def test_cancel_stops_a_chatgpt_import_before_the_next_conversation(
         wait_until(cancelled, 30, message="Cancel never reached the import")
         return import_file(path, paths=paths, progress=progress, cancelled=cancelled)
 
-    dialog = _open(qtbot, log, paths)
     assert dialog.importer is not None
     dialog.importer.run = held
     _pick(monkeypatch, exported)
@@ -332,10 +330,14 @@ def test_cancel_between_chats_leaves_each_one_whole(paths: Paths, tmp_path: Path
         found = ConversationBook(log).listed()
         assert [c.title for c in found] == ["Chat 0"]
         markers = log.entries(found[0].id, kinds=("conversation",))
-        actions = [e.event.action for e in markers if isinstance(e.event, ConversationEvent)]
+        actions = [
+            e.event.action
+            for e in markers
+            if isinstance(e, StoredEvent) and isinstance(e.event, ConversationEvent)
+        ]
         assert actions == ["created", "imported"]
         messages = log.entries(found[0].id, kinds=("message",))
-        assert [type(e.event) for e in messages] == [MessageEvent, MessageEvent]
+        assert [type(getattr(e, "event", None)) for e in messages] == [MessageEvent] * 2
     finally:
         log.close()
     done = import_file(exported, paths=paths)

@@ -189,17 +189,13 @@ class TimelineModel(QAbstractTableModel):
                 return
 
     async def jump_to(self, seq: int, context: int = 20) -> int:
-        """Show the log around `seq` (a few newer events above it); the row of `seq` or -1."""
-        newer = await asyncio.to_thread(
-            self._reader.entries, self._source(), after_seq=seq, limit=context
-        )
+        """Show the log around `seq` (a few newer events above it, of every conversation);
+        the row of `seq` or -1."""
+        newer = await asyncio.to_thread(self._reader.entries, None, after_seq=seq, limit=context)
         top = newer[-1].seq + 1 if newer else seq + 1
         self.set_query(TimelineQuery(before_seq=top))
         await self.first_page()
         return self.row_of_seq(seq)
-
-    def _source(self) -> str | None:
-        return self._query.conversation
 
     # -- paging ------------------------------------------------------------------------
 
