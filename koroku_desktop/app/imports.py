@@ -29,6 +29,7 @@ from koroku_desktop.maintenance.other_assistants import (
     detect,
 )
 from koroku_desktop.maintenance.portable import (
+    ExportContents,
     ExportFormatError,
     LogNotEmptyError,
     import_export,
@@ -88,19 +89,9 @@ def import_koroku(
     except ExportFormatError as exc:
         raise ImportRefused(f"{exc} (nothing imported)") from None
     if log.count() == 0:
-        if cancelled is not None and cancelled():
-            raise ImportCancelled("import stopped; nothing was imported")
-        try:
-            done = import_export(log, path, blobs)
-        except ExportFormatError as exc:  # changed meanwhile
-            raise ImportRefused(f"{exc} (nothing imported)") from None
-        except LogNotEmptyError as exc:  # another process wrote meanwhile
-            raise WholeLogRefused(f"{exc} (nothing imported)") from None
-        ids = tuple(dict.fromkeys(str(r["conversation_id"]) for r in contents.records))
-        span = f" (#{done.first_seq}–#{done.last_seq})" if done.imported else ""
-        return ImportOutcome(
-            f"imported {done.imported:,} event(s) from a Koroku export{span}", ids, done.repairs
-        )
+        whole = _import_whole(log, path, contents, blobs, cancelled)
+        if whole is not None:
+            return whole
     if contents.scope != "conversation":
         raise WholeLogRefused(
             f"{path.name} is an export of a whole log: it goes into an empty data dir only "
@@ -119,6 +110,32 @@ def import_koroku(
         f"imported {merged.imported:,} event(s) of {len(merged.conversations)} "
         f"conversation(s) from a Koroku export{known}{damaged}",
         merged.conversations,
+    )
+
+
+def _import_whole(
+    log: SqliteEventLog,
+    path: Path,
+    contents: ExportContents,
+    blobs: BlobStore | None,
+    cancelled: Callable[[], bool] | None,
+) -> ImportOutcome | None:
+    """Into an empty log, event for event (None: another process wrote first, and a
+    conversation's export is then merged)."""
+    if cancelled is not None and cancelled():
+        raise ImportCancelled("import stopped; nothing was imported")
+    try:
+        done = import_export(log, path, blobs)
+    except ExportFormatError as exc:  # changed meanwhile
+        raise ImportRefused(f"{exc} (nothing imported)") from None
+    except LogNotEmptyError as exc:  # another process wrote meanwhile
+        if contents.scope == "conversation":
+            return None
+        raise WholeLogRefused(f"{exc} (nothing imported)") from None
+    ids = tuple(dict.fromkeys(str(r["conversation_id"]) for r in contents.records))
+    span = f" (#{done.first_seq}–#{done.last_seq})" if done.imported else ""
+    return ImportOutcome(
+        f"imported {done.imported:,} event(s) from a Koroku export{span}", ids, done.repairs
     )
 
 
