@@ -213,11 +213,7 @@ def _pick(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
 
 
 def test_import_of_a_conversation_export_refreshes_the_viewer_and_is_idempotent(
-    viewer: Viewer,
-    qtbot: QtBot,
-    paths: Paths,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    viewer: Viewer, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dialog, log = viewer.dialog, viewer.log
     # Another data dir's conversation, exported alone.
