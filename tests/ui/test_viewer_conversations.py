@@ -23,6 +23,7 @@ from koroku_desktop.app.exports import export_file, export_writer
 from koroku_desktop.app.imports import ImportOutcome, Progress, import_file, importer_for
 from koroku_desktop.domain.events import ConversationEvent, MessageEvent, StoredEvent
 from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.history_view import shows_conversation
@@ -367,3 +368,27 @@ def test_screenshots_of_the_conversation_filter(
             assert restore.isVisible() and restore.width() >= restore.sizeHint().width()
     finally:
         theme.apply(qapp, "light")
+
+
+def test_restoring_in_the_app_viewer_lists_the_conversation_in_the_sidebar_again(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    """The whole app: a conversation deleted in the sidebar is found in the viewer and,
+    restored there, listed in the chat's sidebar again."""
+    book = desktop.runtime.conversations
+    assert book is not None
+    garden = book.create("Garden")
+    desktop.runtime.log.append(garden.id, [user("when to plant tulips")])
+    desktop.conversations.refresh()
+    qtbot.waitUntil(lambda: "Garden" in desktop.window.sidebar.visible_titles())
+    desktop.window.sidebar.delete_requested.emit(garden.id)
+    qtbot.waitUntil(lambda: "Garden" not in desktop.window.sidebar.visible_titles())
+
+    dialog = desktop.show_history()
+    chooser = dialog.timeline.conversation
+    qtbot.waitUntil(lambda: chooser.combo.findData(garden.id) >= 0)
+    assert chooser.combo.itemText(chooser.combo.findData(garden.id)) == "Garden (deleted)"
+    _choose(qtbot, dialog, garden.id)
+    chooser.restore_button.click()
+    qtbot.waitUntil(lambda: "Garden" in desktop.window.sidebar.visible_titles(), timeout=10000)
+    dialog.close()
