@@ -20,12 +20,7 @@ from mcp_types import (
     TextResourceContents,
 )
 
-from koroku_desktop.domain.attachment import (
-    MAX_ATTACHMENT_BYTES,
-    AttachmentRefused,
-    PendingAttachment,
-    human_size,
-)
+from koroku_desktop.domain.attachment import AttachmentRefused, PendingAttachment, check_size
 from koroku_desktop.domain.media import base_type
 from koroku_desktop.domain.parts import InlineDataPart
 from koroku_desktop.mcp.results import blob_entry, clip
@@ -100,13 +95,7 @@ def to_attachments(result: ReadResourceResult, server: str, name: str) -> list[P
             mime = base_type(item.mime_type)
         else:
             continue
-        if not data:
-            raise AttachmentRefused(f"{label} is empty: there is nothing to attach.")
-        if len(data) > MAX_ATTACHMENT_BYTES:
-            raise AttachmentRefused(
-                f"{label} is too big to attach ({human_size(len(data))}; "
-                f"the limit is {human_size(MAX_ATTACHMENT_BYTES)})."
-            )
+        check_size(data, label)
         found.append(PendingAttachment(data, label, mime, server=server, uri=uri))
     if not found:
         raise AttachmentRefused(f"{name}: the server returned no content.")
