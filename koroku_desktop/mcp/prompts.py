@@ -1,4 +1,5 @@
-"""A server's prompts: listing them, completing an argument, getting one as message text.
+"""A server's prompts: listing them and getting one as message text (completing an argument:
+mcp/listing.py).
 
 A prompt becomes the text of the user's next message (its user-role text parts joined;
 embedded text resources included, other content named), so a slash command in `koroku
@@ -11,11 +12,11 @@ from mcp import Client
 from mcp_types import (
     EmbeddedResource,
     GetPromptResult,
-    PromptReference,
     TextContent,
     TextResourceContents,
 )
 
+from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.results import clip
 from koroku_desktop.mcp.state import McpPromptInfo
 
@@ -26,29 +27,16 @@ async def list_prompts(client: Client, server: str) -> tuple[McpPromptInfo, ...]
     """Every prompt the server lists (none when it has no prompts)."""
     if client.server_capabilities.prompts is None:
         return ()
-    found: list[McpPromptInfo] = []
-    cursor: str | None = None
-    for _ in range(LIST_PAGES):
+
+    async def prompts(cursor: str | None) -> tuple[list[McpPromptInfo], str | None]:
         page = await client.list_prompts(cursor=cursor, cache_mode="refresh")
+        found = []
         for p in page.prompts:
             args = tuple((a.name, bool(a.required), a.description or "") for a in p.arguments or ())
             found.append(McpPromptInfo(server, p.name, p.description or p.title or "", args))
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tuple(found)
+        return found, page.next_cursor
 
-
-async def complete(
-    client: Client, prompt: str, argument: str, value: str, known: dict[str, str]
-) -> list[str]:
-    """The server's completions of one prompt argument (empty when it offers none)."""
-    if client.server_capabilities.completions is None:
-        return []
-    result = await client.complete(
-        PromptReference(name=prompt), {"name": argument, "value": value}, known or None
-    )
-    return list(result.completion.values)
+    return tuple(await every_page(prompts, LIST_PAGES))
 
 
 def prompt_text(result: GetPromptResult) -> str:

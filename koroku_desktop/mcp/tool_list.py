@@ -5,6 +5,7 @@ from __future__ import annotations
 from mcp import Client
 from mcp_types import Tool
 
+from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.state import McpToolInfo
 
 _LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
@@ -26,12 +27,9 @@ def _tool_info(server: str, tool: Tool) -> McpToolInfo:
 
 async def list_tools(client: Client, server: str, refresh: bool) -> tuple[McpToolInfo, ...]:
     """Every tool the server lists (`refresh`: bypass the SDK's cache)."""
-    tools: list[McpToolInfo] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGES):
+
+    async def tools(cursor: str | None) -> tuple[list[McpToolInfo], str | None]:
         page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        tools.extend(_tool_info(server, t) for t in page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tuple(tools)
+        return [_tool_info(server, t) for t in page.tools], page.next_cursor
+
+    return tuple(await every_page(tools, _LIST_PAGES))
