@@ -12,6 +12,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.slash_commands import SlashCommands
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.gemini import sent_user_texts
 from tests.ui.screenshots import save_screenshot
 
 
@@ -19,17 +20,6 @@ def _slash(desk: Desktop) -> SlashCommands:
     slash = desk.slash_commands
     assert isinstance(slash, SlashCommands)
     return slash
-
-
-def _sent_user_texts(fake: FakeGemini) -> list[str]:
-    return [
-        p["text"]
-        for request in fake.generate_requests()
-        for c in request.contents[-1:]
-        if c.get("role") == "user"
-        for p in c.get("parts", [])
-        if "text" in p and not p["text"].startswith("[Koroku:")
-    ]
 
 
 def _field(desk: Desktop, name: str) -> QLineEdit:
@@ -62,7 +52,7 @@ def test_slash_lists_prompts_and_the_keyboard_sends_one_with_its_arguments(
     qtbot.keyClicks(city, "Oslo")
     qtbot.keyClick(city, Qt.Key.Key_Return)  # state is optional: sent
     qtbot.waitUntil(lambda: len(fake_gemini.generate_requests()) == 1, timeout=30000)
-    assert _sent_user_texts(fake_gemini) == ["What's weather in Oslo?"]
+    assert sent_user_texts(fake_gemini) == ["What's weather in Oslo?"]
     assert not slash.bar.isVisible()
     qtbot.waitUntil(box.hasFocus)
 
@@ -89,7 +79,7 @@ def test_arguments_are_completed_by_the_server(
     fake_gemini.reply_text("Promoted.")
     qtbot.keyClick(name, Qt.Key.Key_Return)  # "Al" settles on the server's one completion
     qtbot.waitUntil(lambda: len(fake_gemini.generate_requests()) == 1, timeout=30000)
-    assert _sent_user_texts(fake_gemini) == [
+    assert sent_user_texts(fake_gemini) == [
         "Please promote Alice to the head of the Engineering team."
     ]
     assert not slash.bar.isVisible()
@@ -113,7 +103,7 @@ def test_a_command_typed_whole_is_sent_and_esc_cancels_the_arguments(
     assert not slash.list.isVisible()  # arguments typed: no list
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(fake_gemini.generate_requests()) == 1, timeout=30000)
-    assert _sent_user_texts(fake_gemini) == ["What's weather in Bergen?"]
+    assert sent_user_texts(fake_gemini) == ["What's weather in Bergen?"]
     qtbot.keyClicks(window.input, "/ev:args-prompt a b c")
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "too many arguments" in window.notice.text())
