@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -52,6 +51,7 @@ from koroku_desktop.ui.settings.sync_group import SyncControl, SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.controls import push_button
 from koroku_desktop.ui.widgets.facts_editor import FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
@@ -181,9 +181,7 @@ class SettingsDialog(QDialog):
         self.workspace = QLineEdit()
         self.workspace.setPlaceholderText("Your home folder")
         rl.addWidget(self.workspace, 1)
-        choose = QPushButton("Choose…")
-        choose.clicked.connect(self._choose_workspace)
-        rl.addWidget(choose)
+        rl.addWidget(push_button("Choose…", self._choose_workspace))
         self._field(form, "Workspace folder", "workspace", row)
         return group
 
@@ -200,9 +198,7 @@ class SettingsDialog(QDialog):
         self.grants = QListWidget()
         self.grants.setMaximumHeight(110)
         row.addWidget(self.grants, 1)
-        self.revoke_button = QPushButton("Revoke")
-        self.revoke_button.setObjectName("Danger")
-        self.revoke_button.clicked.connect(self.revoke_selected)
+        self.revoke_button = push_button("Revoke", self.revoke_selected, name="Danger")
         row.addWidget(self.revoke_button)
         col.addLayout(row)
         return group
@@ -230,13 +226,9 @@ class SettingsDialog(QDialog):
         self.status.setObjectName("Muted")
         self.status.setWordWrap(True)
         row.addWidget(self.status, 1)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.reject)
-        row.addWidget(cancel)
-        self.save_button = QPushButton("Save")
-        self.save_button.setObjectName("Primary")
+        row.addWidget(push_button("Cancel", self.reject))
+        self.save_button = push_button("Save", self._save_and_close, name="Primary")
         self.save_button.setDefault(True)
-        self.save_button.clicked.connect(self._save_and_close)
         row.addWidget(self.save_button)
         return row
 
