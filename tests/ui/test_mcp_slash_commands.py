@@ -5,15 +5,14 @@ and its messages are sent as the person's message."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.slash_commands import SlashCommands
-from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.gemini import sent_user_texts
-from tests.ui.screenshots import save_screenshot
+from tests.ui.screenshots import save_themed
 
 
 def _slash(desk: Desktop) -> SlashCommands:
@@ -110,24 +109,12 @@ def test_a_command_typed_whole_is_sent_and_esc_cancels_the_arguments(
     assert window.input.toPlainText() == "/ev:args-prompt a b c"  # kept to fix
 
 
-def _shoot(widget: QWidget, name: str, sizes: list[tuple[int, int]]) -> None:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    for mode in ("light", "dark"):
-        theme.apply(app, mode)
-        for width, height in sizes:
-            widget.resize(width, height)
-            app.processEvents()
-            save_screenshot(widget, f"{name}-{mode}-{width}")
-    theme.apply(app, "light")
-
-
 def test_screenshots_of_the_list_and_the_arguments_bar(ev_desktop: Desktop, qtbot: QtBot) -> None:
     window = ev_desktop.window
     window.input.setFocus()
     qtbot.keyClicks(window.input, "/")
-    _shoot(window, "mcp-slash-list", [(400, 760), (900, 760)])
+    save_themed(window, "mcp-slash-list", [(400, 760), (900, 760)])
     qtbot.keyClicks(window.input, "ev:completable")
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(_field(ev_desktop, "department").hasFocus)
-    _shoot(window, "mcp-slash-arguments", [(400, 760), (900, 760)])
+    save_themed(window, "mcp-slash-arguments", [(400, 760), (900, 760)])
