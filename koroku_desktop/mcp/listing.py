@@ -5,25 +5,40 @@ complete an argument of a prompt or a resource template."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from mcp import Client
 from mcp_types import PromptReference, ResourceTemplateReference
 
 T = TypeVar("T")
 
-Fetch = Callable[[str | None], Awaitable[tuple[Iterable[T], str | None]]]
-"""One page from a cursor (None: the first): its items and the next cursor (None: last)."""
+
+class Page(Protocol):
+    """A page of an MCP listing: the SDK's results of `*/list` all carry the next cursor."""
+
+    @property
+    def next_cursor(self) -> str | None:
+        """Where the next page starts (None: this is the last)."""
+        ...
 
 
-async def every_page(fetch: Fetch[T], pages: int, most: int | None = None) -> list[T]:
-    """The items of up to `pages` pages, stopping at the last page or once `most` are in
-    (at least one page is read)."""
+P = TypeVar("P", bound=Page)
+
+
+async def every_page(
+    fetch: Callable[[str | None], Awaitable[P]],
+    items: Callable[[P], Iterable[T]],
+    pages: int,
+    most: int | None = None,
+) -> list[T]:
+    """The `items` of up to `pages` pages `fetch` reads from a cursor (None: the first),
+    stopping at the last page or once `most` are in (at least one page is read)."""
     found: list[T] = []
     cursor: str | None = None
     for _ in range(pages):
-        items, cursor = await fetch(cursor)
-        found.extend(items)
+        page = await fetch(cursor)
+        found.extend(items(page))
+        cursor = page.next_cursor
         if cursor is None or (most is not None and len(found) >= most):
             break
     return found

@@ -12,6 +12,7 @@ from mcp import Client
 from mcp_types import (
     EmbeddedResource,
     GetPromptResult,
+    Prompt,
     TextContent,
     TextResourceContents,
 )
@@ -28,15 +29,17 @@ async def list_prompts(client: Client, server: str) -> tuple[McpPromptInfo, ...]
     if client.server_capabilities.prompts is None:
         return ()
 
-    async def prompts(cursor: str | None) -> tuple[list[McpPromptInfo], str | None]:
-        page = await client.list_prompts(cursor=cursor, cache_mode="refresh")
-        found = []
-        for p in page.prompts:
-            args = tuple((a.name, bool(a.required), a.description or "") for a in p.arguments or ())
-            found.append(McpPromptInfo(server, p.name, p.description or p.title or "", args))
-        return found, page.next_cursor
+    found = await every_page(
+        lambda cursor: client.list_prompts(cursor=cursor, cache_mode="refresh"),
+        lambda page: (_prompt_info(server, p) for p in page.prompts),
+        LIST_PAGES,
+    )
+    return tuple(found)
 
-    return tuple(await every_page(prompts, LIST_PAGES))
+
+def _prompt_info(server: str, prompt: Prompt) -> McpPromptInfo:
+    args = tuple((a.name, bool(a.required), a.description or "") for a in prompt.arguments or ())
+    return McpPromptInfo(server, prompt.name, prompt.description or prompt.title or "", args)
 
 
 def prompt_text(result: GetPromptResult) -> str:

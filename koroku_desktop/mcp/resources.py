@@ -36,26 +36,26 @@ async def list_resources(client: Client, server: str) -> tuple[McpResourceInfo, 
     if client.server_capabilities.resources is None:
         return ()
 
-    async def resources(cursor: str | None) -> tuple[list[McpResourceInfo], str | None]:
-        page = await client.list_resources(cursor=cursor, cache_mode="refresh")
-        found = [
+    found = await every_page(
+        lambda cursor: client.list_resources(cursor=cursor, cache_mode="refresh"),
+        lambda page: (
             McpResourceInfo(server, str(r.uri), r.title or r.name, r.description or "", r.mime_type)
             for r in page.resources
-        ]
-        return found, page.next_cursor
-
-    async def templates(cursor: str | None) -> tuple[list[McpResourceInfo], str | None]:
-        page = await client.list_resource_templates(cursor=cursor, cache_mode="refresh")
-        found = [
+        ),
+        LIST_PAGES,
+        MAX_LISTED,
+    )
+    found += await every_page(
+        lambda cursor: client.list_resource_templates(cursor=cursor, cache_mode="refresh"),
+        lambda page: (
             McpResourceInfo(
                 server, t.uri_template, t.title or t.name, t.description or "", t.mime_type, True
             )
             for t in page.resource_templates
-        ]
-        return found, page.next_cursor
-
-    found = await every_page(resources, LIST_PAGES, MAX_LISTED)
-    found += await every_page(templates, LIST_PAGES, MAX_LISTED - len(found))
+        ),
+        LIST_PAGES,
+        MAX_LISTED - len(found),
+    )
     return tuple(found[:MAX_LISTED])
 
 

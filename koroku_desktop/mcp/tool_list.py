@@ -28,8 +28,9 @@ def _tool_info(server: str, tool: Tool) -> McpToolInfo:
 async def list_tools(client: Client, server: str, refresh: bool) -> tuple[McpToolInfo, ...]:
     """Every tool the server lists (`refresh`: bypass the SDK's cache)."""
 
-    async def tools(cursor: str | None) -> tuple[list[McpToolInfo], str | None]:
-        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        return [_tool_info(server, t) for t in page.tools], page.next_cursor
-
-    return tuple(await every_page(tools, _LIST_PAGES))
+    found = await every_page(
+        lambda cursor: client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use"),
+        lambda page: (_tool_info(server, t) for t in page.tools),
+        _LIST_PAGES,
+    )
+    return tuple(found)
