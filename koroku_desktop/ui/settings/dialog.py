@@ -51,7 +51,7 @@ from koroku_desktop.ui.settings.sync_group import SyncControl, SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
-from koroku_desktop.ui.widgets.controls import push_button
+from koroku_desktop.ui.widgets.controls import note_label, push_button
 from koroku_desktop.ui.widgets.facts_editor import FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
@@ -188,9 +188,7 @@ class SettingsDialog(QDialog):
     def _grants_group(self) -> QGroupBox:
         group = QGroupBox("Tool approvals")
         col = QVBoxLayout(group)
-        note = QLabel("Tools you allowed without asking. Revoke one to be asked again.")
-        note.setObjectName("Muted")
-        note.setWordWrap(True)
+        note = note_label("Tools you allowed without asking. Revoke one to be asked again.")
         col.addWidget(note)
         self.no_grants = QLabel("None: Koroku asks before every tool call that needs approval.")
         col.addWidget(self.no_grants)
@@ -208,9 +206,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout(group)
         self.shortcut = QKeySequenceEdit()
         self._field(form, "Quick-ask shortcut", "quick_ask_shortcut", self.shortcut)
-        help_label = QLabel(SHORTCUT_HELP)
-        help_label.setObjectName("Muted")
-        help_label.setWordWrap(True)
+        help_label = note_label(SHORTCUT_HELP)
         form.addRow("", help_label)
         self.login = QCheckBox("Start Koroku in the tray when I log in")
         self._field(form, "Start at login", "start_at_login", self.login)
@@ -222,9 +218,7 @@ class SettingsDialog(QDialog):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.status = QLabel(SAVE_NOTE)
-        self.status.setObjectName("Muted")
-        self.status.setWordWrap(True)
+        self.status = note_label(SAVE_NOTE)
         row.addWidget(self.status, 1)
         row.addWidget(push_button("Cancel", self.reject))
         self.save_button = push_button("Save", self._save_and_close, name="Primary")

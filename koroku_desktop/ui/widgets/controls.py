@@ -1,5 +1,5 @@
 """Small constructors for the controls panels build the same way: a push button wired to
-its slot, a single-shot timer, a search field with a clear button."""
+its slot, a single-shot timer, a search field with a clear button, a muted note."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QLineEdit, QPushButton
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
 
 F = TypeVar("F", bound=QLineEdit)
 
@@ -44,3 +44,11 @@ def search_field(field: F, name: str, placeholder: str, on_edit: Callable[[], ob
     field.setClearButtonEnabled(True)
     field.textChanged.connect(on_edit)
     return field
+
+
+def note_label(text: str = "") -> QLabel:
+    """A muted, word-wrapped line or paragraph: help under a setting, a status note."""
+    label = QLabel(text)
+    label.setObjectName("Muted")
+    label.setWordWrap(True)
+    return label

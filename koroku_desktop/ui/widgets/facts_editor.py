@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.domain.facts import CATEGORIES, CATEGORY_WORDS, MAX_FACT_CHARS, Fact
-from koroku_desktop.ui.widgets.controls import push_button
+from koroku_desktop.ui.widgets.controls import note_label, push_button
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
@@ -101,16 +100,12 @@ class FactsEditor(QWidget):
         self.list.currentItemChanged.connect(lambda *_: self._selection_changed())
         self.list.itemDoubleClicked.connect(lambda *_: self.start_edit())
         col.addWidget(self.list, 1)
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setObjectName("Muted")
-        self.empty.setWordWrap(True)
+        self.empty = note_label(EMPTY_TEXT)
         col.addWidget(self.empty)
         col.addLayout(self._buttons())
         self.form = self._form()
         col.addWidget(self.form)
-        self.note = QLabel("")
-        self.note.setObjectName("Muted")
-        self.note.setWordWrap(True)
+        self.note = note_label("")
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.note)
         self.form.setVisible(False)
