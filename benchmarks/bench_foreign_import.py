@@ -29,6 +29,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.imports.samples import msg  # noqa: E402
+
 WORDS = [
     "the",
     "of",
@@ -80,18 +84,11 @@ def _text(seed: int, length: int) -> str:
 
 
 def _msg(node_id: str, role: str, at: float | None, **content: Any) -> dict[str, Any]:
-    return {
-        "id": node_id,
-        "author": {"role": role, "name": "python" if role == "tool" else None, "metadata": {}},
-        "create_time": at,
-        "update_time": None,
-        "content": content,
-        "status": "finished_successfully",
-        "end_turn": True,
-        "weight": 1.0,
-        "metadata": {"model_slug": "gpt-4o", "finish_details": {"type": "stop"}},
-        "recipient": "python" if content.get("content_type") == "code" else "all",
-    }
+    """A message as the export writes it (tests/imports/samples.py), from a model."""
+    code = content.get("content_type") == "code"
+    return msg(node_id, role, at=at, recipient="python" if code else "all",
+               name="python" if role == "tool" else None, model_slug="gpt-4o",
+               finish_details={"type": "stop"}, **content)  # fmt: skip
 
 
 def conversation(n: int, turns: int) -> dict[str, Any]:

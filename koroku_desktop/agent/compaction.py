@@ -36,18 +36,16 @@ from koroku_desktop.agent.hooks import Hook, TurnResult
 from koroku_desktop.agent.host import CompactionHost
 from koroku_desktop.agent.memory import memory_entry
 from koroku_desktop.agent.memory_events import sync_memory_files
+from koroku_desktop.agent.older_messages import read_messages
 from koroku_desktop.agent.summarizer import MAX_INPUT_CHARS, TOOL_TEXT_CHARS, Summarizer
 from koroku_desktop.agent.summary_facts import fact_events, facts_ask
 from koroku_desktop.domain.context import SUMMARY_PREFIX
 from koroku_desktop.domain.events import (
-    ClearedEvent,
     CompactionEvent,
     Event,
     MemoryEditEvent,
     MessageEvent,
-    RejectedEvent,
     StoredEvent,
-    SupersededEvent,
 )
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.model_io import ModelError
@@ -62,9 +60,6 @@ SURE_FRACTION = 1.25
 KEEP_FRACTION = 0.25
 """The kept tail is at most about this share of the threshold, or of the current size when
 that is smaller (`compact_now`); the last user turn and what follows it are always kept."""
-
-
-PAGE = 5_000
 
 
 def conversation_label(agent: CompactionHost) -> str:
@@ -90,46 +85,6 @@ class _Plan:
     kept: list[StoredEvent]
     previous: str | None
     tokens_before: int
-
-
-def read_messages(
-    agent: CompactionHost, first: int, before: int, also_rejected: frozenset[int] = frozenset()
-) -> list[StoredEvent]:
-    """The live message events that come before the message with seq `before` in entries
-    order (the hub's order, then unpushed ones: not seq order once a sync placed pulled
-    turns before local ones), back to the latest clear, read page by page, oldest first.
-    Only seqs from `first` on (an old compaction covered the seqs below it).
-
-    Messages a later `rejected` event set aside (or in `also_rejected`), and turns a
-    `superseded` event replaced, are left out, as in the live context. Blocking: call it in
-    a worker thread.
-    """
-    found: list[StoredEvent] = []
-    rejected: set[int] = set()
-    superseded: set[str] = set()
-    cursor: int | None = before
-    while cursor is not None:
-        page = agent.log.entries(
-            agent.conversation_id, before_seq=cursor, limit=PAGE, newest_first=True
-        )
-        cursor = page[-1].seq if len(page) == PAGE else None
-        for entry in page:
-            if not isinstance(entry, StoredEvent):
-                continue
-            event = entry.event
-            if isinstance(event, ClearedEvent):  # nothing before a clear is live
-                cursor = None
-                break
-            if isinstance(event, MessageEvent) and entry.seq >= first:
-                found.append(entry)
-            elif isinstance(event, RejectedEvent):
-                rejected.add(event.rejected_seq)
-            elif isinstance(event, SupersededEvent):
-                superseded.add(event.superseded_turn_id)
-    found.reverse()
-    rejected |= also_rejected
-    superseded.discard("")  # events without a turn id are never left out
-    return [m for m in found if m.seq not in rejected and m.turn_id not in superseded]
 
 
 class Compactor:
@@ -306,7 +261,9 @@ class Compactor:
         previous = view.summary.summary if view.summary is not None else None
         if view.unloaded is not None:  # a long history: its older part is only in the log
             rejected = frozenset(view.rejected)
-            older_part = await asyncio.to_thread(read_messages, agent, *view.unloaded, rejected)
+            older_part = await asyncio.to_thread(
+                read_messages, agent.log, agent.conversation_id, *view.unloaded, rejected
+            )
             older_part = [m for m in older_part if m.turn_id not in view.superseded]
             stored = older_part + stored
         events = [m.event for m in stored if isinstance(m.event, MessageEvent)]

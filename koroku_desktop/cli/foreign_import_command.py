@@ -17,7 +17,8 @@ from pathlib import Path
 
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.foreign_imports import import_into_data_dir
-from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable, explain
+from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable
+from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.cli.recall_commands import embed_imported
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
@@ -50,11 +51,7 @@ def import_foreign_export(path: Path, source: Source) -> int:
         print(f"koroku: {exc}", file=sys.stderr)
         return 1
     except DB_ERRORS as exc:
-        message = explain(exc, paths.db)
-        if message is None:
-            raise
-        print(f"koroku: {message}", file=sys.stderr)
-        return 1
+        return database_failed(exc, paths.db)
     print(summary(report))
     if report.messages and report.last_conversation is not None:
         return _embed(report.last_conversation)

@@ -54,29 +54,28 @@ def follow_progress(manager: McpManager | None) -> None:
     manager.on_progress.append(show)
 
 
+def _wait_option(parser: Any, default: float, what: str) -> None:
+    """`--wait SECONDS`: how long the command waits `what`."""
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=default,
+        metavar="SECONDS",
+        help=f"how long to wait {what} (default {default:g})",
+    )
+
+
 def register(sub: Any) -> None:
     """Add `koroku mcp ...`."""
     mcp = sub.add_parser("mcp", help="MCP servers configured in mcp.json")
     mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
     listing = mcp_sub.add_parser("list", help="start each server, then show state and tools")
     listing.add_argument("--json", action="store_true", help="print JSON instead of text")
-    listing.add_argument(
-        "--wait",
-        type=float,
-        default=LIST_WAIT_S,
-        metavar="SECONDS",
-        help=f"how long to wait for the servers to start (default {LIST_WAIT_S:g})",
-    )
+    _wait_option(listing, LIST_WAIT_S, "for the servers to start")
     listing.set_defaults(handler=cmd_mcp_list)
     login = mcp_sub.add_parser("login", help="sign in to an HTTP server (OAuth, in the browser)")
     login.add_argument("name", help="the server's name in mcp.json")
-    login.add_argument(
-        "--wait",
-        type=float,
-        default=LOGIN_WAIT_S,
-        metavar="SECONDS",
-        help=f"how long to wait for the browser (default {LOGIN_WAIT_S:g})",
-    )
+    _wait_option(login, LOGIN_WAIT_S, "for the browser")
     login.set_defaults(handler=cmd_mcp_login)
     logout = mcp_sub.add_parser("logout", help="forget an HTTP server's sign-in")
     logout.add_argument("name", help="the server's name in mcp.json")

@@ -26,9 +26,9 @@ from koroku_desktop.app.search_session import (
     DB_ERRORS,
     Searcher,
     SearchUnavailable,
-    explain,
     open_searcher,
 )
+from koroku_desktop.cli.db_failure import database_failed
 
 MARK_ON, MARK_OFF = "\x1b[1;33m", "\x1b[0m"
 
@@ -92,11 +92,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                     return asyncio.run(answer_lines(searcher, lines, args, sys.stdout))
                 return asyncio.run(answer_one(searcher, query, args))
             except DB_ERRORS as exc:
-                message = explain(exc, searcher.log.path)
-                if message is None:
-                    raise
-                print(f"koroku: {message}", file=sys.stderr)
-                return 1
+                return database_failed(exc, searcher.log.path)
     except SearchUnavailable as exc:
         print(f"koroku: {exc}", file=sys.stderr)
         return exc.code

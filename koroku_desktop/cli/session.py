@@ -14,8 +14,8 @@ from koroku_desktop.app.runtime import (
     DatabaseUnavailable,
     Runtime,
     build_runtime,
-    explain,
 )
+from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.domain.conversations import AmbiguousConversation, UnknownConversation
 
 
@@ -59,22 +59,14 @@ def open_runtime(
         print(f"koroku: {exc}", file=sys.stderr)
         raise CliExit(1) from None
     except DB_ERRORS as exc:  # the conversation named could not be read
-        message = explain(exc, default_paths().db)
-        if message is None:
-            raise
-        print(f"koroku: {message}", file=sys.stderr)
-        raise CliExit(1) from None
+        raise CliExit(database_failed(exc, default_paths().db)) from None
     try:
         if need_key and not runtime.model.has_key:
             print(NO_KEY_HELP, file=sys.stderr)
             raise CliExit(2)
         yield runtime
     except DB_ERRORS as exc:
-        message = explain(exc, runtime.paths.db)
-        if message is None:
-            raise
-        print(f"koroku: {message}", file=sys.stderr)
-        raise CliExit(1) from None
+        raise CliExit(database_failed(exc, runtime.paths.db)) from None
     finally:
         # Already reported: closing a broken database must not add a traceback.
         with contextlib.suppress(*DB_ERRORS):

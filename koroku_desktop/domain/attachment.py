@@ -143,9 +143,8 @@ def sniff_mime(data: bytes) -> str | None:
     return "text/plain" if _is_text(data) else None
 
 
-def check_attachment(data: bytes, name: str) -> PendingAttachment:
-    """Accept `data` (a file called `name`) as an attachment, or raise `AttachmentRefused`."""
-    label = name or "the attachment"
+def check_size(data: bytes, label: str) -> None:
+    """Raise `AttachmentRefused` when `data` (called `label`) is empty or over the limit."""
     if not data:
         raise AttachmentRefused(f"{label} is empty: there is nothing to attach.")
     if len(data) > MAX_ATTACHMENT_BYTES:
@@ -153,6 +152,12 @@ def check_attachment(data: bytes, name: str) -> PendingAttachment:
             f"{label} is too big to attach ({human_size(len(data))}; "
             f"the limit is {human_size(MAX_ATTACHMENT_BYTES)})."
         )
+
+
+def check_attachment(data: bytes, name: str) -> PendingAttachment:
+    """Accept `data` (a file called `name`) as an attachment, or raise `AttachmentRefused`."""
+    label = name or "the attachment"
+    check_size(data, label)
     mime = sniff_mime(data)
     if mime is None:
         raise AttachmentRefused(

@@ -36,7 +36,7 @@ class LiveLoad:
     """A live part too long to load at once: (first live seq, seq of the first message
     loaded). The live messages before that one in entries order (not seq order: a sync can
     place pulled turns before unpushed ones) are in the log but not in `events`; a
-    compaction reads them from the log (agent/compaction.py `read_messages`)."""
+    compaction reads them from the log (agent/older_messages.py `read_messages`)."""
 
 
 @dataclass(frozen=True)

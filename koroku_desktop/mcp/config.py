@@ -9,13 +9,12 @@ are still used. No SDK import here: reading the config must stay cheap at start-
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from koroku_desktop.domain.errors import ConfigError
+from koroku_desktop.fsutil import PRIVATE, atomic_write
 
 Transport = Literal["stdio", "http"]
 
@@ -145,16 +144,8 @@ def _read_raw(path: Path) -> dict[str, Any]:
 
 
 def _write_raw(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data, indent=2) + "\n")
-        os.chmod(tmp, 0o600)  # env and headers may hold tokens
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # Only the user may read it: env and headers may hold tokens.
+    atomic_write(path, json.dumps(data, indent=2) + "\n", mode=PRIVATE)
 
 
 def save_server(path: Path, server: ServerConfig, replaces: str | None = None) -> None:

@@ -13,23 +13,18 @@ import asyncio
 import contextlib
 import logging
 import time
-import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 import anyio
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.auth import OAuthClientProvider
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolResult,
     ElicitRequestParams,
-    ElicitRequestURLParams,
     ElicitResult,
     Implementation,
     PromptListChangedNotification,
@@ -38,7 +33,6 @@ from mcp_types import (
     ResourceUpdatedNotification,
     ToolListChangedNotification,
 )
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from koroku_desktop import __version__
 from koroku_desktop.domain.errors import KorokuError
@@ -50,7 +44,6 @@ from koroku_desktop.mcp.resources import list_resources
 from koroku_desktop.mcp.server_log import ServerLog
 from koroku_desktop.mcp.state import (
     Elicitor,
-    McpElicitation,
     McpPromptInfo,
     McpResourceInfo,
     McpTiming,
@@ -62,8 +55,11 @@ from koroku_desktop.mcp.state import (
 from koroku_desktop.mcp.subscriptions import Subscriptions
 from koroku_desktop.mcp.tasks import call_as_task, can_call_tasks
 from koroku_desktop.mcp.tool_list import list_tools
+from koroku_desktop.mcp.transport import answer_elicitation, ask_for_log, open_transport
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 
 SIGN_IN_HELP = (
@@ -227,25 +223,23 @@ class ServerConnection(ServerLog):
 
     async def _list_resources(self, client: Client) -> tuple[McpResourceInfo, ...]:
         """Its resources and templates; a listing that fails leaves the tools usable."""
-        try:
-            with anyio.fail_after(self.timing.health_timeout):
-                return await list_resources(client, self.name)
-        except Exception as exc:  # noqa: BLE001 — a failed listing leaves the tools usable
-            self.write_log(
-                sdk_log.format_lines("koroku", "WARNING", f"resources/list: {describe_error(exc)}"),
-                logging.INFO,
-            )
-            return self.resources
+        return await self._listed(
+            "resources/list", list_resources(client, self.name), self.resources
+        )
 
     async def _list_prompts(self, client: Client) -> tuple[McpPromptInfo, ...]:
         """Its prompts; a listing that fails leaves the tools usable."""
+        return await self._listed("prompts/list", list_prompts(client, self.name), self.prompts)
+
+    async def _listed(self, what: str, listing: Awaitable[_T], last: _T) -> _T:
+        """`listing`'s result, or `last` (logged) when it fails or takes too long."""
         try:
             with anyio.fail_after(self.timing.health_timeout):
-                return await list_prompts(client, self.name)
+                return await listing
         except Exception as exc:  # noqa: BLE001 — a failed listing leaves the tools usable
-            line = f"prompts/list: {describe_error(exc)}"
+            line = f"{what}: {describe_error(exc)}"
             self.write_log(sdk_log.format_lines("koroku", "WARNING", line), logging.INFO)
-            return self.prompts
+            return last
 
     @property
     def sign_in_refused(self) -> bool:
@@ -261,20 +255,9 @@ class ServerConnection(ServerLog):
     async def _elicit(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
         """A server asks the person something; no answer within the limit declines."""
         del context  # the request's own context is not needed to ask
-        ask = self.elicitor
-        if ask is None:
-            return ElicitResult(action="decline")
-        if isinstance(params, ElicitRequestURLParams):
-            request = McpElicitation(self.name, params.message, url=params.url)
-        else:
-            request = McpElicitation(self.name, params.message, dict(params.requested_schema))
-        try:
-            async with asyncio.timeout(self.timing.elicit_timeout):
-                answer = await ask(request)
-        except TimeoutError:
-            return ElicitResult(action="decline")
-        content = answer.content if answer.action == "accept" and request.url is None else None
-        return ElicitResult(action=answer.action, content=content)
+        return await answer_elicitation(
+            self.elicitor, self.name, params, self.timing.elicit_timeout
+        )
 
     async def _on_message(self, message: Any) -> None:
         """A list-changed or resource-updated notification: list again now."""
@@ -313,36 +296,22 @@ class ServerConnection(ServerLog):
         return "; ".join(parts)
 
     async def _open(self, stack: AsyncExitStack) -> Client:
-        cfg = self.config
-        info = Implementation(name="koroku", version=__version__)
-        if cfg.transport == "stdio":
-            params = StdioServerParameters(
-                command=cfg.command, args=list(cfg.args), env=dict(cfg.env)
-            )
-            errlog = self._stderr()
-            self.stage = "initializing"
-            transport = stdio_client(params) if errlog is None else stdio_client(params, errlog)
-        else:
-            auth = await self._auth()
-            http = create_mcp_http_client(dict(cfg.headers), auth=auth)
-            http = await stack.enter_async_context(http)
-            transport = streamable_http_client(cfg.url, http_client=http)
-            self.stage = "initializing"
+        stdio = self.config.transport == "stdio"
+        auth = None if stdio else await self._auth()
+        transport = await open_transport(
+            self.config, stack, self._stderr() if stdio else None, auth
+        )
+        self.stage = "initializing"
         client = Client(
             transport,
-            client_info=info,
+            client_info=Implementation(name="koroku", version=__version__),
             logging_callback=self._server_log,
             log_level="info",
             message_handler=self._on_message,
             elicitation_callback=self._elicit if self.elicitor is not None else None,
         )
         await stack.enter_async_context(client)
-        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS and (
-            client.server_capabilities.logging is not None
-        ):  # a handshake-era server sends its log only after logging/setLevel
-            with warnings.catch_warnings(), contextlib.suppress(Exception):
-                warnings.simplefilter("ignore")
-                await client.set_logging_level("info")
+        await ask_for_log(client)
         return client
 
     async def _auth(self) -> OAuthClientProvider | None:

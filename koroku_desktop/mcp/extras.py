@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from koroku_desktop.domain.attachment import AttachmentRefused, PendingAttachment
 from koroku_desktop.domain.errors import RefusedError
@@ -87,15 +87,9 @@ class McpExtras:
         self, template: McpResourceInfo, argument: str, value: str, known: dict[str, str]
     ) -> list[str]:
         """The server's completions for one variable of a URI template (empty on failure)."""
-        from koroku_desktop.mcp.resources import complete_template
-
-        conn = self._connections.get(template.server)
-        if conn is None:
-            return []
-        try:
-            return await complete_template(conn.client(), template.uri, argument, value, known)
-        except Exception:  # noqa: BLE001 — completions are suggestions; none is a fine answer
-            return []
+        return await self._complete(
+            template.server, "template", template.uri, argument, value, known
+        )
 
     async def subscribe(self, server: str, uri: str) -> bool:
         """Ask `server` to report changes of `uri` (an attached resource); False when it does
@@ -148,12 +142,26 @@ class McpExtras:
         self, prompt: McpPromptInfo, argument: str, value: str, known: dict[str, str]
     ) -> list[str]:
         """The server's completions for one argument (empty when none or on failure)."""
-        from koroku_desktop.mcp.prompts import complete
+        return await self._complete(prompt.server, "prompt", prompt.name, argument, value, known)
 
-        conn = self._connections.get(prompt.server)
+    async def _complete(
+        self,
+        server: str,
+        of: Literal["prompt", "template"],
+        name: str,
+        argument: str,
+        value: str,
+        known: dict[str, str],
+    ) -> list[str]:
+        conn = self._connections.get(server)
         if conn is None:
             return []
+        from mcp_types import PromptReference, ResourceTemplateReference
+
+        from koroku_desktop.mcp.listing import complete
+
+        ref = PromptReference(name=name) if of == "prompt" else ResourceTemplateReference(uri=name)
         try:
-            return await complete(conn.client(), prompt.name, argument, value, known)
+            return await complete(conn.client(), ref, argument, value, known)
         except Exception:  # noqa: BLE001 — completions are suggestions; none is a fine answer
             return []

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import importlib
 import logging
-import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from koroku_desktop.mcp.state import (
     SecretStore,
     ServerStatus,
 )
+from koroku_desktop.mcp.statuses import server_statuses
 
 if TYPE_CHECKING:
     from koroku_desktop.mcp.connection import ServerConnection
@@ -39,10 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Notice = Callable[[str], object]
-
-
-def _target(cfg: ServerConfig) -> str:
-    return " ".join((cfg.command, *cfg.args)) if cfg.transport == "stdio" else cfg.url
 
 
 def _schema(info: McpToolInfo) -> dict[str, Any]:
@@ -253,45 +249,8 @@ class McpManager(McpExtras, McpSignIn):
 
     def statuses(self) -> list[ServerStatus]:
         """Every configured server with its state, tools and last error, in file order."""
-        out: list[ServerStatus] = []
         names = assign_names(((t.server, t.name) for t in self._ready_tools()), self.reserved_names)
-        for name, cfg in self._config.servers.items():
-            conn = self._connections.get(name)
-            target = _target(cfg)
-            if not cfg.enabled:
-                out.append(ServerStatus(name, cfg.transport, False, "disabled", target=target))
-            elif conn is None:
-                out.append(ServerStatus(name, cfg.transport, True, "stopped", target=target))
-            else:
-                state, error = conn.state, conn.last_error
-                started = conn.attempt_started
-                if state == "starting" and (
-                    conn.slow or time.monotonic() - started >= self.timing.slow_after
-                ):
-                    state, error = "slow", conn.why_not_ready()
-                model = {
-                    t.name: names[(name, t.name)] for t in conn.tools if (name, t.name) in names
-                }
-                out.append(
-                    ServerStatus(
-                        name,
-                        cfg.transport,
-                        True,
-                        state,
-                        conn.tools,
-                        error,
-                        conn.restarts,
-                        target,
-                        model,
-                        conn.protocol,
-                        conn.resources,
-                        conn.prompts,
-                        conn.sign_in,
-                    )
-                )
-        for name, error in self._config.errors.items():
-            out.append(ServerStatus(name, "?", False, "invalid", last_error=error))
-        return out
+        return server_statuses(self._config, self._connections, names, self.timing.slow_after)
 
     def log_path(self, name: str) -> Path | None:
         """Where server `name`'s log is (its stderr, the SDK's records, its notifications)."""

@@ -1,4 +1,5 @@
-"""A server's prompts: listing them, completing an argument, getting one as message text.
+"""A server's prompts: listing them and getting one as message text (completing an argument:
+mcp/listing.py).
 
 A prompt becomes the text of the user's next message (its user-role text parts joined;
 embedded text resources included, other content named), so a slash command in `koroku
@@ -11,11 +12,12 @@ from mcp import Client
 from mcp_types import (
     EmbeddedResource,
     GetPromptResult,
-    PromptReference,
+    Prompt,
     TextContent,
     TextResourceContents,
 )
 
+from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.results import clip
 from koroku_desktop.mcp.state import McpPromptInfo
 
@@ -26,29 +28,18 @@ async def list_prompts(client: Client, server: str) -> tuple[McpPromptInfo, ...]
     """Every prompt the server lists (none when it has no prompts)."""
     if client.server_capabilities.prompts is None:
         return ()
-    found: list[McpPromptInfo] = []
-    cursor: str | None = None
-    for _ in range(LIST_PAGES):
-        page = await client.list_prompts(cursor=cursor, cache_mode="refresh")
-        for p in page.prompts:
-            args = tuple((a.name, bool(a.required), a.description or "") for a in p.arguments or ())
-            found.append(McpPromptInfo(server, p.name, p.description or p.title or "", args))
-        cursor = page.next_cursor
-        if cursor is None:
-            break
+
+    found = await every_page(
+        lambda cursor: client.list_prompts(cursor=cursor, cache_mode="refresh"),
+        lambda page: (_prompt_info(server, p) for p in page.prompts),
+        LIST_PAGES,
+    )
     return tuple(found)
 
 
-async def complete(
-    client: Client, prompt: str, argument: str, value: str, known: dict[str, str]
-) -> list[str]:
-    """The server's completions of one prompt argument (empty when it offers none)."""
-    if client.server_capabilities.completions is None:
-        return []
-    result = await client.complete(
-        PromptReference(name=prompt), {"name": argument, "value": value}, known or None
-    )
-    return list(result.completion.values)
+def _prompt_info(server: str, prompt: Prompt) -> McpPromptInfo:
+    args = tuple((a.name, bool(a.required), a.description or "") for a in prompt.arguments or ())
+    return McpPromptInfo(server, prompt.name, prompt.description or prompt.title or "", args)
 
 
 def prompt_text(result: GetPromptResult) -> str:

@@ -16,18 +16,13 @@ from mcp import Client
 from mcp_types import (
     BlobResourceContents,
     ReadResourceResult,
-    ResourceTemplateReference,
     TextResourceContents,
 )
 
-from koroku_desktop.domain.attachment import (
-    MAX_ATTACHMENT_BYTES,
-    AttachmentRefused,
-    PendingAttachment,
-    human_size,
-)
+from koroku_desktop.domain.attachment import AttachmentRefused, PendingAttachment, check_size
 from koroku_desktop.domain.media import base_type
 from koroku_desktop.domain.parts import InlineDataPart
+from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.results import blob_entry, clip
 from koroku_desktop.mcp.state import McpResourceInfo
 
@@ -40,29 +35,27 @@ async def list_resources(client: Client, server: str) -> tuple[McpResourceInfo, 
     """Every resource and template the server lists (none when it has no resources)."""
     if client.server_capabilities.resources is None:
         return ()
-    found: list[McpResourceInfo] = []
-    cursor: str | None = None
-    for _ in range(LIST_PAGES):
-        page = await client.list_resources(cursor=cursor, cache_mode="refresh")
-        found.extend(
+
+    found = await every_page(
+        lambda cursor: client.list_resources(cursor=cursor, cache_mode="refresh"),
+        lambda page: (
             McpResourceInfo(server, str(r.uri), r.title or r.name, r.description or "", r.mime_type)
             for r in page.resources
-        )
-        cursor = page.next_cursor
-        if cursor is None or len(found) >= MAX_LISTED:
-            break
-    cursor = None
-    for _ in range(LIST_PAGES):
-        tpl = await client.list_resource_templates(cursor=cursor, cache_mode="refresh")
-        found.extend(
+        ),
+        LIST_PAGES,
+        MAX_LISTED,
+    )
+    found += await every_page(
+        lambda cursor: client.list_resource_templates(cursor=cursor, cache_mode="refresh"),
+        lambda page: (
             McpResourceInfo(
                 server, t.uri_template, t.title or t.name, t.description or "", t.mime_type, True
             )
-            for t in tpl.resource_templates
-        )
-        cursor = tpl.next_cursor
-        if cursor is None or len(found) >= MAX_LISTED:
-            break
+            for t in page.resource_templates
+        ),
+        LIST_PAGES,
+        MAX_LISTED - len(found),
+    )
     return tuple(found[:MAX_LISTED])
 
 
@@ -100,26 +93,8 @@ def to_attachments(result: ReadResourceResult, server: str, name: str) -> list[P
             mime = base_type(item.mime_type)
         else:
             continue
-        if not data:
-            raise AttachmentRefused(f"{label} is empty: there is nothing to attach.")
-        if len(data) > MAX_ATTACHMENT_BYTES:
-            raise AttachmentRefused(
-                f"{label} is too big to attach ({human_size(len(data))}; "
-                f"the limit is {human_size(MAX_ATTACHMENT_BYTES)})."
-            )
+        check_size(data, label)
         found.append(PendingAttachment(data, label, mime, server=server, uri=uri))
     if not found:
         raise AttachmentRefused(f"{name}: the server returned no content.")
     return found
-
-
-async def complete_template(
-    client: Client, template: str, argument: str, value: str, known: dict[str, str]
-) -> list[str]:
-    """The server's completions of one variable of a URI template (empty when none)."""
-    if client.server_capabilities.completions is None:
-        return []
-    result = await client.complete(
-        ResourceTemplateReference(uri=template), {"name": argument, "value": value}, known or None
-    )
-    return list(result.completion.values)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mcp import Client
 from mcp_types import Tool
 
+from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.state import McpToolInfo
 
 _LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
@@ -26,12 +27,10 @@ def _tool_info(server: str, tool: Tool) -> McpToolInfo:
 
 async def list_tools(client: Client, server: str, refresh: bool) -> tuple[McpToolInfo, ...]:
     """Every tool the server lists (`refresh`: bypass the SDK's cache)."""
-    tools: list[McpToolInfo] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGES):
-        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        tools.extend(_tool_info(server, t) for t in page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tuple(tools)
+
+    found = await every_page(
+        lambda cursor: client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use"),
+        lambda page: (_tool_info(server, t) for t in page.tools),
+        _LIST_PAGES,
+    )
+    return tuple(found)

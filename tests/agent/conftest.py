@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,11 +14,13 @@ from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import Agent, AgentOptions
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
-from koroku_desktop.app.runtime import recall_search
+from koroku_desktop.app.config import default_paths
+from koroku_desktop.app.runtime import Runtime, build_runtime, recall_search
 from koroku_desktop.llm.gemini import GeminiChatModel
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
+from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_replies import (
     CallsReply,
     ErrorReply,
@@ -37,6 +39,33 @@ class YesApprover:
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         return ApprovalDecision(allowed=True)
+
+
+class NeverAsked:
+    """Fails the test if any tool call needs the person's word."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        raise AssertionError(f"{request.tool} asked for approval")
+
+
+OpenRuntime = Callable[..., Runtime]
+"""`open_runtime(model, **build_runtime options)`: a runtime over the test's data dir."""
+
+
+@pytest.fixture
+def open_runtime() -> Iterator[OpenRuntime]:
+    """Opens whole runtimes (the composition root's) with a `FakeChatModel` and an approver
+    that is never asked; each is closed after the test."""
+    opened: list[Runtime] = []
+
+    def open_one(model: FakeChatModel, **options: Any) -> Runtime:
+        runtime = build_runtime(NeverAsked(), default_paths(), model=model, **options)
+        opened.append(runtime)
+        return runtime
+
+    yield open_one
+    for runtime in opened:
+        runtime.close()
 
 
 def is_summarizer(request: ReceivedRequest) -> bool:

@@ -6,30 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import datetime
 
 import pytest
 
 from koroku_desktop.agent.memory import memory_file
-from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
 from koroku_desktop.agent.supersede import last_turn
 from koroku_desktop.agent.titles import TITLE_INSTRUCTION
-from koroku_desktop.app.config import default_paths
-from koroku_desktop.app.runtime import Runtime, build_runtime
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.domain.conversations import AmbiguousConversation, UnknownConversation
 from koroku_desktop.domain.events import ConversationEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import visible_text
 from tests.fakes.chat_model import FakeChatModel
-
-
-class NeverAsked:
-    """Fails the test if any tool call needs the person's word."""
-
-    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        raise AssertionError(f"{request.tool} asked for approval")
 
 
 def said(request: ModelRequest) -> str:
@@ -50,25 +41,11 @@ def replies(titles: list[str | ModelError]) -> FakeChatModel:
     return FakeChatModel(reply)
 
 
-@pytest.fixture
-def runtimes() -> Iterator[list[Runtime]]:
-    opened: list[Runtime] = []
-    yield opened
-    for runtime in opened:
-        runtime.close()
-
-
-def open_runtime(runtimes: list[Runtime], model: FakeChatModel, **kw: str | None) -> Runtime:
-    runtime = build_runtime(NeverAsked(), default_paths(), model=model, **kw)  # type: ignore[arg-type]
-    runtimes.append(runtime)
-    return runtime
-
-
 async def test_an_existing_log_opens_as_one_conversation_and_new_ones_are_apart(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = replies(["Zebra talk"])
-    first = open_runtime(runtimes, model)
+    first = open_runtime(model)
     assert first.agent.conversation_id == "default"
     assert (await first.agent.run_turn("hello from before conversations")).ok
     book = first.conversations
@@ -89,19 +66,19 @@ async def test_an_existing_log_opens_as_one_conversation_and_new_ones_are_apart(
     assert "before conversations" not in said(model.requests[-2])  # the turn, before the title
     assert book.find(zebra.id[:6]).title == "Zebra talk"
     # A new runtime opens the most recently active conversation.
-    again = open_runtime(runtimes, model)
+    again = open_runtime(model)
     assert (again.agent.conversation_id, again.agent.conversation_title) == (zebra.id, "Zebra talk")
     await again.agent.load()
     assert [m.role for m in again.agent.view.message_events()] == ["user", "model"]
-    other = open_runtime(runtimes, model, conversation="Conversation")
+    other = open_runtime(model, conversation="Conversation")
     assert other.agent.conversation_id == "default"
 
 
 async def test_compaction_and_regenerate_are_per_conversation_and_memory_is_one_file_a_day(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = replies([])
-    runtime = open_runtime(runtimes, model)
+    runtime = open_runtime(model)
     book = runtime.conversations
     assert book is not None
     zebras, oceans = book.create("Zebras"), book.create("Oceans")
@@ -143,10 +120,10 @@ async def test_compaction_and_regenerate_are_per_conversation_and_memory_is_one_
 
 
 async def test_facts_span_conversations_and_a_title_failure_is_retried(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = replies([ModelError("unavailable", "down for now"), "Travel plans"])
-    runtime = open_runtime(runtimes, model)
+    runtime = open_runtime(model)
     assert runtime.facts is not None and runtime.conversations is not None
     runtime.facts.remember("default", "home city", "Lives in Oslo.")
     trip = runtime.conversations.create()
@@ -166,7 +143,9 @@ async def test_facts_span_conversations_and_a_title_failure_is_retried(
     assert runtime.conversations.find(trip.id).title == "Mine"
 
 
-async def test_bad_names_and_switching_during_a_turn_are_refused(runtimes: list[Runtime]) -> None:
+async def test_bad_names_and_switching_during_a_turn_are_refused(
+    open_runtime: Callable[..., Runtime],
+) -> None:
     gate, asked = asyncio.Event(), asyncio.Event()
 
     async def slow(request: ModelRequest) -> str:
@@ -174,14 +153,14 @@ async def test_bad_names_and_switching_during_a_turn_are_refused(runtimes: list[
         await gate.wait()
         return "done"
 
-    runtime = open_runtime(runtimes, FakeChatModel(slow))
+    runtime = open_runtime(FakeChatModel(slow))
     book = runtime.conversations
     assert book is not None
     a, _b = book.create("Same"), book.create("Same")
     with pytest.raises(AmbiguousConversation):
-        open_runtime(runtimes, replies([]), conversation="Same")
+        open_runtime(replies([]), conversation="Same")
     with pytest.raises(UnknownConversation):
-        open_runtime(runtimes, replies([]), conversation="missing")
+        open_runtime(replies([]), conversation="missing")
     turn = asyncio.ensure_future(runtime.agent.run_turn("slow"))
     await asked.wait()  # the turn holds the conversation
     with pytest.raises(RuntimeError, match="turn is running"):

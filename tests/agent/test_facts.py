@@ -7,39 +7,19 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.agent.facts import FactBook
 from koroku_desktop.agent.summarizer import SUMMARIZER_INSTRUCTION
-from koroku_desktop.app.config import default_paths
-from koroku_desktop.app.runtime import Runtime, build_runtime
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.domain.events import FactEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.facts import MAX_FACT_CHARS, FactRefused
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import FunctionResponsePart
 from tests.fakes.chat_model import FakeChatModel, call
-
-
-class NeverAsked:
-    """Fails the test if any tool call needs the person's word."""
-
-    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        raise AssertionError(f"{request.tool} asked for approval")
-
-
-def open_runtime(model: FakeChatModel, front_end: str = "app") -> Runtime:
-    return build_runtime(NeverAsked(), default_paths(), model=model, front_end=front_end)
-
-
-@pytest.fixture
-def runtimes() -> Iterator[list[Runtime]]:
-    opened: list[Runtime] = []
-    yield opened
-    for runtime in opened:
-        runtime.close()
 
 
 def fact_events(runtime: Runtime) -> list[StoredEvent]:
@@ -48,6 +28,14 @@ def fact_events(runtime: Runtime) -> list[StoredEvent]:
         for e in runtime.log.entries(kinds=["fact"], limit=100)
         if isinstance(e, StoredEvent) and isinstance(e.event, FactEvent)
     ]
+
+
+def answering_ok(open_runtime: Callable[..., Runtime]) -> tuple[Runtime, FakeChatModel, FactBook]:
+    """A runtime whose model answers "ok", and its fact book (facts are on by default)."""
+    model = FakeChatModel(lambda request: "ok")
+    runtime = open_runtime(model)
+    assert runtime.facts is not None
+    return runtime, model, runtime.facts
 
 
 def tool_responses(runtime: Runtime) -> list[dict[str, Any]]:
@@ -73,11 +61,10 @@ def remembers(subject: str, fact: str, category: str = "about_you") -> Any:
 
 
 async def test_the_remember_tool_stores_a_fact_without_asking_and_says_what_it_stored(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = FakeChatModel(remembers("home city", "Lives in Oslo.", "about_you"))
     runtime = open_runtime(model)
-    runtimes.append(runtime)
     result = await runtime.agent.run_turn("remember that I live in Oslo")
     assert result.ok, result.error
 
@@ -103,12 +90,11 @@ async def test_the_remember_tool_stores_a_fact_without_asking_and_says_what_it_s
 
 
 async def test_the_prefix_is_byte_stable_until_a_fact_changes_and_a_newer_fact_supersedes(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = FakeChatModel(lambda request: "ok")
     runtime = open_runtime(model)
     other = open_runtime(FakeChatModel(lambda request: "unused"), front_end="terminal")
-    runtimes.extend([runtime, other])
     assert runtime.facts is not None and other.facts is not None
     other.facts.remember("default", "coffee", "Takes it black.", "preference")
     other.facts.remember("default", "Sister", "Anna, lives in Bergen.", "person")
@@ -135,13 +121,9 @@ async def test_the_prefix_is_byte_stable_until_a_fact_changes_and_a_newer_fact_s
 
 
 async def test_edit_and_forget_are_events_and_the_request_follows(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
-    model = FakeChatModel(lambda request: "ok")
-    runtime = open_runtime(model)
-    runtimes.append(runtime)
-    assert runtime.facts is not None
-    book = runtime.facts
+    runtime, model, book = answering_ok(open_runtime)
     first = book.remember("default", "editor", "Uses vim.", "preference").stored
     edited = book.edit(first.seq, "Uses Helix now.").stored
     assert isinstance(edited.event, FactEvent) and edited.event.replaces_id == first.event_id
@@ -158,12 +140,11 @@ async def test_edit_and_forget_are_events_and_the_request_follows(
 
 
 async def test_a_fact_longer_than_a_page_is_refused_and_nothing_stored_is_lost(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     page = "word " * 600
     model = FakeChatModel(remembers("life story", page))
     runtime = open_runtime(model)
-    runtimes.append(runtime)
     assert runtime.facts is not None
     kept = runtime.facts.remember("default", "name", "Jan.").stored
     assert (await runtime.agent.run_turn("remember all of this")).ok
@@ -178,13 +159,10 @@ async def test_a_fact_longer_than_a_page_is_refused_and_nothing_stored_is_lost(
 
 
 async def test_turned_off_no_fact_is_sent_and_remember_is_not_offered(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
-    model = FakeChatModel(lambda request: "ok")
-    runtime = open_runtime(model)
-    runtimes.append(runtime)
-    assert runtime.facts is not None
-    runtime.facts.remember("default", "name", "Jan.")
+    runtime, model, book = answering_ok(open_runtime)
+    book.remember("default", "name", "Jan.")
     runtime.settings_store.update({"remember_facts": False})
     assert (await runtime.agent.run_turn("hi")).ok
     off = model.requests[-1]
@@ -217,7 +195,7 @@ async def talk(runtime: Runtime, *texts: str) -> None:
 
 
 async def test_each_compaction_lists_new_facts_citing_what_it_summarised(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = FakeChatModel(
         summariser_listing(
@@ -236,7 +214,6 @@ async def test_each_compaction_lists_new_facts_citing_what_it_summarised(
         )
     )
     runtime = open_runtime(model)
-    runtimes.append(runtime)
     assert runtime.facts is not None
     runtime.facts.remember("default", "name", "Jan.")
     runtime.facts.remember("default", "coffee", "Black.", "preference")
@@ -270,11 +247,10 @@ async def test_each_compaction_lists_new_facts_citing_what_it_summarised(
 
 
 async def test_with_facts_off_a_compaction_asks_for_none_and_stores_none(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     model = FakeChatModel(summariser_listing(json.dumps({"subject": "a", "fact": "b"})))
     runtime = open_runtime(model)
-    runtimes.append(runtime)
     runtime.settings_store.update({"remember_facts": False})
     await talk(runtime, "hello " * 50, "more " * 50, "ok")
     compaction = await runtime.compactor.compact_now(runtime.agent)
@@ -285,13 +261,10 @@ async def test_with_facts_off_a_compaction_asks_for_none_and_stores_none(
 
 
 async def test_damaged_fact_rows_are_skipped_and_the_turn_goes_on(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
-    model = FakeChatModel(lambda request: "ok")
-    runtime = open_runtime(model)
-    runtimes.append(runtime)
-    assert runtime.facts is not None
-    runtime.facts.remember("default", "name", "Jan.")
+    runtime, model, book = answering_ok(open_runtime)
+    book.remember("default", "name", "Jan.")
     with sqlite3.connect(runtime.paths.db) as conn:
         for payload in ("{not json", '{"subject": "x", "text": 5, "schema_version": 99}'):
             conn.execute(
@@ -306,11 +279,11 @@ async def test_damaged_fact_rows_are_skipped_and_the_turn_goes_on(
         )
     assert (await runtime.agent.run_turn("hi")).ok
     assert model.requests[-1].system_instruction.endswith("- (about you) name: Jan.")
-    assert [f.text for f in runtime.facts.facts] == ["Jan."]
+    assert [f.text for f in book.facts] == ["Jan."]
 
 
 async def test_the_tool_refuses_an_empty_fact_and_an_overlong_subject_storing_nothing(
-    runtimes: list[Runtime],
+    open_runtime: Callable[..., Runtime],
 ) -> None:
     def reply(request: ModelRequest) -> Any:
         if request.contents[-1].function_responses:
@@ -321,7 +294,6 @@ async def test_the_tool_refuses_an_empty_fact_and_an_overlong_subject_storing_no
         ]
 
     runtime = open_runtime(FakeChatModel(reply))
-    runtimes.append(runtime)
     assert (await runtime.agent.run_turn("remember nothing")).ok
     empty, long_subject = tool_responses(runtime)
     assert empty["error"].startswith("not stored: a fact cannot be empty")

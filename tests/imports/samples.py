@@ -51,9 +51,11 @@ def msg(
     recipient: str = "all",
     name: str | None = None,
     language: str | None = None,
+    thoughts: list[Any] | None = None,
     **metadata: Any,
 ) -> dict[str, Any]:
-    """One ChatGPT message (`content` with `parts`, or `text` for code and outputs)."""
+    """One ChatGPT message (`content` with `parts`, `text` for code and outputs, or
+    `thoughts` for a reasoning node)."""
     content: dict[str, Any] = {"content_type": content_type}
     if parts is not None:
         content["parts"] = parts
@@ -61,6 +63,8 @@ def msg(
         content["text"] = text
     if language is not None:
         content["language"] = language
+    if thoughts is not None:
+        content["thoughts"] = thoughts
     return {
         "id": node_id,
         "author": {"role": role, "name": name, "metadata": {}},

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.conftest import SERVERS, _free_port, serving
+from koroku_desktop.app.config import KeyringSecrets
+from koroku_desktop.app.runtime import McpManager
+from tests.mcp.conftest import FAST, SERVERS, _free_port, serving, write_config
 from tests.support.keyring_file import FileKeyring
 
 OAUTH_SERVER = SERVERS / "oauth_server.py"
@@ -52,14 +54,21 @@ class AuthServer:
 
 
 @contextmanager
-def auth_server(tmp_path: Path, **env: str) -> Iterator[AuthServer]:
-    """oauth_server.py on a free port, with `env` (e.g. OAUTH_BAD_ISS=1)."""
+def auth_server(tmp_path: Path, home: Path, **env: str) -> Iterator[AuthServer]:
+    """oauth_server.py on a free port, with `env` (e.g. OAUTH_BAD_ISS=1), configured as the
+    server `auth` in `home`'s mcp.json."""
     port = _free_port()
     tokens = tmp_path / "issued.jsonl"
     full_env = {**os.environ, "OAUTH_TOKENS_FILE": str(tokens), **env}
     argv = [sys.executable, str(OAUTH_SERVER), str(port)]
     with serving(argv, full_env, port, "the OAuth MCP server") as url:
+        write_config(home / "mcp.json", {"auth": {"url": url}})
         yield AuthServer(url, tokens)
+
+
+def keyring_manager(home: Path) -> McpManager:
+    """A manager of `home`'s mcp.json keeping OAuth tokens in the keyring (the test's)."""
+    return McpManager(home / "mcp.json", home / "logs", FAST, KeyringSecrets())
 
 
 async def follow(url: str) -> None:

@@ -22,15 +22,15 @@ from typing import Any
 
 import pytest
 
-from koroku_desktop.app.config import KeyringSecrets
-from koroku_desktop.app.runtime import McpManager, ServerStatus, SignInFailed
-from tests.mcp.conftest import FAST, SERVERS, _free_port, write_config
+from koroku_desktop.app.runtime import ServerStatus, SignInFailed
+from tests.mcp.conftest import SERVERS, _free_port, write_config
 from tests.mcp.oauth_support import (
     CLIENT_KEY,
     TOKENS_KEY,
     AuthServer,
     auth_server,
     follow,
+    keyring_manager,
     stored,
 )
 from tests.support.keyring_file import FileKeyring
@@ -78,8 +78,7 @@ def list_json(koroku: Koroku) -> dict[str, Any]:
 def test_sign_in_in_the_terminal_then_a_restart_reuses_the_token(
     koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home) as server:
         done = login(koroku, tmp_path)
         assert done.returncode == 0, done.stderr
         assert "Signed in to 'auth'" in done.stdout
@@ -111,8 +110,7 @@ def test_a_token_expired_while_koroku_was_closed_is_refreshed(
     koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring, issuer_host: str
 ) -> None:
     """Also when the authorization server is another origin (its token endpoint is kept)."""
-    with auth_server(tmp_path, OAUTH_AS_HOST=issuer_host) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home, OAUTH_AS_HOST=issuer_host) as server:
         done = login(koroku, tmp_path)
         assert done.returncode == 0, done.stderr
         before = stored(file_keyring, TOKENS_KEY)
@@ -133,8 +131,7 @@ def test_a_token_expired_while_koroku_was_closed_is_refreshed(
 async def test_a_refused_token_shows_sign_in_needed_and_sign_in_fixes_it(
     koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring, expired: bool
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home) as server:
         done = login(koroku, tmp_path)
         assert done.returncode == 0, done.stderr
         server.revoke_all()
@@ -143,7 +140,7 @@ async def test_a_refused_token_shows_sign_in_needed_and_sign_in_fixes_it(
             assert tokens is not None
             tokens["expires_at"] = time.time() - 60
             file_keyring.set_password("koroku", "mcp_oauth_tokens:auth", json.dumps(tokens))
-        manager = McpManager(koroku_home / "mcp.json", koroku_home / "logs", FAST, KeyringSecrets())
+        manager = keyring_manager(koroku_home)
         notices: list[str] = []
         manager.notices.append(notices.append)
 
@@ -171,8 +168,7 @@ async def test_a_refused_token_shows_sign_in_needed_and_sign_in_fixes_it(
 def test_an_answer_from_another_issuer_is_refused(
     koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring
 ) -> None:
-    with auth_server(tmp_path, OAUTH_BAD_ISS="1") as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home, OAUTH_BAD_ISS="1") as server:
         done = login(koroku, tmp_path)
         assert done.returncode == 1
         assert "refused" in done.stderr and "http://evil.example" in done.stderr
@@ -184,8 +180,7 @@ def test_an_answer_from_another_issuer_is_refused(
 def test_a_closed_browser_ends_the_sign_in_with_a_clear_message(
     koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home) as server:
         done = login(koroku, tmp_path, "--wait", "2", close=True)
         assert done.returncode == 1
         assert "sign-in to 'auth' was not finished within 2 s" in done.stderr
@@ -239,11 +234,10 @@ async def test_the_loopback_takes_only_its_own_answer(tmp_path: Path) -> None:
 async def test_a_token_revoked_while_connected_fails_the_call_and_asks_for_a_sign_in(
     koroku: Koroku, koroku_home: Path, tmp_path: Path, file_keyring: FileKeyring
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home) as server:
         done = login(koroku, tmp_path)
         assert done.returncode == 0, done.stderr
-        manager = McpManager(koroku_home / "mcp.json", koroku_home / "logs", FAST, KeyringSecrets())
+        manager = keyring_manager(koroku_home)
         notices: list[str] = []
         manager.notices.append(notices.append)
         await manager.start()

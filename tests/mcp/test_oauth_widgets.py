@@ -12,13 +12,12 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.app.config import KeyringSecrets, Paths
-from koroku_desktop.app.runtime import McpManager, ServerStatus
+from koroku_desktop.app.config import Paths
+from koroku_desktop.app.runtime import ServerStatus
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.ui.settings.mcp_page import McpSection, ServerEditor
 from koroku_desktop.ui.settings.mcp_sign_in import NEEDED, SIGNED_IN, WAITING
-from tests.mcp.conftest import FAST, write_config
-from tests.mcp.oauth_support import auth_server, follow
+from tests.mcp.oauth_support import auth_server, follow, keyring_manager
 from tests.support.keyring_file import FileKeyring
 from tests.support.waits import async_wait_until
 from tests.ui.screenshots import save_screenshot
@@ -38,9 +37,8 @@ def grab(widget: QWidget, name: str) -> None:
 async def test_sign_in_from_settings(
     koroku_home: Path, tmp_path: Path, qtbot: QtBot, file_keyring: FileKeyring
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
-        manager = McpManager(koroku_home / "mcp.json", koroku_home / "logs", FAST, KeyringSecrets())
+    with auth_server(tmp_path, koroku_home):
+        manager = keyring_manager(koroku_home)
         opened: list[str] = []
         browser_done = asyncio.Event()
 
@@ -98,9 +96,8 @@ async def test_sign_in_from_settings(
 async def test_cancel_stops_waiting_for_the_browser(
     koroku_home: Path, tmp_path: Path, qtbot: QtBot, file_keyring: FileKeyring
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
-        manager = McpManager(koroku_home / "mcp.json", koroku_home / "logs", FAST, KeyringSecrets())
+    with auth_server(tmp_path, koroku_home) as server:
+        manager = keyring_manager(koroku_home)
         opened: list[str] = []
 
         def browser(url: str) -> None:

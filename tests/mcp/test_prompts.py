@@ -6,17 +6,7 @@ from __future__ import annotations
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.conftest import everything_entry, write_config
-
-
-def _user_texts(fake: FakeGemini) -> list[str]:
-    return [
-        p["text"]
-        for request in fake.generate_requests()
-        for c in request.contents[-1:]
-        if c.get("role") == "user"
-        for p in c.get("parts", [])
-        if "text" in p and not p["text"].startswith("[Koroku:")
-    ]
+from tests.support.gemini import sent_user_texts
 
 
 def test_prompts_are_slash_commands_with_completed_arguments(
@@ -46,7 +36,7 @@ def test_prompts_are_slash_commands_with_completed_arguments(
         "name (Choose a team member" in result.stderr
         and "e.g. Alice, Bob, Charlie" in result.stderr
     )
-    assert _user_texts(fake_gemini) == [
+    assert sent_user_texts(fake_gemini) == [
         "What's weather in Oslo?",
         "Please promote Alice to the head of the Engineering team.",
     ]

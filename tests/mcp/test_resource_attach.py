@@ -31,21 +31,26 @@ async def _ready(manager: McpManager) -> None:
     assert [s.state for s in manager.statuses()] == ["ready"], manager.statuses()
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-async def test_resources_are_read_into_attachments(
-    transport: str,
+@pytest.fixture(params=["stdio", "http"])
+async def ev_manager(
+    request: pytest.FixtureRequest,
     koroku_home: Path,
     manager_factory: Callable[..., McpManager],
-    request: pytest.FixtureRequest,
-) -> None:
+) -> McpManager:
+    """A started manager with server-everything as `ev`, over stdio or streamable HTTP."""
     entry: dict[str, Any] = (
         everything_entry()
-        if transport == "stdio"
+        if request.param == "stdio"
         else {"url": request.getfixturevalue("everything_http")}
     )
     write_config(koroku_home / "mcp.json", {"ev": entry})
     manager = manager_factory()
     await _ready(manager)
+    return manager
+
+
+async def test_resources_are_read_into_attachments(ev_manager: McpManager) -> None:
+    manager = ev_manager
     listed = {r.uri: r for r in manager.resources()}
     assert DOC in listed and listed[DOC].mime_type == "text/markdown"
     template = listed["demo://resource/dynamic/text/{resourceId}"]
@@ -110,21 +115,10 @@ def _function(manager: McpManager, tool: str) -> str:
     return next(s.name for s in manager.specs() if s.name.endswith(tool))
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_an_attached_resource_is_subscribed_and_its_updates_reported(
-    transport: str,
-    koroku_home: Path,
-    manager_factory: Callable[..., McpManager],
-    request: pytest.FixtureRequest,
+    ev_manager: McpManager,
 ) -> None:
-    entry: dict[str, Any] = (
-        everything_entry()
-        if transport == "stdio"
-        else {"url": request.getfixturevalue("everything_http")}
-    )
-    write_config(koroku_home / "mcp.json", {"ev": entry})
-    manager = manager_factory()
-    await _ready(manager)
+    manager = ev_manager
     updated = asyncio.Event()
     seen: list[tuple[str, str]] = []
 

@@ -36,3 +36,16 @@ def fake_gemini(
     finally:
         # Cut what this test left open (a delayed reply, a held connection) right away.
         fake.reset_all()
+
+
+def sent_user_texts(fake: FakeGemini) -> list[str]:
+    """The text parts of the last user content of every generate request, Koroku's own
+    notes (`[Koroku: ...]`) left out: what the person's messages sent."""
+    return [
+        p["text"]
+        for request in fake.generate_requests()
+        for c in request.contents[-1:]
+        if c.get("role") == "user"
+        for p in c.get("parts", [])
+        if "text" in p and not p["text"].startswith("[Koroku:")
+    ]

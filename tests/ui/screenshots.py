@@ -6,6 +6,7 @@ really holds the widget: a PNG of its size (times the device pixel ratio) that i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtGui import QImage
@@ -35,6 +36,27 @@ def save_screenshot(widget: QWidget, name: str) -> QImage:
     }
     assert len(colours) > 3, f"{name}: the picture is (nearly) blank"
     return image
+
+
+WINDOW_SIZES = [(400, 760), (900, 760), (1600, 760)]
+"""The chat window's narrow, usual and wide sizes for screenshots."""
+
+
+def save_themed(widget: QWidget, name: str, sizes: Iterable[tuple[int, int]]) -> None:
+    """Save `widget` light and dark at each (width, height) as NAME-{light,dark}-{width},
+    everything queued settled before each picture; the light theme is back afterwards."""
+    from koroku_desktop.ui.widgets import theme
+    from tests.support.waits import settle
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    for mode in ("light", "dark"):
+        theme.apply(app, mode)
+        for width, height in sizes:
+            widget.resize(width, height)
+            settle()  # e.g. cards re-fit on a zero-delay timer after the resize
+            save_screenshot(widget, f"{name}-{mode}-{width}")
+    theme.apply(app, "light")
 
 
 def save_variants(app: QApplication, widget: QWidget, name: str, *, wide: int = 900) -> None:

@@ -13,7 +13,7 @@ from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
 from tests.mcp.test_cli_mcp import _responses
 from tests.ui.helpers import rows, type_and_send
-from tests.ui.test_mcp_progress import grab_window
+from tests.ui.screenshots import WINDOW_SIZES, save_themed
 
 TOOL = "ev_trigger-elicitation-request"
 
@@ -51,7 +51,7 @@ def test_the_card_asks_and_ctrl_enter_submits(
     assert "integer: between 1 and 100" in card.error.text()
     integer.setText("7")
     window = ev_desktop.window
-    grab_window(window, "mcp-elicitation")
+    save_themed(window, "mcp-elicitation", WINDOW_SIZES)
     qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(
         lambda: any(i.text == "Thanks." for i in rows(window.model, "model")), timeout=60000

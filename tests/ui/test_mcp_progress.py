@@ -6,27 +6,12 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
-from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import rows, type_and_send
-from tests.ui.screenshots import save_screenshot
-
-
-def grab_window(window: QWidget, name: str) -> None:
-    """Save the window at 400, 900 and 1600 px (760 high), light and dark, for a person."""
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    for mode in ("light", "dark"):
-        theme.apply(app, mode)
-        for width in (400, 900, 1600):
-            window.resize(width, 760)
-            app.processEvents()
-            save_screenshot(window, f"{name}-{mode}-{width}")
-    theme.apply(app, "light")
+from tests.ui.screenshots import WINDOW_SIZES, save_themed
 
 
 def test_the_running_card_and_status_row_show_progress(
@@ -47,7 +32,7 @@ def test_the_running_card_and_status_row_show_progress(
         return cards[0].text if cards and cards[0].status == "running" else ""
 
     qtbot.waitUntil(lambda: "Analyzing content" in card_text(), timeout=60000)
-    grab_window(ev_desktop.window, "mcp-progress")
+    save_themed(ev_desktop.window, "mcp-progress", WINDOW_SIZES)
     status = [i.text for i in rows(model, "status")]
     pattern = r"Running the tool ev_simulate-research-query: (\w+ \w+|completed — .*)…"
     assert any(re.fullmatch(pattern, t) for t in status), status

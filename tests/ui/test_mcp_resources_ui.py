@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QWidget
+from PySide6.QtWidgets import QLineEdit, QMenu
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent
@@ -15,12 +15,10 @@ from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.mcp_resources import McpResourceAttacher
 from koroku_desktop.ui.chat.resource_picker import ResourcePicker
-from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.support.waits import settle
 from tests.ui.conftest import run
 from tests.ui.helpers import type_and_send
-from tests.ui.screenshots import save_screenshot
+from tests.ui.screenshots import save_themed
 
 DOC = "demo://resource/static/document/architecture.md"
 
@@ -124,37 +122,25 @@ def test_esc_closes_the_picker_and_a_failed_read_is_said(ev_desktop: Desktop, qt
     assert not window.tray.chips
 
 
-def _shoot(widget: QWidget, name: str, sizes: list[tuple[int, int]]) -> None:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    for mode in ("light", "dark"):
-        theme.apply(app, mode)
-        for width, height in sizes:
-            widget.resize(width, height)
-            settle()  # the cards re-fit on a zero-delay timer after the resize
-            save_screenshot(widget, f"{name}-{mode}-{width}")
-    theme.apply(app, "light")
-
-
 def test_screenshots_of_the_picker_and_a_resource_chip(
     ev_desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
     window = ev_desktop.window
     picker = _open_picker(ev_desktop, qtbot)
-    _shoot(picker, "mcp-resource-picker", [(400, 460), (560, 460)])
+    save_themed(picker, "mcp-resource-picker", [(400, 460), (560, 460)])
     qtbot.keyClicks(picker.search, "dynamic text")
     qtbot.keyClick(picker.search, Qt.Key.Key_Return)
-    _shoot(picker, "mcp-resource-template", [(400, 460)])
+    save_themed(picker, "mcp-resource-template", [(400, 460)])
     field = picker.findChild(QLineEdit, "TemplateField_resourceId")
     assert isinstance(field, QLineEdit)
     qtbot.keyClicks(field, "2")
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(window.tray.chips) == 1, timeout=30000)
-    _shoot(window, "mcp-resource-chip", [(400, 760), (900, 760)])
+    save_themed(window, "mcp-resource-chip", [(400, 760), (900, 760)])
     fake_gemini.reply_text("It is resource 2, made a moment ago.")
     type_and_send(qtbot, window.input, "What is this?")
     qtbot.waitUntil(lambda: "made a moment ago" in _replies(ev_desktop), timeout=30000)
-    _shoot(window, "mcp-resource-sent", [(400, 760), (900, 760)])
+    save_themed(window, "mcp-resource-sent", [(400, 760), (900, 760)])
 
 
 def _function(desk: Desktop, tool: str) -> str:

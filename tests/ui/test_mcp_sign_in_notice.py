@@ -8,7 +8,6 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from tests.fakes.gemini_server import FakeGemini
-from tests.mcp.conftest import write_config
 from tests.mcp.oauth_support import auth_server
 from tests.support.keyring_file import FileKeyring
 from tests.ui.conftest import running_desktop
@@ -24,8 +23,7 @@ def test_a_server_wanting_a_sign_in_shows_a_line_in_the_status_bar(
     tmp_path: Path,
     file_keyring: FileKeyring,
 ) -> None:
-    with auth_server(tmp_path) as server:
-        write_config(koroku_home / "mcp.json", {"auth": {"url": server.url}})
+    with auth_server(tmp_path, koroku_home) as server:
         with running_desktop(qtbot) as desk:
             bar = desk.window.statusBar()
             qtbot.waitUntil(lambda: "auth: sign in needed" in bar.currentMessage(), timeout=30_000)

@@ -5,31 +5,20 @@ and its messages are sent as the person's message."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.slash_commands import SlashCommands
-from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.screenshots import save_screenshot
+from tests.support.gemini import sent_user_texts
+from tests.ui.screenshots import save_themed
 
 
 def _slash(desk: Desktop) -> SlashCommands:
     slash = desk.slash_commands
     assert isinstance(slash, SlashCommands)
     return slash
-
-
-def _sent_user_texts(fake: FakeGemini) -> list[str]:
-    return [
-        p["text"]
-        for request in fake.generate_requests()
-        for c in request.contents[-1:]
-        if c.get("role") == "user"
-        for p in c.get("parts", [])
-        if "text" in p and not p["text"].startswith("[Koroku:")
-    ]
 
 
 def _field(desk: Desktop, name: str) -> QLineEdit:
@@ -62,7 +51,7 @@ def test_slash_lists_prompts_and_the_keyboard_sends_one_with_its_arguments(
     qtbot.keyClicks(city, "Oslo")
     qtbot.keyClick(city, Qt.Key.Key_Return)  # state is optional: sent
     qtbot.waitUntil(lambda: len(fake_gemini.generate_requests()) == 1, timeout=30000)
-    assert _sent_user_texts(fake_gemini) == ["What's weather in Oslo?"]
+    assert sent_user_texts(fake_gemini) == ["What's weather in Oslo?"]
     assert not slash.bar.isVisible()
     qtbot.waitUntil(box.hasFocus)
 
@@ -89,7 +78,7 @@ def test_arguments_are_completed_by_the_server(
     fake_gemini.reply_text("Promoted.")
     qtbot.keyClick(name, Qt.Key.Key_Return)  # "Al" settles on the server's one completion
     qtbot.waitUntil(lambda: len(fake_gemini.generate_requests()) == 1, timeout=30000)
-    assert _sent_user_texts(fake_gemini) == [
+    assert sent_user_texts(fake_gemini) == [
         "Please promote Alice to the head of the Engineering team."
     ]
     assert not slash.bar.isVisible()
@@ -113,31 +102,19 @@ def test_a_command_typed_whole_is_sent_and_esc_cancels_the_arguments(
     assert not slash.list.isVisible()  # arguments typed: no list
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(fake_gemini.generate_requests()) == 1, timeout=30000)
-    assert _sent_user_texts(fake_gemini) == ["What's weather in Bergen?"]
+    assert sent_user_texts(fake_gemini) == ["What's weather in Bergen?"]
     qtbot.keyClicks(window.input, "/ev:args-prompt a b c")
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "too many arguments" in window.notice.text())
     assert window.input.toPlainText() == "/ev:args-prompt a b c"  # kept to fix
 
 
-def _shoot(widget: QWidget, name: str, sizes: list[tuple[int, int]]) -> None:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    for mode in ("light", "dark"):
-        theme.apply(app, mode)
-        for width, height in sizes:
-            widget.resize(width, height)
-            app.processEvents()
-            save_screenshot(widget, f"{name}-{mode}-{width}")
-    theme.apply(app, "light")
-
-
 def test_screenshots_of_the_list_and_the_arguments_bar(ev_desktop: Desktop, qtbot: QtBot) -> None:
     window = ev_desktop.window
     window.input.setFocus()
     qtbot.keyClicks(window.input, "/")
-    _shoot(window, "mcp-slash-list", [(400, 760), (900, 760)])
+    save_themed(window, "mcp-slash-list", [(400, 760), (900, 760)])
     qtbot.keyClicks(window.input, "ev:completable")
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(_field(ev_desktop, "department").hasFocus)
-    _shoot(window, "mcp-slash-arguments", [(400, 760), (900, 760)])
+    save_themed(window, "mcp-slash-arguments", [(400, 760), (900, 760)])

@@ -36,13 +36,18 @@ def _skip(rows: Rows, first: str, after: str, params: tuple[object, ...]) -> lis
     return found
 
 
+def kinds_of(rows: Rows, conversation_id: str) -> list[str]:
+    """Every kind used in a conversation, by skipping along the index (no scan)."""
+    return _skip(rows, _FIRST_KIND, _NEXT_KIND, (conversation_id,))
+
+
 def conversation_activity(rows: Rows, *, counts: bool = True) -> dict[str, Activity]:
     """Each conversation's activity, by id (`last_seq` 0 for one with only `conversation`
     events; `messages` 0 without `counts`)."""
     found: dict[str, Activity] = {}
     for cid in _skip(rows, _FIRST_ID, _NEXT_ID, ()):
         last, last_at, first, first_at = 0, 0.0, 0, 0.0
-        for kind in _skip(rows, _FIRST_KIND, _NEXT_KIND, (cid,)):
+        for kind in kinds_of(rows, cid):
             ((low, low_at),) = rows(_EDGE.format("ASC"), (cid, kind))
             if first == 0 or low < first:
                 first, first_at = int(low), float(low_at)

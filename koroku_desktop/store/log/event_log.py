@@ -8,7 +8,6 @@ Each thread gets its own connection; WAL lets readers run while a writer appends
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import logging
 import threading
 import time
@@ -42,7 +41,8 @@ from koroku_desktop.store.log import coverage_index
 from koroku_desktop.store.log.activity import conversation_activity
 from koroku_desktop.store.log.live_load import load_live
 from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
-from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY, in_order
+from koroku_desktop.store.log.order import in_order
+from koroku_desktop.store.log.page_query import read_page
 from koroku_desktop.store.log.paging import PagedLog
 from koroku_desktop.store.log.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search.query import SEARCH_SQL, pending_rows, search_hits
@@ -339,65 +339,13 @@ class SqliteEventLog(PagedLog):
         return coverage_index.summary_span(self._rows, compaction_id)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
-        """A page of the log (keyset, never OFFSET), damaged rows included.
-
-        In entries' order (store/log/order.py); `before_seq` pages back from a row's place in
-        that order. `after_seq` means "written after" (what a follower has not seen yet),
-        so a page with it is in seq order: events pulled by a sync are new even when their
-        place is earlier.
-        """
-        conversation_id, kinds, limit = query.conversation_id, query.kinds, query.limit
-        bounds = ""
-        params: list[object] = []
-        key = "seq" if query.after_seq is not None else ORDER_KEY
-        if query.before_seq is not None:
-            bounds += f" AND {key} < {'?' if key == 'seq' else KEY_OF_SEQ}"
-            params.extend([query.before_seq] * (1 if key == "seq" else 2))
-        if query.after_seq is not None:
-            bounds += " AND seq > ?"
-            params.append(query.after_seq)
-        order = "DESC" if query.newest_first else "ASC"
-        if conversation_id is None:
-            kind_filter = ""
-            if kinds is not None:
-                kind_filter = f" AND +kind IN ({', '.join('?' for _ in kinds)})"
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE 1{bounds}{kind_filter}"
-                f" ORDER BY {key} {order} LIMIT ?",
-                [*params, *(kinds or ()), limit],
-            )
-        else:
-            # One exact index range per kind, merged: no sort of the whole conversation.
-            pages = [
-                self._rows(
-                    f"SELECT {COLUMNS}, {key} FROM events WHERE conversation_id = ? AND kind = ?"
-                    f"{bounds} ORDER BY {key} {order} LIMIT ?",
-                    [conversation_id, kind, *params, limit],
-                )
-                for kind in (dict.fromkeys(kinds) if kinds else self._kinds_of(conversation_id))
-            ]
-            merged = heapq.merge(*pages, key=lambda r: int(r[-1]), reverse=query.newest_first)
-            rows = [row[:-1] for _, row in zip(range(limit), merged, strict=False)]
-        return [self._parse(row) for row in rows]
+        """A page of the log by keyset (store/log/page_query.py), damaged rows included."""
+        return read_page(self._rows, self._parse, query)
 
     def in_order(self, conversation_id: str | None = None, page: int = 2000) -> Iterator[LogEntry]:
         """Every entry oldest first in the one order (store/order.py), damaged rows included:
         what `history --all` and exports list, the same on every device."""
         return in_order(self._rows, self._parse, conversation_id, page)
-
-    def _kinds_of(self, conversation_id: str) -> list[str]:
-        """Every kind used in a conversation, by skipping along the index (no scan)."""
-        kinds: list[str] = []
-        while True:
-            sql = "SELECT MIN(kind) FROM events WHERE conversation_id = ?"
-            params: list[object] = [conversation_id]
-            if kinds:
-                sql += " AND kind > ?"
-                params.append(kinds[-1])
-            (kind,) = self._rows(sql, params)[0]
-            if kind is None:
-                return kinds
-            kinds.append(str(kind))
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Full-text search over every event ever written, newest first.

@@ -6,6 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
+from koroku_desktop.ui.widgets.controls import note_label
+
 EXAMPLES = (
     "Which files in Downloads are the largest?",
     "Summarise README.md in five bullet points",
@@ -29,12 +31,10 @@ class EmptyState(QWidget):
         title.setObjectName("EmptyTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         col.addWidget(title)
-        note = QLabel(
+        note = note_label(
             "Koroku answers with Gemini, reads and edits files and runs commands on this "
             "computer — asking you first — and remembers every conversation."
         )
-        note.setObjectName("Muted")
-        note.setWordWrap(True)
         note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         col.addWidget(note)
         self.buttons: list[QPushButton] = []

@@ -3,12 +3,13 @@ occurrence highlighted in the rows (the delegate paints them); Esc closes it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.widgets.controls import search_field, single_shot
 
 
 class _FindField(QLineEdit):
@@ -47,11 +48,9 @@ class FindBar(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(4)
-        self.field = _FindField()
-        self.field.setObjectName("FindField")
-        self.field.setPlaceholderText("Find in the conversation")
-        self.field.setClearButtonEnabled(True)
-        self.field.textChanged.connect(self._search_soon)
+        self.field = search_field(
+            _FindField(), "FindField", "Find in the conversation", self._search_soon
+        )
         self.field.step.connect(self.step)
         self.field.closed.connect(self.close_bar)
         row.addWidget(self.field, 1)
@@ -68,10 +67,7 @@ class FindBar(QFrame):
         row.addWidget(self.previous_button)
         row.addWidget(self.next_button)
         row.addWidget(close)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(120)
-        self._timer.timeout.connect(self.search)
+        self._timer = single_shot(self, 120, self.search)
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._search_if_open)
         self.setVisible(False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -21,6 +21,7 @@ from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.composer import Composer
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.widgets.chat_input import ChatInput
+from koroku_desktop.ui.widgets.controls import push_button, single_shot
 
 EDITING_TEXT = "✎ Editing your last message — Enter sends it in place of the original · Esc cancels"
 
@@ -77,15 +78,10 @@ class LastTurnActions(QObject):
         self.banner_label = QLabel(EDITING_TEXT)
         self.banner_label.setWordWrap(True)
         row.addWidget(self.banner_label, 1)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop editing (Esc)")
-        self.cancel_button.clicked.connect(self.cancel_edit)
+        self.cancel_button = push_button("Cancel", self.cancel_edit, tip="Stop editing (Esc)")
         row.addWidget(self.cancel_button)
         self.banner.setVisible(False)
-        self._refresh = QTimer(self)
-        self._refresh.setSingleShot(True)
-        self._refresh.setInterval(0)
-        self._refresh.timeout.connect(self.refresh)
+        self._refresh = single_shot(self, 0, self.refresh)
         for signal in (bridge.busy_changed, bridge.turn_finished, bridge.event_appended):
             signal.connect(self.schedule_refresh)
         window.model.modelReset.connect(self.schedule_refresh)

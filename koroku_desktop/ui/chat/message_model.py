@@ -20,9 +20,8 @@ from koroku_desktop.domain.events import (
     SupersededEvent,
 )
 from koroku_desktop.domain.liveness import Liveness
-from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
-from koroku_desktop.render.fold import tool_result
 from koroku_desktop.ui.chat.items import ChatItem, ToolCardIndex, build_items, items_for_entry
+from koroku_desktop.ui.chat.running_rows import RunningTurnRows
 from koroku_desktop.ui.chat.tool_runs import regroup
 from koroku_desktop.ui.chat.turn_versions import TurnVersions, since_last_clear
 
@@ -33,8 +32,9 @@ SHOWN_AT_ONCE = 500
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 
-class MessageModel(QAbstractListModel):
-    """Rows of the conversation; updated from the bridge's signals as events arrive."""
+class MessageModel(QAbstractListModel, RunningTurnRows):
+    """Rows of the conversation; updated from the bridge's signals as events arrive (the
+    running turn's own rows: ui/chat/running_rows.py)."""
 
     show_thoughts_changed = Signal(bool)
 
@@ -319,79 +319,6 @@ class MessageModel(QAbstractListModel):
             self.beginInsertRows(QModelIndex(), first, first + len(incoming) - 1)
             self._items[first:first] = incoming
             self.endInsertRows()
-
-    def append_delta(self, piece: str) -> None:
-        """Stream visible text into the current answer row (created on the first piece)."""
-        if self._streaming is None:
-            self._streaming = ChatItem(kind="model", text=piece, streaming=True)
-            self._append([self._streaming])
-            return
-        self._streaming.text += piece
-        self._streaming.touch()
-        self._changed(self._streaming)
-
-    def end_stream(self) -> None:
-        """Drop a streamed row no event replaced (the request failed mid-answer)."""
-        if self._streaming is not None:
-            self._remove(self._streaming)
-            self._streaming = None
-
-    def tool_started(self, call: FunctionCallPart) -> None:
-        """Show a card as running."""
-        item = self._cards.find_open(call)
-        if item is not None:
-            item.status = "running"
-            item.touch()
-            self._changed(item)
-
-    def tool_progress(self, tool: str, text: str) -> bool:
-        """Show a running card's progress (an MCP server's report); False if none runs."""
-        item = self._cards.find_open(FunctionCallPart(name=tool, args={}))
-        if item is None or item.status != "running":
-            return False
-        if item.text != text:
-            item.text = text
-            item.touch()
-            self._changed(item)
-        return True
-
-    def tool_finished(self, call: FunctionCallPart, part: FunctionResponsePart) -> None:
-        """Show a card's result (✓ or ✗, by the same rule as a reload) before the event lands."""
-        item = self._cards.resolve(tool_result(part))
-        if item is not None:
-            self._changed(item)
-
-    def set_status(self, text: str | None) -> None:
-        """Show what the running turn does now in the last row (None: remove it)."""
-        if text is None:
-            if self._status is not None:
-                self._remove(self._status)
-                self._status = None
-            return
-        if self._status is None:
-            self._append([ChatItem(kind="status", text=text)])
-            self._status = self._items[-1]
-            return
-        if self._status.text != text:
-            self._status.text = text
-            self._status.touch()
-            self._changed(self._status)
-
-    @property
-    def status(self) -> str | None:
-        """The live status line shown, if any."""
-        return self._status.text if self._status is not None else None
-
-    def add_turn_notice(self, kind: str, text: str) -> ChatItem:
-        """Say how a turn ended (stopped, failed, budget, cut off) under its last row."""
-        item = ChatItem(kind="turn_notice", tool=kind, text=text)
-        self._append([item])
-        return item
-
-    def drop_turn_notices(self, kind: str) -> None:
-        """Remove the notices of one kind (a failure once its retry starts)."""
-        for item in [i for i in self._items if i.kind == "turn_notice" and i.tool == kind]:
-            self._remove(item)
 
     def toggle_expanded(self, row: int) -> None:
         """Expand or collapse a tool card, compaction marker or thought."""

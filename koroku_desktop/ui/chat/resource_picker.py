@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.app.runtime import McpResourceInfo, uri_template
+from koroku_desktop.ui.widgets.controls import search_field
 from koroku_desktop.ui.widgets.two_line_delegate import TwoLineDelegate
 
 Completer = Callable[[McpResourceInfo, str, str, dict[str, str]], Awaitable[list[str]]]
@@ -71,11 +72,12 @@ class ResourcePicker(QDialog):
         col = QVBoxLayout(self)
         col.setContentsMargins(12, 12, 12, 12)
         col.setSpacing(8)
-        self.search = QLineEdit()
-        self.search.setObjectName("ResourceSearch")
-        self.search.setPlaceholderText("Search resources — ↑↓ choose, Enter attaches")
-        self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._filter)
+        self.search = search_field(
+            QLineEdit(),
+            "ResourceSearch",
+            "Search resources — ↑↓ choose, Enter attaches",
+            self._filter,
+        )
         self.search.installEventFilter(self)
         self.search.returnPressed.connect(self._accept_current)
         col.addWidget(self.search)

@@ -50,6 +50,30 @@ class _Stream:
     committed: str
     tail_at: int
 
+    def reopen(self) -> QTextCursor:
+        """A cursor after the committed text, the provisional tail after it removed."""
+        cursor = QTextCursor(self.doc)
+        cursor.setPosition(self.tail_at)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        return cursor
+
+    def commit(self, cursor: QTextCursor, text: str, end: int) -> None:
+        """Typeset `text` up to `end` for good (what follows it stays provisional)."""
+        _append(self.doc, cursor, text[len(self.committed) : end], self.theme)
+        self.committed = text[:end]
+        self.tail_at = self.doc.characterCount() - 1
+
+
+def _append(doc: QTextDocument, cursor: QTextCursor, markdown: str, th: Theme) -> None:
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    first = cursor.position()
+    if doc.characterCount() > 1:
+        cursor.insertBlock()
+        first = cursor.position()
+    cursor.insertMarkdown(markdown)
+    style_code(doc, th, from_position=first)
+
 
 class StreamingDocs:
     """One incrementally typeset document per streaming item (the newest only)."""
@@ -75,10 +99,7 @@ class StreamingDocs:
             state = _Stream(doc, width, th, "", 0)
             self._streams = {uid: state}
         doc = state.doc
-        cursor = QTextCursor(doc)
-        cursor.setPosition(state.tail_at)
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
+        cursor = state.reopen()
         start = len(state.committed)
         end = complete_prefix(text, start)
         # A burst (a slow frame let much text pile up): typeset a bounded piece now and the
@@ -88,22 +109,11 @@ class StreamingDocs:
         if self.behind:
             end = capped
         if end > len(state.committed):
-            self._append(doc, cursor, text[len(state.committed) : end], th)
-            state.committed = text[:end]
-            state.tail_at = doc.characterCount() - 1
+            state.commit(cursor, text, end)
         tail = "" if self.behind else text[end:]
-        self._append(doc, cursor, (tail.strip("\n") or "") + CURSOR, th)
+        _append(doc, cursor, (tail.strip("\n") or "") + CURSOR, th)
         forget_code_groups(doc)
         return doc
-
-    def _append(self, doc: QTextDocument, cursor: QTextCursor, markdown: str, th: Theme) -> None:
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        first = cursor.position()
-        if doc.characterCount() > 1:
-            cursor.insertBlock()
-            first = cursor.position()
-        cursor.insertMarkdown(markdown)
-        style_code(doc, th, from_position=first)
 
     def adopt(self, text: str, width: int, th: Theme) -> QTextDocument | None:
         """The streamed document finished as the stored answer `text`, when it showed the
@@ -120,21 +130,16 @@ class StreamingDocs:
             if not state.committed or not text.startswith(state.committed):
                 continue
             doc = state.doc
-            cursor = QTextCursor(doc)
-            cursor.setPosition(state.tail_at)
-            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
+            cursor = state.reopen()
             start = len(state.committed)
             capped = complete_prefix(text[: start + STEP_CHARS], start)
             self.behind = len(text) - start > STEP_CHARS and capped > start
             if self.behind:
-                self._append(doc, cursor, text[start:capped], th)
-                state.committed = text[:capped]
-                state.tail_at = doc.characterCount() - 1
+                state.commit(cursor, text, capped)
                 return doc
             tail = text[start:].strip("\n")
             if tail:
-                self._append(doc, cursor, tail, th)
+                _append(doc, cursor, tail, th)
             highlight_code(doc, th)
             forget_code_groups(doc)
             del self._streams[uid]

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -52,6 +51,7 @@ from koroku_desktop.ui.settings.sync_group import SyncControl, SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.controls import note_label, push_button
 from koroku_desktop.ui.widgets.facts_editor import FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
@@ -181,18 +181,14 @@ class SettingsDialog(QDialog):
         self.workspace = QLineEdit()
         self.workspace.setPlaceholderText("Your home folder")
         rl.addWidget(self.workspace, 1)
-        choose = QPushButton("Choose…")
-        choose.clicked.connect(self._choose_workspace)
-        rl.addWidget(choose)
+        rl.addWidget(push_button("Choose…", self._choose_workspace))
         self._field(form, "Workspace folder", "workspace", row)
         return group
 
     def _grants_group(self) -> QGroupBox:
         group = QGroupBox("Tool approvals")
         col = QVBoxLayout(group)
-        note = QLabel("Tools you allowed without asking. Revoke one to be asked again.")
-        note.setObjectName("Muted")
-        note.setWordWrap(True)
+        note = note_label("Tools you allowed without asking. Revoke one to be asked again.")
         col.addWidget(note)
         self.no_grants = QLabel("None: Koroku asks before every tool call that needs approval.")
         col.addWidget(self.no_grants)
@@ -200,9 +196,7 @@ class SettingsDialog(QDialog):
         self.grants = QListWidget()
         self.grants.setMaximumHeight(110)
         row.addWidget(self.grants, 1)
-        self.revoke_button = QPushButton("Revoke")
-        self.revoke_button.setObjectName("Danger")
-        self.revoke_button.clicked.connect(self.revoke_selected)
+        self.revoke_button = push_button("Revoke", self.revoke_selected, name="Danger")
         row.addWidget(self.revoke_button)
         col.addLayout(row)
         return group
@@ -212,9 +206,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout(group)
         self.shortcut = QKeySequenceEdit()
         self._field(form, "Quick-ask shortcut", "quick_ask_shortcut", self.shortcut)
-        help_label = QLabel(SHORTCUT_HELP)
-        help_label.setObjectName("Muted")
-        help_label.setWordWrap(True)
+        help_label = note_label(SHORTCUT_HELP)
         form.addRow("", help_label)
         self.login = QCheckBox("Start Koroku in the tray when I log in")
         self._field(form, "Start at login", "start_at_login", self.login)
@@ -226,17 +218,11 @@ class SettingsDialog(QDialog):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.status = QLabel(SAVE_NOTE)
-        self.status.setObjectName("Muted")
-        self.status.setWordWrap(True)
+        self.status = note_label(SAVE_NOTE)
         row.addWidget(self.status, 1)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.reject)
-        row.addWidget(cancel)
-        self.save_button = QPushButton("Save")
-        self.save_button.setObjectName("Primary")
+        row.addWidget(push_button("Cancel", self.reject))
+        self.save_button = push_button("Save", self._save_and_close, name="Primary")
         self.save_button.setDefault(True)
-        self.save_button.clicked.connect(self._save_and_close)
         row.addWidget(self.save_button)
         return row
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QVBoxLayout, QWidget
 
 from koroku_desktop.app.config import Settings
+from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.facts_editor import FactsEditor, FactsKeeper
 
 FACTS_HELP = (
@@ -35,13 +36,9 @@ class FactsGroup(QGroupBox):
         col = QVBoxLayout(self)
         self.enabled = QCheckBox("Remember facts about me")
         col.addWidget(self.enabled)
-        help_label = QLabel(FACTS_HELP)
-        help_label.setObjectName("Muted")
-        help_label.setWordWrap(True)
+        help_label = note_label(FACTS_HELP)
         col.addWidget(help_label)
-        self.off_note = QLabel(OFF_HELP)
-        self.off_note.setObjectName("Muted")
-        self.off_note.setWordWrap(True)
+        self.off_note = note_label(OFF_HELP)
         col.addWidget(self.off_note)
         self.enabled.toggled.connect(lambda on: self.off_note.setVisible(not on))
         self.editor = FactsEditor(keeper, conversation_id) if keeper is not None else None

@@ -8,12 +8,13 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
+
+from koroku_desktop.ui.widgets.controls import note_label
 
 TAIL_BYTES = 200_000
 """How much of the end of the log the dialog shows."""
@@ -48,9 +49,7 @@ class ServerLogDialog(QDialog):
         self.path = path
         self.resize(760, 480)
         col = QVBoxLayout(self)
-        where = QLabel(str(path) if path else "")
-        where.setObjectName("Muted")
-        where.setWordWrap(True)
+        where = note_label(str(path) if path else "")
         col.addWidget(where)
         self.view = QPlainTextEdit()
         self.view.setReadOnly(True)

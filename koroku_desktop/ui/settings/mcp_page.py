@@ -36,6 +36,7 @@ from koroku_desktop.app.runtime import McpManager, ServerStatus, UrlOpener
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.ui.settings.mcp_log import ServerLogDialog
 from koroku_desktop.ui.settings.mcp_sign_in import SignInRow
+from koroku_desktop.ui.widgets.controls import note_label
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
@@ -91,12 +92,10 @@ class ServerEditor(QDialog):
         self.url.setPlaceholderText("http://127.0.0.1:8000/mcp")
         self.headers = QPlainTextEdit(_lines(entry.get("headers"), ": "))
         self.headers.setPlaceholderText("Authorization: Bearer ...")
-        self.oauth_note = QLabel(
+        self.oauth_note = note_label(
             "A server that asks you to sign in (OAuth) needs no header: save it, then use "
             "Sign in… under the server list."
         )
-        self.oauth_note.setWordWrap(True)
-        self.oauth_note.setObjectName("Muted")
         self.enabled = QCheckBox("Enabled")
         self.enabled.setChecked(entry.get("enabled", True) is not False)
         self.error = QLabel("")
@@ -186,12 +185,10 @@ class McpSection(QGroupBox):
         self.settings = settings
         col = QVBoxLayout(self)
         where = manager.config_path if manager is not None else "mcp.json"
-        about = QLabel(
+        about = note_label(
             f"Servers from {where} (the mcpServers format of Claude "
             "desktop and Cursor). Koroku asks before every call, like for shell commands."
         )
-        about.setWordWrap(True)
-        about.setObjectName("Muted")
         col.addWidget(about)
         self.trust = QCheckBox("Run tools a server marks read-only without asking")
         self.trust.setChecked(settings.effective.mcp_trust_read_only)

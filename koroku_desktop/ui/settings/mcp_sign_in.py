@@ -13,9 +13,10 @@ from collections.abc import Awaitable
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from koroku_desktop.app.runtime import McpManager, ServerStatus, SignInFailed, UrlOpener
+from koroku_desktop.ui.widgets.controls import push_button
 
 NEEDED = "Sign in needed: the server wants a sign-in (no token yet, or its token was refused)."
 SIGNED_IN = "Signed in (OAuth); the tokens are in your OS keyring."
@@ -52,14 +53,13 @@ class SignInRow(QWidget):
         self.address.hide()
         col.addWidget(self.address)
         row = QHBoxLayout()
-        self.sign_in_button = QPushButton("Sign in…")
-        self.sign_in_button.setToolTip("Open the server's sign-in page in your browser")
-        self.sign_in_button.clicked.connect(self.sign_in)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.sign_out_button = QPushButton("Sign out")
-        self.sign_out_button.setToolTip("Forget this server's tokens (from the OS keyring)")
-        self.sign_out_button.clicked.connect(self.sign_out)
+        self.sign_in_button = push_button(
+            "Sign in…", self.sign_in, tip="Open the server's sign-in page in your browser"
+        )
+        self.cancel_button = push_button("Cancel", self.cancel)
+        self.sign_out_button = push_button(
+            "Sign out", self.sign_out, tip="Forget this server's tokens (from the OS keyring)"
+        )
         for button in (self.sign_in_button, self.cancel_button, self.sign_out_button):
             row.addWidget(button)
         row.addStretch(1)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QWidget
 
 from koroku_desktop.app.config import Settings
+from koroku_desktop.ui.widgets.controls import note_label
 
 LEVELS = (
     ("", "The model's default"),
@@ -29,9 +30,7 @@ class RecallGroup(QGroupBox):
         form = QFormLayout(self)
         self.memories = QCheckBox("Bring up related memories with each message")
         form.addRow("Remembered", self.memories)
-        help_label = QLabel(MEMORIES_HELP)
-        help_label.setObjectName("Muted")
-        help_label.setWordWrap(True)
+        help_label = note_label(MEMORIES_HELP)
         form.addRow("", help_label)
         self.thinking = self._levels()
         form.addRow("Thinking in chat", self.thinking)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.app.config import KeyringUnavailable, Settings, store_sync_password
 from koroku_desktop.app.settings_store import overriding_variable
+from koroku_desktop.ui.widgets.controls import note_label
 
 WHAT_SYNCS = (
     "Sync copies your memory to a PostgreSQL database you run (your “hub”) and from there "
@@ -71,9 +72,7 @@ class SyncGroup(QGroupBox):
         line.addWidget(self.password, 1)
         line.addWidget(self.store_button)
         form.addRow("Password", row)
-        self.note = QLabel("")
-        self.note.setObjectName("Muted")
-        self.note.setWordWrap(True)
+        self.note = note_label("")
         form.addRow("", self.note)
         self._sync = sync
         self.state = QLabel(sync.describe() if sync is not None else "Sync: off")
@@ -82,9 +81,7 @@ class SyncGroup(QGroupBox):
         self._refresh = QTimer(self)  # sync runs in its own thread: follow it while shown
         self._refresh.setInterval(STATE_REFRESH_MS)
         self._refresh.timeout.connect(self.show_state)
-        about = QLabel(WHAT_SYNCS)
-        about.setObjectName("Muted")
-        about.setWordWrap(True)
+        about = note_label(WHAT_SYNCS)
         form.addRow("", about)
 
     def show_state(self) -> None:

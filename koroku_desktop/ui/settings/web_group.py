@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QVBoxLayout, QWidget
 
 from koroku_desktop.app.config import Settings
 from koroku_desktop.ui.settings.env_lock import env_lock
+from koroku_desktop.ui.widgets.controls import note_label
 
 WEB_HELP = (
     "Gemini searches Google or reads the pages of links you give it, and Koroku lists the "
@@ -31,9 +32,7 @@ class WebGroup(QGroupBox):
             col.addWidget(box)
             if (note := env_lock(box, name)) is not None:
                 col.addWidget(note)
-        help_label = QLabel(WEB_HELP)
-        help_label.setObjectName("Muted")
-        help_label.setWordWrap(True)
+        help_label = note_label(WEB_HELP)
         col.addWidget(help_label)
 
     def load(self, s: Settings) -> None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, ApprovalScope
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.command_risk import destructive_reasons
+from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
 from koroku_desktop.ui.widgets.text_fit import fitting_height
 
@@ -130,9 +131,7 @@ class ApprovalCard(QFrame):
             self.command_edit.setTabChangesFocus(True)
             layout.addWidget(self.command_edit)
             self.cwd = bash_folder(request.args, workspace)
-            self.folder_label = QLabel(f"in <code>{breakable_path(str(self.cwd))}</code>")
-            self.folder_label.setObjectName("Muted")
-            self.folder_label.setWordWrap(True)
+            self.folder_label = note_label(f"in <code>{breakable_path(str(self.cwd))}</code>")
             self.folder_label.setToolTip("The folder the command runs in")
             layout.addWidget(self.folder_label)
             self.danger_label = QLabel()

@@ -17,18 +17,17 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.domain.facts import CATEGORIES, CATEGORY_WORDS, MAX_FACT_CHARS, Fact
+from koroku_desktop.ui.widgets.controls import note_label, push_button
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
@@ -101,16 +100,12 @@ class FactsEditor(QWidget):
         self.list.currentItemChanged.connect(lambda *_: self._selection_changed())
         self.list.itemDoubleClicked.connect(lambda *_: self.start_edit())
         col.addWidget(self.list, 1)
-        self.empty = QLabel(EMPTY_TEXT)
-        self.empty.setObjectName("Muted")
-        self.empty.setWordWrap(True)
+        self.empty = note_label(EMPTY_TEXT)
         col.addWidget(self.empty)
         col.addLayout(self._buttons())
         self.form = self._form()
         col.addWidget(self.form)
-        self.note = QLabel("")
-        self.note.setObjectName("Muted")
-        self.note.setWordWrap(True)
+        self.note = note_label("")
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.note)
         self.form.setVisible(False)
@@ -118,15 +113,14 @@ class FactsEditor(QWidget):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.add_button = QPushButton("Add…")
-        self.add_button.setToolTip("Tell Koroku a fact about you")
-        self.add_button.clicked.connect(self.start_add)
-        self.edit_button = QPushButton("Edit…")
-        self.edit_button.clicked.connect(self.start_edit)
-        self.forget_button = QPushButton("Forget")
-        self.forget_button.setObjectName("Danger")
-        self.forget_button.setToolTip("Koroku stops knowing it (it stays in the history)")
-        self.forget_button.clicked.connect(self.forget_selected)
+        self.add_button = push_button("Add…", self.start_add, tip="Tell Koroku a fact about you")
+        self.edit_button = push_button("Edit…", self.start_edit)
+        self.forget_button = push_button(
+            "Forget",
+            self.forget_selected,
+            tip="Koroku stops knowing it (it stays in the history)",
+            name="Danger",
+        )
         for button in (self.add_button, self.edit_button, self.forget_button):
             row.addWidget(button)
         row.addStretch(1)
@@ -152,12 +146,8 @@ class FactsEditor(QWidget):
         col.addWidget(self.text)
         row = QHBoxLayout()
         row.addStretch(1)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.close_form)
-        row.addWidget(cancel)
-        self.save_button = QPushButton("Save fact")
-        self.save_button.setObjectName("Primary")
-        self.save_button.clicked.connect(self.save)
+        row.addWidget(push_button("Cancel", self.close_form))
+        self.save_button = push_button("Save fact", self.save, name="Primary")
         row.addWidget(self.save_button)
         col.addLayout(row)
         return form

@@ -1,0 +1,54 @@
+"""Small constructors for the controls panels build the same way: a push button wired to
+its slot, a single-shot timer, a search field with a clear button, a muted note."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+
+F = TypeVar("F", bound=QLineEdit)
+
+
+def push_button(
+    text: str, on_click: Callable[[], object], *, tip: str = "", name: str = ""
+) -> QPushButton:
+    """A button saying `text` that calls `on_click`; `tip` its tooltip, `name` its object
+    name (the style sheet's, e.g. "Danger" or "Primary")."""
+    button = QPushButton(text)
+    if name:
+        button.setObjectName(name)
+    if tip:
+        button.setToolTip(tip)
+    button.clicked.connect(on_click)
+    return button
+
+
+def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -> QTimer:
+    """A single-shot timer owned by `parent` that calls `slot` `interval_ms` after each
+    `start()` (a restart before then postpones it)."""
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.setInterval(interval_ms)
+    timer.timeout.connect(slot)
+    return timer
+
+
+def search_field(field: F, name: str, placeholder: str, on_edit: Callable[[], object]) -> F:
+    """`field` set up as a search box: its object name, placeholder, a clear button, and
+    `on_edit` called on every change of its text."""
+    field.setObjectName(name)
+    field.setPlaceholderText(placeholder)
+    field.setClearButtonEnabled(True)
+    field.textChanged.connect(on_edit)
+    return field
+
+
+def note_label(text: str = "") -> QLabel:
+    """A muted, word-wrapped line or paragraph: help under a setting, a status note."""
+    label = QLabel(text)
+    label.setObjectName("Muted")
+    label.setWordWrap(True)
+    return label
