@@ -15,6 +15,8 @@ import os
 import sqlite3
 import threading
 import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -89,23 +91,39 @@ class SafeCursor(sqlite3.Cursor):
             raise undecodable(exc) from None
         return self
 
+    # A row that fails to convert (a damaged byte in a text column) leaves sqlite3's statement
+    # un-reset: its read transaction stays open on this thread's connection, so every later
+    # statement there sees a stale snapshot and its first write fails as "database is
+    # locked". A failed fetch therefore closes the cursor, which resets the statement.
+
     def fetchone(self) -> Any:
-        try:
+        with _closed_on_error(self):
             return super().fetchone()
-        except UnicodeDecodeError as exc:
-            raise undecodable(exc) from None
 
     def fetchmany(self, size: int | None = 1) -> list[Any]:
-        try:
+        with _closed_on_error(self):
             return super().fetchmany(size if size is not None else self.arraysize)
-        except UnicodeDecodeError as exc:
-            raise undecodable(exc) from None
 
     def fetchall(self) -> list[Any]:
-        try:
+        with _closed_on_error(self):
             return super().fetchall()
-        except UnicodeDecodeError as exc:
-            raise undecodable(exc) from None
+
+    def __next__(self) -> Any:
+        with _closed_on_error(self):
+            return super().__next__()
+
+
+@contextmanager
+def _closed_on_error(cursor: sqlite3.Cursor) -> Iterator[None]:
+    """Close `cursor` when reading a row fails; raise a database error only."""
+    try:
+        yield
+    except UnicodeDecodeError as exc:
+        cursor.close()
+        raise undecodable(exc) from None
+    except sqlite3.Error:
+        cursor.close()
+        raise
 
 
 class SafeConnection(sqlite3.Connection):

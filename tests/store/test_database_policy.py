@@ -75,3 +75,27 @@ def test_opening_a_log_with_damaged_schema_text_says_one_line_with_the_way_out(
     assert "\n" not in message
     with pytest.raises(DatabaseUnavailable):
         open_event_log(db, read_only=True)
+
+
+def test_a_row_that_fails_to_read_leaves_no_stale_snapshot_behind(tmp_path: Path) -> None:
+    """A damaged text value fails its fetch; the connection must not keep that statement's
+    read transaction open, or its next write (after another writer's) fails as "locked"."""
+    db = tmp_path / "koroku.db"
+    with sqlite3.connect(db) as setup:
+        setup.execute("PRAGMA journal_mode=wal")
+        setup.execute("CREATE TABLE t (v TEXT)")
+        setup.execute("INSERT INTO t VALUES (CAST(x'ff61' AS TEXT))")
+    reader = connect(db, autocommit=True)
+    other = connect(db, autocommit=True)
+    whole, one = reader.execute("SELECT v FROM t"), reader.execute("SELECT v FROM t")
+    with pytest.raises(sqlite3.OperationalError, match="Could not decode"):
+        whole.fetchall()
+    with pytest.raises(sqlite3.OperationalError, match="Could not decode"):
+        next(one)
+    other.execute("CREATE TABLE u (x)")  # another writer moves the database on
+    reader.execute("INSERT INTO u VALUES (1)")  # sees it: no stale snapshot, no "locked"
+    assert reader.execute("SELECT count(*) FROM u").fetchone() == (1,)
+    assert [r for (r,) in reader.execute("SELECT 1 UNION SELECT 2")] == [1, 2]
+    del whole, one  # (kept alive until here, as a caller's cursor would be)
+    reader.close()
+    other.close()
