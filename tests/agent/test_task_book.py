@@ -154,3 +154,27 @@ def test_only_the_owning_device_runs_a_task(log: SqliteEventLog) -> None:
     assert {r.task.id for r in TaskBook(log, clock, device="desktop").due()} == {anyone.id}
     assert {r.task.id for r in TaskBook(log, clock, device="laptop").due()} == {mine.id, anyone.id}
     assert fold_tasks([]) == {}
+
+
+def test_the_fast_read_of_the_file_folds_the_same_tasks(log: SqliteEventLog) -> None:
+    from koroku_desktop.domain.task_records import record_from_payload
+    from koroku_desktop.domain.tasks import fold_records
+    from koroku_desktop.store.log.task_rows import read_task_records
+
+    clock = Clock(MONDAY)
+    book = TaskBook(log, clock, device="laptop")
+    made = book.create(weekdays(), prompt="one", allowed_tools=["read_file"])
+    book.create(Schedule("cron", "0 9 * * *", "UTC", MONDAY), prompt="two", reminder=True)
+    book.pause(made.id)
+    records = read_task_records(log.path)
+    assert records is not None
+    assert fold_records(records) == book.all()
+    assert record_from_payload({"action": "created", "task_id": "x", "new": 1}, "c", 0.0, 1) is None
+    assert (
+        record_from_payload({"action": "created", "task_id": "x", "schema_version": 2}, "c", 0.0, 1)
+        is None
+    )
+    assert (
+        record_from_payload({"action": "created", "task_id": "x", "tool_budget": "3"}, "c", 0.0, 1)
+        is None
+    )

@@ -174,3 +174,28 @@ def test_add_list_pause_and_bad_input(koroku: Koroku) -> None:
     unknown = koroku.run("tasks", "run", "nothing-like-it", **AT_NOW)
     assert unknown.returncode == 2 and "no task" in unknown.stderr
     assert StoredEvent  # the log's types are what the helpers above read
+
+
+def test_run_due_with_nothing_due_loads_no_pydantic_sdk_or_event_log(koroku: Koroku) -> None:
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    make(koroku.home, later={"prompt": "Not yet", "schedule": schedule(days_ago=0)})
+    probe = (
+        "import sys\n"
+        "from koroku_desktop.launcher import main\n"
+        "code = main(['tasks', 'run-due'])\n"
+        "heavy = [m for m in ('pydantic', 'google.genai', 'koroku_desktop.store.log.event_log',"
+        " 'koroku_desktop.agent.loop') if m in sys.modules]\n"
+        "print(code, heavy)\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=koroku.env(KOROKU_HOME=str(koroku.home), **AT_NOW),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == "0 []", done.stderr
