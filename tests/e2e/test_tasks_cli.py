@@ -199,3 +199,22 @@ def test_run_due_with_nothing_due_loads_no_pydantic_sdk_or_event_log(koroku: Kor
         check=False,
     )
     assert done.stdout.strip() == "0 []", done.stderr
+
+
+def test_a_failed_model_call_records_failed_and_the_task_runs_next_time(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    ids = make(koroku.home, flaky={"prompt": "Summarise"})
+    fake_gemini.fail(400, message="Invalid request")
+    failed = koroku.run("tasks", "run-due", **AT_NOW)
+    assert failed.returncode == 0, failed.stderr
+    assert failed.stdout.strip() == f"flaky ({ids['flaky'][:8]}): failed"
+    assert "Task failed: flaky" in failed.stderr
+    fake_gemini.reply_text("All done.")
+    assert koroku.run("tasks", "run-due", **AT_NOW).stdout == ""  # not retried for that time
+    tomorrow = {"KOROKU_NOW": (NOW + timedelta(days=1)).isoformat()}
+    again = koroku.run("tasks", "run-due", **tomorrow)
+    assert again.stdout.strip() == f"flaky ({ids['flaky'][:8]}): ok", again.stderr
+    outcomes = [e.outcome for e in events(koroku.home, ids["flaky"]) if e.action == "run_finished"]
+    assert outcomes == ["failed", "ok"]
