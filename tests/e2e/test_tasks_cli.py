@@ -117,6 +117,10 @@ def test_run_due_runs_what_is_due_once_and_nothing_else(
     assert by_title["due"]["last_run"]["outcome"] == "ok"
     assert by_title["due"]["next_due"] == "2026-12-08T07:00:00+00:00"
     assert by_title["Broken zone"]["problem"].startswith("unknown time zone")
+    text = koroku.run("tasks", "list", **AT_NOW).stdout
+    assert "    last run (today 08:00): ok: Three mails need an answer." in text
+    assert "    last run (today 06:00, late): notified: Stretch" in text
+    assert "⚠ cannot run: unknown time zone" in text and "(paused)" in text
 
 
 def test_two_processes_racing_for_one_due_time_run_it_once(
