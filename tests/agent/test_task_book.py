@@ -17,6 +17,7 @@ from koroku_desktop.domain.schedules import ScheduleError
 from koroku_desktop.domain.task_words import every_to_rrule
 from koroku_desktop.domain.tasks import Schedule, UnknownTask, due_key, fold_tasks
 from koroku_desktop.store import SqliteEventLog
+from tests.support.builders import task_written_as
 
 MONDAY = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)  # 07:00 in Berlin
 
@@ -115,26 +116,8 @@ def test_bad_input_is_refused_and_damaged_events_spoil_one_task_only(log: Sqlite
     log.append(
         "elsewhere",
         [
-            TaskEvent(
-                action="created",
-                task_id="bad-rule",
-                title="Bad rule",
-                prompt="x",
-                schedule_kind="rrule",
-                schedule_rule="FREQ=NEVER",
-                schedule_tz="UTC",
-                schedule_start=MONDAY.isoformat(),
-            ),
-            TaskEvent(
-                action="created",
-                task_id="bad-zone",
-                title="Bad zone",
-                prompt="x",
-                schedule_kind="cron",
-                schedule_rule="0 8 * * *",
-                schedule_tz="Mars/Base",
-                schedule_start=MONDAY.isoformat(),
-            ),
+            task_written_as("bad-rule", "Bad rule", "rrule", "FREQ=NEVER", "UTC", MONDAY),
+            task_written_as("bad-zone", "Bad zone", "cron", "0 8 * * *", "Mars/Base", MONDAY),
             TaskEvent(action="run_started", task_id="never-made", due="nonsense"),
         ],
     )

@@ -14,6 +14,7 @@ from koroku_desktop.domain.tasks import Schedule, due_key
 from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.builders import task_written_as
 
 NOW = datetime(2026, 12, 7, 7, 0, 30, tzinfo=UTC)  # Monday, 08:00:30 in Berlin
 AT_NOW = {"KOROKU_NOW": NOW.isoformat()}
@@ -68,21 +69,8 @@ def test_run_due_runs_what_is_due_once_and_nothing_else(
             action="run_started", task_id=running.id, due=due_key(NOW - timedelta(seconds=30))
         )
         log.append(running.conversation_id, [started])
-        log.append(
-            "elsewhere",
-            [
-                TaskEvent(
-                    action="created",
-                    task_id="bad",
-                    title="Broken zone",
-                    prompt="x",
-                    schedule_kind="cron",
-                    schedule_rule="0 8 * * *",
-                    schedule_tz="Mars/Base",
-                    schedule_start=NOW.isoformat(),
-                )
-            ],
-        )
+        bad = task_written_as("bad", "Broken zone", "cron", "0 8 * * *", "Mars/Base", NOW)
+        log.append("elsewhere", [bad])
     fake_gemini.reply_text("Three mails need an answer.\nThe rest can wait.")
     result = koroku.run("tasks", "run-due", **AT_NOW)
     assert result.returncode == 0, result.stderr
