@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from koroku_desktop.domain.grounding import Grounding
+from koroku_desktop.domain.log_order import UNSYNCED_BASE as UNSYNCED_BASE
+from koroku_desktop.domain.log_order import order_key
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part
 
 SCHEMA_VERSION = 1
@@ -226,6 +228,42 @@ class ConversationEvent(BaseModel):
     origin: str | None = None
 
 
+TaskAction = Literal[
+    "created", "changed", "paused", "resumed", "run_started", "run_finished", "removed"
+]
+
+
+class TaskEvent(BaseModel):
+    """A change to a scheduled task, or one of its runs, in the task's conversation
+    (domain/tasks.py folds them). `created`/`changed` carry what they set (None: unchanged;
+    a schedule is the four `schedule_*` fields). A run is `run_started` for one `due` time
+    (ISO, UTC; never twice for one time: agent/task_runs.py), then `run_finished` with its
+    `outcome`, turn and `detail`; `at` is when (the writer's clock, ISO). Kept as written."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["task"] = "task"
+    schema_version: int = SCHEMA_VERSION
+    action: TaskAction
+    task_id: str
+    title: str | None = None
+    prompt: str | None = None
+    reminder: bool | None = None
+    schedule_kind: str | None = None
+    schedule_rule: str | None = None
+    schedule_tz: str | None = None
+    schedule_start: str | None = None
+    allowed_tools: list[str] | None = None
+    tool_budget: int | None = None
+    device: str | None = None
+    due: str | None = None
+    at: str | None = None
+    outcome: str | None = None
+    run_turn_id: str | None = None
+    late: bool | None = None
+    detail: str | None = None
+
+
 Event = Annotated[
     MessageEvent
     | CompactionEvent
@@ -235,7 +273,8 @@ Event = Annotated[
     | RememberedDismissedEvent
     | MemoryEditEvent
     | FactEvent
-    | ConversationEvent,
+    | ConversationEvent
+    | TaskEvent,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
@@ -246,10 +285,6 @@ EVENT_KINDS: tuple[str, ...] = tuple(
 """Every kind's stable string, in the union's order (what the viewer lists them in); what
 else each kind needs to say of itself is its entry in domain/kinds.py."""
 BOUNDARY_KINDS = ("compaction", "cleared")
-
-UNSYNCED_BASE = 1 << 62
-"""Added to the seq of an event not synced yet to make its order key: above any position a
-sync hub will ever hand out (see `StoredEvent.order_key`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +314,7 @@ class StoredEvent:
         the hub's order, then this log's unsynced ones in the order they were written. Every
         device syncing with one hub puts its synced events in the same order, and a turn is
         pushed whole, so turns never interleave. Without a hub it is simply the seq order."""
-        return self.hub_seq if self.hub_seq is not None else UNSYNCED_BASE + self.seq
+        return order_key(self.seq, self.hub_seq)
 
 
 @dataclass(frozen=True, slots=True)
