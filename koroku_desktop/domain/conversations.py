@@ -205,9 +205,12 @@ def quick_asks(conversations: Iterable[Conversation]) -> Conversation | None:
 
 def most_recent(conversations: Iterable[Conversation]) -> Conversation | None:
     """The conversation a front end opens by default: the most recently active one that is
-    neither deleted, archived nor an imported chat nobody continued (None: there is none)."""
+    neither deleted, archived nor an imported chat nobody continued; quick ask's own only
+    when there is no other (a quick ask does not move where the chat and the terminal open).
+    None: there is none."""
     shown = [c for c in conversations if not c.deleted and not c.archived and not c.read_only]
     ordered = by_recency(shown)
+    ordered.sort(key=lambda c: c.purpose == QUICK_ASKS)  # stable: recency within each
     return ordered[0] if ordered else None
 
 

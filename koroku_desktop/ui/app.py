@@ -21,7 +21,7 @@ from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
-from koroku_desktop.domain.events import FactEvent, LogEntry, StoredEvent
+from koroku_desktop.domain.events import FactEvent, StoredEvent
 from koroku_desktop.ui.background_work import (
     OnFirstShow,
     compact_long_history,
@@ -38,6 +38,7 @@ from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
 from koroku_desktop.ui.heap import thaw_heap
+from koroku_desktop.ui.history_pages import pages_of
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.desk import QuickAskDesk
 from koroku_desktop.ui.settings.dialog import SettingsDialog
@@ -73,7 +74,7 @@ class Desktop(QObject):
         self.bridge = bridge
         bridge.setParent(self)
         self.runtime = runtime
-        self.bridge.attach(self.runtime.agent, self._read_page)
+        self.bridge.attach(self.runtime.agent, pages_of(runtime.log, runtime.agent))
         self.bridge.attachments = self.runtime.attachments
         self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
@@ -110,16 +111,6 @@ class Desktop(QObject):
         """The tray icon's state and notifications."""
         self._wire()
 
-    def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
-        page = self.runtime.log.entries(
-            self.runtime.agent.conversation_id,
-            before_seq=before_seq,
-            limit=limit,
-            newest_first=True,
-        )
-        page.reverse()
-        return page
-
     def _wire(self) -> None:
         self.window.older_requested.connect(self._load_older)
         self.window.closed.connect(self.request_quit)
@@ -137,7 +128,7 @@ class Desktop(QObject):
         self.notices.wire()
         self.conversations.wire(self.tray, self.show_chat)
         self.conversations.switched.connect(self._forget_viewer)
-        self.quick.wire(self.conversations, self._keep, self.notices.capture_failed)
+        self.quick.wire(self.conversations, self._keep, self.notices)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)

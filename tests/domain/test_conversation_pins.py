@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from koroku_desktop.domain.conversations import (
     QUICK_ASKS,
+    Activity,
     fold_conversations,
+    most_recent,
     pinned_first,
     quick_asks,
 )
@@ -82,3 +84,12 @@ def test_quick_asks_is_found_by_purpose_whatever_its_title() -> None:
     assert quick_asks(fold_conversations(events, {}).values()).id == C  # type: ignore[union-attr]
     events.append(stored(6, C, "deleted"))
     assert quick_asks(fold_conversations(events, {}).values()) is None
+
+
+def test_a_quick_ask_does_not_make_quick_asks_the_conversation_opened_by_default() -> None:
+    events = [stored(1, A, "created"), stored(2, B, "created", purpose=QUICK_ASKS)]
+    activity = {A: Activity(A, 2, 10, 1.0), B: Activity(B, 2, 20, 2.0)}  # B asked last
+    every = fold_conversations(events, activity)
+    assert most_recent(every.values()).id == A  # type: ignore[union-attr]
+    only_quick = fold_conversations([*events, stored(30, A, "deleted")], activity)
+    assert most_recent(only_quick.values()).id == B  # type: ignore[union-attr]

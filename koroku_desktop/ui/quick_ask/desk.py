@@ -17,6 +17,7 @@ from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.quick_ask.router import QuickAskRouter
 from koroku_desktop.ui.screen_capture import capture_for_asking
+from koroku_desktop.ui.tray_notices import TrayNotices
 
 CAPTURE_DELAY_MS = 250
 """How long the compositor is given to take the hidden popup off the screen."""
@@ -51,17 +52,18 @@ class QuickAskDesk(QObject):
         self,
         conversations: ConversationSwitcher,
         keep: Callable[[Coroutine[Any, Any, None]], None],
-        capture_failed: Callable[[str], None],
+        notices: TrayNotices,
     ) -> None:
         """Connect the popup to the conversations (the target's title, Open in chat, the
-        sidebar after a quick ask into Quick asks) and the screen capture."""
-        self._keep, self.capture_failed = keep, capture_failed
+        sidebar after a quick ask into Quick asks), the tray's notices and the capture."""
+        self._keep, self.capture_failed = keep, notices.capture_failed
         self.conversations = conversations
         popup, router = self.popup, self.router
         conversations.current_title.connect(popup.show_conversation)
         popup.target.chosen.connect(self._choose)
         router.target_changed.connect(popup.target.show_target)
         router.bridge_made.connect(popup.add_bridge)
+        router.bridge_made.connect(notices.follow)
         router.turn_finished.connect(lambda _result: conversations.refresh())
         popup.open_in_chat.connect(self.open_chat_at)
         popup.screen_requested.connect(self._screen_from_popup)

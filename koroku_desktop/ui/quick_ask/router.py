@@ -18,8 +18,8 @@ from PySide6.QtCore import QObject, Signal
 from koroku_desktop.app.config import Settings
 from koroku_desktop.app.quick_ask_agent import QuickAskAgent, quick_ask_agent
 from koroku_desktop.app.runtime import Runtime
-from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.history_pages import pages_of
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class QuickAskRouter(QObject):
         if self._agent is None or self.own is None:
             self.own = AgentBridge(self)
             self._agent = quick_ask_agent(self.runtime, self.own, conversation)
-            self.own.attach(self._agent.agent, self._read_page)
+            self.own.attach(self._agent.agent, pages_of(self.runtime.log, self._agent.agent))
             self.own.attachments = self.runtime.attachments
             self.own.turn_finished.connect(self.turn_finished)
             self.bridge_made.emit(self.own)
@@ -82,17 +82,6 @@ class QuickAskRouter(QObject):
     def own_conversation(self) -> str | None:
         """The id quick ask's own agent talks in (None: not made yet)."""
         return None if self._agent is None else self._agent.agent.conversation_id
-
-    def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
-        assert self._agent is not None
-        page = self.runtime.log.entries(
-            self._agent.agent.conversation_id,
-            before_seq=before_seq,
-            limit=limit,
-            newest_first=True,
-        )
-        page.reverse()
-        return page
 
     async def close(self) -> None:
         """Cancel quick ask's own turn (if one runs) and stop its compaction, before the

@@ -12,8 +12,7 @@ from koroku_desktop.domain.conversations import QUICK_ASKS_TITLE
 TARGETS = ("quick_asks", "current")
 """The values of `Settings.quick_ask_into`."""
 ARROW = "→ "
-ARROW_ROOM = 30
-"""What the button needs besides its text (the menu arrow, its padding)."""
+MENU_MARK = " ▾"
 MIN_WIDTH = 70
 
 
@@ -29,6 +28,7 @@ class TargetButton(QToolButton):
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.target = "quick_asks"
         self.current_title = ""
         self.full = ""
@@ -79,20 +79,25 @@ class TargetButton(QToolButton):
         self.updateGeometry()
         self._fit()
 
+    def _chrome(self) -> int:
+        """What the style adds around the text (padding, frame)."""
+        shown = QFontMetrics(self.font()).horizontalAdvance(self.text())
+        return max(super().sizeHint().width() - shown, 0)
+
     def sizeHint(self) -> QSize:
         """Room for the whole text (the layout gives less when the popup is narrow)."""
         hint = super().sizeHint()
-        width = QFontMetrics(self.font()).horizontalAdvance(self.full) + ARROW_ROOM
-        return QSize(width, hint.height())
+        width = QFontMetrics(self.font()).horizontalAdvance(self.full + MENU_MARK)
+        return QSize(width + self._chrome(), hint.height())
 
     def minimumSizeHint(self) -> QSize:
         """Narrow enough for the arrow and a few letters."""
         return QSize(MIN_WIDTH, super().minimumSizeHint().height())
 
     def _fit(self) -> None:
-        room = max(self.width() - ARROW_ROOM, 20)
         fm = QFontMetrics(self.font())
-        self.setText(fm.elidedText(self.full, Qt.TextElideMode.ElideRight, room))
+        room = max(self.width() - self._chrome() - fm.horizontalAdvance(MENU_MARK), 20)
+        self.setText(fm.elidedText(self.full, Qt.TextElideMode.ElideRight, room) + MENU_MARK)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Elide again for the new width."""
