@@ -34,6 +34,10 @@ def register(sub: Any) -> None:
     conv.add_argument("--json", action="store_true", help="the list as JSON")
     conv.add_argument("--all", action="store_true", help="show deleted conversations too")
     actions = conv.add_subparsers(dest="action", parser_class=type(conv))
+    listing = actions.add_parser("list", help="list them (what `koroku conversations` does)")
+    listing.add_argument(
+        "--all", action="store_true", default=argparse.SUPPRESS, help="deleted ones too"
+    )
     new = actions.add_parser("new", help="start a conversation")
     new.add_argument("title", nargs="*", help="its title (the model names it otherwise)")
     rename = actions.add_parser("rename", help="give a conversation a title")
@@ -91,7 +95,7 @@ def cmd_conversations(args: argparse.Namespace) -> int:
     action: str | None = getattr(args, "action", None)
     paths = default_paths()
     try:
-        with open_conversations(paths, read_only=action is None) as book:
+        with open_conversations(paths, read_only=action in (None, "list")) as book:
             try:
                 return _run(book, action, args)
             except DB_ERRORS as exc:
@@ -106,8 +110,8 @@ def cmd_conversations(args: argparse.Namespace) -> int:
 
 
 def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -> int:
-    if action is None:
-        shown = pinned_first(book.listed(deleted=args.all))
+    if action in (None, "list"):
+        shown = pinned_first(book.listed(deleted=getattr(args, "all", False)))
         if args.json:
             print(json.dumps([conversation_json(c) for c in shown], ensure_ascii=False, indent=2))
         elif not shown:

@@ -84,8 +84,11 @@ def test_conversations_are_listed_renamed_archived_deleted_and_restored(koroku: 
 def test_pins_are_events_listed_first_and_marked(koroku: Koroku) -> None:
     older, newer = new(koroku, "Older"), new(koroku, "Newer")
     assert "pinned Older" in ok(koroku, "conversations", "pin", "older")
-    lines = ok(koroku, "conversations").splitlines()
+    lines = ok(koroku, "conversations", "list").splitlines()
     assert lines[0].startswith("★ Older") and lines[1].startswith("  Newer")  # pinned first
+    assert ok(koroku, "conversations", "list", "--all", "--json") == ok(
+        koroku, "conversations", "--all", "--json"
+    )
     assert [(c["title"], c["pinned"]) for c in listed(koroku)] == [
         ("Older", True),
         ("Newer", False),

@@ -16,7 +16,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import running_desktop
+from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import texts, type_and_send
 from tests.ui.test_sidebar import ask, listed, plain
 
@@ -90,6 +90,15 @@ def test_by_default_quick_ask_asks_into_its_own_conversation_and_the_window_stay
         ask_in_popup(desk, qtbot, "and of Italy?")
         qtbot.waitUntil(lambda: "and of Italy?" in texts(desk.window.model, "user"))
         assert users_in(desk, quick.id)[-1] == "and of Italy?"
+
+        # Back in the first conversation, quick ask's own agent goes on in Quick asks and
+        # sees what the window's agent wrote there meanwhile.
+        assert run(qtbot, desk.conversations.switch(here)) is True
+        ask_in_popup(desk, qtbot, "and of Portugal?")
+        sent = [plain(visible_text(c.parts)) for c in echo_requests(desk)[-1].contents]
+        assert "and of Italy?" in sent and "and of Portugal?" in sent
+        assert desk.runtime.agent.conversation_id == here
+        assert users_in(desk, quick.id)[-1] == "and of Portugal?"
 
 
 def echo_requests(desk: Desktop) -> list[ModelRequest]:
