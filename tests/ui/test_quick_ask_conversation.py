@@ -4,12 +4,14 @@ switched in the popup. The whole app offscreen, a real log, `FakeChatModel` for 
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
+import pytest
 import qasync
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.domain.conversations import QUICK_ASKS, QUICK_ASKS_TITLE
+from koroku_desktop.domain.conversations import QUICK_ASKS, QUICK_ASKS_TITLE, Conversation
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import visible_text
 from koroku_desktop.ui.app import Desktop
@@ -140,3 +142,35 @@ def test_switched_in_the_popup_it_asks_into_the_chat_window_and_the_setting_keep
         ask_in_popup(desk, qtbot, "a quick one")
         assert texts(desk.window.model, "user") == ["about zebras", "how do they sleep?"]
         assert users_in(desk, book.quick_asks().id) == ["a quick one"]
+
+
+def test_a_database_that_cannot_be_written_loses_no_question(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with running_desktop(qtbot, echo()) as desk:
+        book = desk.runtime.conversations
+        assert book is not None
+
+        def locked() -> Conversation:
+            raise sqlite3.OperationalError("database is locked")
+
+        monkeypatch.setattr(book, "quick_asks", locked)
+        popup = desk.popup
+        popup.pin_button.setChecked(True)
+        desk.show_quick_ask()
+        qtbot.waitExposed(popup)
+        popup.tray.add_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32, "shot.png")
+        type_and_send(qtbot, popup.input, "is this kept?")
+        qtbot.waitUntil(lambda: "Not asked" in popup.answer_text(), timeout=5000)
+        assert "database is locked" in popup.answer_text()
+        assert popup.input.toPlainText() == "is this kept?"
+        assert [p.name for p in popup.tray.pending] == ["shot.png"]
+        assert not desk.bridge.busy and users_in(desk, desk.runtime.agent.conversation_id) == []
+        monkeypatch.undo()
+        popup.tray.take()
+        type_and_send(qtbot, popup.input, "now?")
+        qtbot.waitUntil(lambda: "re: now?" in popup.answer_text(), timeout=15000)
