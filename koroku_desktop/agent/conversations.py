@@ -43,8 +43,14 @@ class ConversationBook:
         self._lock = threading.Lock()
 
     def _read(self) -> list[StoredEvent]:
+        """The `conversation` events, read once and then only the new ones; read again
+        whole when a sync brought some (events read before may have their place in the hub's
+        order by now, and a pin, a rename or a title is decided by that order)."""
         with self._lock:
             new = conversation_events(self.log, self._after)
+            if self._events and any(e.hub_seq is not None for e in new):
+                self._events = []
+                new = conversation_events(self.log)
             if new:
                 self._after = new[-1].seq
                 self._events.extend(new)
