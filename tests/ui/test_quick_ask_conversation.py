@@ -11,7 +11,12 @@ import pytest
 import qasync
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.domain.conversations import QUICK_ASKS, QUICK_ASKS_TITLE, Conversation
+from koroku_desktop.domain.conversations import (
+    QUICK_ASKS,
+    QUICK_ASKS_TITLE,
+    UNTITLED,
+    Conversation,
+)
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import visible_text
 from koroku_desktop.ui.app import Desktop
@@ -115,7 +120,9 @@ def test_switched_in_the_popup_it_asks_into_the_chat_window_and_the_setting_keep
     with running_desktop(qtbot, echo()) as desk:
         ask(qtbot, desk, "about zebras")
         here = desk.runtime.agent.conversation_id
+        qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
         title = desk.window.header.title.full
+        assert title == UNTITLED
         target = desk.popup.target
         target.chat.trigger()  # the popup's menu: into the chat window's conversation
         assert desk.runtime.settings_store.effective.quick_ask_into == "current"
@@ -167,6 +174,7 @@ def test_a_database_that_cannot_be_written_loses_no_question(
         type_and_send(qtbot, popup.input, "is this kept?")
         qtbot.waitUntil(lambda: "Not asked" in popup.answer_text(), timeout=5000)
         assert "database is locked" in popup.answer_text()
+        assert "is this kept?" in popup.answer_text()
         assert popup.input.toPlainText() == "is this kept?"
         assert [p.name for p in popup.tray.pending] == ["shot.png"]
         assert not desk.bridge.busy and users_in(desk, desk.runtime.agent.conversation_id) == []
@@ -174,3 +182,11 @@ def test_a_database_that_cannot_be_written_loses_no_question(
         popup.tray.take()
         type_and_send(qtbot, popup.input, "now?")
         qtbot.waitUntil(lambda: "re: now?" in popup.answer_text(), timeout=15000)
+        # Two questions asked at once: both go, in the order asked; the popup follows the
+        # second.
+        popup.ask("first of two")
+        popup.ask("second of two")
+        qtbot.waitUntil(lambda: "re: second of two" in popup.answer_text(), timeout=15000)
+        assert "re: first of two" not in popup.answer_text()
+        qtbot.waitUntil(lambda: not desk.quick.router.own or not desk.quick.router.own.busy)
+        assert users_in(desk, book.quick_asks().id)[-2:] == ["first of two", "second of two"]

@@ -113,4 +113,5 @@ class QuickAskDesk(QObject):
     async def close(self) -> None:
         """Cancel quick ask's own turn and compaction (on quit, before the log closes)."""
         self.popup.hide()
+        await self.popup.stop_asking()
         await self.router.close()

@@ -6,6 +6,7 @@ bridge of each question, and the popup follows that bridge's signals for the exc
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.exchange_conversation: str | None = None
         """The conversation the exchange shown went into (None: not asked yet)."""
         self._asking = TaskSet()
+        self._sending = asyncio.Lock()
         self._turn_id: str | None = None
         """The turn this popup asked for: its events are recognised by this id."""
         self.active = False
@@ -281,18 +283,25 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self._asking.start(self._send(text, turn_id, attached))
 
     async def _send(self, text: str, turn_id: str, attached: list[PendingAttachment]) -> None:
-        try:
-            bridge = self._bridge if self.route is None else await self.route()
-        except DB_ERRORS as exc:  # a database that cannot be read or written now
-            if turn_id == self._turn_id:
-                self.answer.setMarkdown(f"**Not asked:** {exc}")
-                self.input.setPlainText(text)  # nothing typed is lost
+        """Route and send, one question after another (in the order they were asked); a
+        question asked meanwhile is still sent, only no longer followed here."""
+        async with self._sending:
+            try:
+                bridge = self._bridge if self.route is None else await self.route()
+            except DB_ERRORS as exc:  # a database that cannot be read or written now
+                self.answer.setMarkdown(f"**Not asked:** “{text}” ({exc})")
+                if not self.input.toPlainText().strip():
+                    self.input.setPlainText(text)  # nothing typed is lost
                 for pending in attached:
                     self.tray.add_pending(pending)
-            return
-        if turn_id == self._turn_id:  # not replaced by a newer question meanwhile
-            self._use(bridge)
+                return
+            if turn_id == self._turn_id:
+                self._use(bridge)
             bridge.send(text, turn_id, quick=True, attachments=attached)
+
+    async def stop_asking(self) -> None:
+        """Stop routing questions (on quit); one already sent is its bridge's to end."""
+        await self._asking.cancel()
 
     def show_hint(self, text: str) -> None:
         """Why a pasted or dropped file was not attached, in the status line."""
