@@ -1,4 +1,5 @@
-"""The conversations: started, named, archived, deleted and restored by `conversation` events.
+"""The conversations: started, named, pinned, archived, deleted and restored by `conversation`
+events.
 
 `ConversationBook` reads the registry from the log (domain/conversations.py folds it) and
 appends the events that change it. Nothing takes a lease: creating is a new id (two
@@ -14,12 +15,15 @@ from koroku_desktop.agent.ports import ConversationLog, LogReader
 from koroku_desktop.domain.conversations import (
     DEFAULT_CONVERSATION,
     NEW_TITLE,
+    QUICK_ASKS,
+    QUICK_ASKS_TITLE,
     UNTITLED,
     Conversation,
     by_recency,
     clean_title,
     fold_conversations,
     most_recent,
+    quick_asks,
     resolve,
 )
 from koroku_desktop.domain.events import ConversationAction, ConversationEvent, StoredEvent
@@ -72,6 +76,20 @@ class ConversationBook:
         assert made is not None
         return made
 
+    def quick_asks(self) -> Conversation:
+        """The conversation quick ask asks into, started (`Quick asks`) on first use. It is
+        found by its purpose, so a rename keeps it; deleting it makes the next quick ask
+        start a new one."""
+        found = quick_asks(self.all(counts=False).values())
+        if found is not None:
+            return found
+        cid = new_conversation_id()
+        made = ConversationEvent(action="created", title=QUICK_ASKS_TITLE, purpose=QUICK_ASKS)
+        self.log.append(cid, [made])
+        first = quick_asks(self.all(counts=False).values())  # another process's, if first
+        assert first is not None
+        return first
+
     def rename(self, conversation_id: str, title: str) -> Conversation:
         """The person names it (their title is never replaced by the model's)."""
         return self._change(conversation_id, "renamed", clean_title(title))
@@ -87,6 +105,14 @@ class ConversationBook:
     def delete(self, conversation_id: str) -> Conversation:
         """Hide it everywhere; it stays in the log, search still finds it, `restore` undoes it."""
         return self._change(conversation_id, "deleted")
+
+    def pin(self, conversation_id: str) -> Conversation:
+        """Pin it on top of the lists (every device's: it is an event)."""
+        return self._change(conversation_id, "pinned")
+
+    def unpin(self, conversation_id: str) -> Conversation:
+        """Take its pin away."""
+        return self._change(conversation_id, "unpinned")
 
     def restore(self, conversation_id: str) -> Conversation:
         """Undo a delete or an archive."""

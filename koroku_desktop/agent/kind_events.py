@@ -35,9 +35,14 @@ class KindFollower:
         self._lock = threading.Lock()
 
     def read(self) -> list[StoredEvent]:
-        """All of them, as the log stands now (a copy)."""
+        """All of them, as the log stands now (a copy); read again whole when a sync brought
+        some (events read before may have their place in the hub's order by now, and a pin,
+        a rename or a title is decided by that order)."""
         with self._lock:
             new = kind_events(self.log, self.kind, self._after)
+            if self._events and any(e.hub_seq is not None for e in new):
+                self._events = []
+                new = kind_events(self.log, self.kind)
             if new:
                 self._after = new[-1].seq
                 self._events.extend(new)

@@ -56,6 +56,8 @@ class Settings(BaseModel):
     """Gemini's thinking level for chat turns ("" = the model's default)."""
     quick_ask_thinking_level: Literal["", "minimal", "low", "medium", "high"] = "low"
     """The thinking level of quick-ask turns: lower by default, for a faster answer."""
+    quick_ask_into: Literal["quick_asks", "current"] = "quick_asks"
+    """Where quick ask asks: its own conversation ("Quick asks") or the chat window's."""
     embedding_model: str = Field("gemini-embedding-001", min_length=1)
     """The model that embeds the log for search by meaning (a change re-embeds it)."""
     surface_memories: bool = True

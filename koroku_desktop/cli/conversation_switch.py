@@ -13,7 +13,7 @@ from typing import Any
 
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.cli.terminal import render_message, render_summary
-from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.domain.conversations import Conversation, pinned_first
 from koroku_desktop.domain.errors import RefusedError
 
 
@@ -60,7 +60,7 @@ async def conversation_command(runtime: Runtime, text: str) -> bool:
         if command == "/conversations":
             from koroku_desktop.cli.conversations_command import list_line
 
-            for c in await asyncio.to_thread(book.listed):
+            for c in pinned_first(await asyncio.to_thread(book.listed)):
                 mark = "*" if c.id == runtime.agent.conversation_id else " "
                 print(f"{mark} {list_line(c)}")
             return True

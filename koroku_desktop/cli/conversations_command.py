@@ -1,8 +1,9 @@
-"""`koroku conversations`: list, start, rename, archive, delete and restore conversations.
+"""`koroku conversations`: list, start, rename, pin, archive, delete and restore conversations.
 
 Every change is one `conversation` event in the log (nothing is updated or removed): a
 deleted conversation is hidden from the list (`--all` shows it) and `restore` brings it
-back. A conversation is named by its id, an id prefix (4+ characters) or its exact title;
+back. Pinned ones are listed first, marked ★ (a pin is an event too: it syncs). A
+conversation is named by its id, an id prefix (4+ characters) or its exact title;
 one that matches none or several is one line on stderr and exit 2.
 """
 
@@ -18,7 +19,7 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.conversation_wiring import open_conversations
 from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable, explain
-from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.domain.conversations import Conversation, pinned_first
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.render.text import one_line, when
 
@@ -27,16 +28,24 @@ TITLE_WIDTH = 40
 
 def register(sub: Any) -> None:
     """Add `koroku conversations` and its actions."""
-    conv = sub.add_parser("conversations", help="list, start, rename, archive, delete, restore")
+    conv = sub.add_parser(
+        "conversations", help="list, start, rename, pin, archive, delete, restore"
+    )
     conv.add_argument("--json", action="store_true", help="the list as JSON")
     conv.add_argument("--all", action="store_true", help="show deleted conversations too")
     actions = conv.add_subparsers(dest="action", parser_class=type(conv))
+    listing = actions.add_parser("list", help="list them (what `koroku conversations` does)")
+    listing.add_argument(
+        "--all", action="store_true", default=argparse.SUPPRESS, help="deleted ones too"
+    )
     new = actions.add_parser("new", help="start a conversation")
     new.add_argument("title", nargs="*", help="its title (the model names it otherwise)")
     rename = actions.add_parser("rename", help="give a conversation a title")
     rename.add_argument("ref", metavar="ID", help="an id, an id prefix or the exact title")
     rename.add_argument("title", nargs="+", help="the new title")
     for name, help_text in (
+        ("pin", "list it first, here, in the app's sidebar and in the tray menu"),
+        ("unpin", "take its pin away"),
         ("archive", "keep it listed, but do not open it by default"),
         ("delete", "hide it everywhere (it stays in the log; `restore` brings it back)"),
         ("restore", "bring back a deleted or archived conversation"),
@@ -63,17 +72,22 @@ def conversation_json(c: Conversation) -> dict[str, Any]:
         "read_only": c.read_only,
         "archived": c.archived,
         "deleted": c.deleted,
+        "pinned": c.pinned,
     }
 
 
+PIN_MARK = "★"
+
+
 def list_line(c: Conversation) -> str:
-    """`Title   abcd1234  2026-12-03 09:10   12 messages  (archived)`."""
+    """`★ Title   abcd1234  2026-12-03 09:10   12  (archived)` (★: pinned)."""
     flags = " (deleted)" if c.deleted else " (archived)" if c.archived else ""
     if c.origin != "koroku":
         flags += f" (from {c.origin_name}{', read-only' if c.read_only else ''})"
     last = when(c.last_at) if c.last_at else "never"
     title = one_line(c.title, TITLE_WIDTH)
-    return f"{title:<{TITLE_WIDTH}}  {c.short_id:<8}  {last:<16}  {c.messages:>5}{flags}"
+    mark = PIN_MARK if c.pinned else " "
+    return f"{mark} {title:<{TITLE_WIDTH}}  {c.short_id:<8}  {last:<16}  {c.messages:>5}{flags}"
 
 
 def cmd_conversations(args: argparse.Namespace) -> int:
@@ -81,7 +95,7 @@ def cmd_conversations(args: argparse.Namespace) -> int:
     action: str | None = getattr(args, "action", None)
     paths = default_paths()
     try:
-        with open_conversations(paths, read_only=action is None) as book:
+        with open_conversations(paths, read_only=action in (None, "list")) as book:
             try:
                 return _run(book, action, args)
             except DB_ERRORS as exc:
@@ -96,8 +110,8 @@ def cmd_conversations(args: argparse.Namespace) -> int:
 
 
 def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -> int:
-    if action is None:
-        shown = book.listed(deleted=args.all)
+    if action in (None, "list"):
+        shown = pinned_first(book.listed(deleted=getattr(args, "all", False)))
         if args.json:
             print(json.dumps([conversation_json(c) for c in shown], ensure_ascii=False, indent=2))
         elif not shown:
@@ -111,6 +125,8 @@ def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -
             return _done(args, made, f"started {made.label}")
         found = book.find(args.ref, deleted=action == "restore")
         change: dict[str, Callable[[str], Conversation]] = {
+            "pin": book.pin,
+            "unpin": book.unpin,
             "archive": book.archive,
             "delete": book.delete,
             "restore": book.restore,
@@ -119,7 +135,13 @@ def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -
             changed = book.rename(found.id, " ".join(args.title))
             return _done(args, changed, f"renamed {found.short_id}: {changed.title}")
         changed = change[action](found.id)
-        past = {"archive": "archived", "delete": "deleted", "restore": "restored"}[action]
+        past = {
+            "pin": "pinned",
+            "unpin": "unpinned",
+            "archive": "archived",
+            "delete": "deleted",
+            "restore": "restored",
+        }[action]
         return _done(args, changed, f"{past} {changed.label}")
     except RefusedError as exc:  # unknown, ambiguous, an empty title
         print(f"koroku conversations: {exc}", file=sys.stderr)

@@ -4,8 +4,9 @@ A conversation exists once any event names its id. A `conversation` event `creat
 it its origin and creation time; the log's first conversation ("default", from before
 conversations were events) has none and opens as one conversation with everything in it.
 Titles come from `titled` (the model) and `renamed` (the person; a rename always wins over
-a later model title). Order is by seq only: "most recent" is the highest seq of anything
-but the conversation's own `conversation` events.
+a later model title). `pinned`/`unpinned`: the later one in the log's order wins (a pin made
+on another device lands in the synced order like any event). Order is by seq only: "most
+recent" is the highest seq of anything but the conversation's own `conversation` events.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ DEFAULT_CONVERSATION = "default"
 """The id of the log's first conversation (and of the one a fresh data dir starts in)."""
 NEW_TITLE = "New conversation"
 """What a conversation is called until the model (or the person) names it."""
+QUICK_ASKS = "quick-asks"
+"""The purpose of the conversation quick ask asks into (found by it, not by its title)."""
+QUICK_ASKS_TITLE = "Quick asks"
 UNTITLED = "Conversation"
 """What a conversation from before titles (the log's first) is called until renamed."""
 ID_PREFIX_MIN = 4
@@ -66,6 +70,10 @@ class Conversation:
     """It was started by a `created` event (the log's first conversation was not)."""
     imported_seq: int = 0
     """The seq of the last `imported` marker (a chat brought in from another assistant)."""
+    pinned: bool = False
+    """The person pinned it on top of the lists (the sidebar, the drop-down, the tray)."""
+    purpose: str = ""
+    """What Koroku made it for (`QUICK_ASKS`: where quick ask asks), from its `created`."""
 
     @property
     def read_only(self) -> bool:
@@ -156,6 +164,7 @@ def _apply(current: Conversation, event: ConversationEvent, stored: StoredEvent)
                 last_seq=max(current.last_seq, stored.seq),
                 origin=event.origin or "koroku",
                 created=True,
+                purpose=event.purpose or "",
             )
         case "titled":
             if current.renamed or not event.title:
@@ -173,6 +182,8 @@ def _apply(current: Conversation, event: ConversationEvent, stored: StoredEvent)
             return replace(current, deleted=False, archived=False)
         case "imported":
             return replace(current, imported_seq=stored.seq)
+        case "pinned" | "unpinned":
+            return replace(current, pinned=event.action == "pinned")
 
 
 def by_recency(conversations: Iterable[Conversation]) -> list[Conversation]:
@@ -180,11 +191,26 @@ def by_recency(conversations: Iterable[Conversation]) -> list[Conversation]:
     return sorted(conversations, key=lambda c: (c.last_seq, c.id), reverse=True)
 
 
+def pinned_first(conversations: Iterable[Conversation]) -> list[Conversation]:
+    """Pinned ones first, then the rest; each group in the order given (sorted is stable)."""
+    return sorted(conversations, key=lambda c: not c.pinned)
+
+
+def quick_asks(conversations: Iterable[Conversation]) -> Conversation | None:
+    """The conversation quick ask asks into: the oldest one made for it that is not deleted
+    (two made at once, on two devices, settle on the same one); None: none yet."""
+    made = [c for c in conversations if c.purpose == QUICK_ASKS and not c.deleted]
+    return min(made, key=lambda c: (c.created_at, c.id)) if made else None
+
+
 def most_recent(conversations: Iterable[Conversation]) -> Conversation | None:
     """The conversation a front end opens by default: the most recently active one that is
-    neither deleted, archived nor an imported chat nobody continued (None: there is none)."""
+    neither deleted, archived nor an imported chat nobody continued; quick ask's own only
+    when there is no other (a quick ask does not move where the chat and the terminal open).
+    None: there is none."""
     shown = [c for c in conversations if not c.deleted and not c.archived and not c.read_only]
     ordered = by_recency(shown)
+    ordered.sort(key=lambda c: c.purpose == QUICK_ASKS)  # stable: recency within each
     return ordered[0] if ordered else None
 
 

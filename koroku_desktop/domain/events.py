@@ -202,12 +202,21 @@ class FactEvent(BaseModel):
 
 
 ConversationAction = Literal[
-    "created", "titled", "renamed", "archived", "deleted", "restored", "imported"
+    "created",
+    "titled",
+    "renamed",
+    "archived",
+    "deleted",
+    "restored",
+    "imported",
+    "pinned",
+    "unpinned",
 ]
 """What a `conversation` event does: start one, name it (the model's title, the person's
-rename), archive it, delete it (hidden everywhere, kept in the log), restore it, or mark the
+rename), archive it, delete it (hidden everywhere, kept in the log), restore it, mark the
 end of one import of another assistant's chat into it (written last: see
-maintenance/foreign_import.py)."""
+maintenance/foreign_import.py), or pin/unpin it on top of the lists (the later one wins, in
+the log's order, so a pin syncs like any event)."""
 TITLE_LIMIT = 200
 """A title is cut to this many characters when it is recorded."""
 
@@ -226,6 +235,9 @@ class ConversationEvent(BaseModel):
     action: ConversationAction
     title: str | None = None
     origin: str | None = None
+    purpose: str | None = None
+    """On `created`: what Koroku made the conversation for, found again by it whatever its
+    title becomes (`quick-asks`: the one quick ask asks into; None: the person's own)."""
 
 
 TaskAction = Literal[

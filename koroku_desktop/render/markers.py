@@ -148,6 +148,8 @@ def _conversation(e: ConversationEvent) -> Marker:
         "restored": "Conversation restored",
         "imported": f"Imported from {origin_name(e.origin or '')}"
         f"{f': {e.title}' if e.title else ''} (read-only until you continue it)",
+        "pinned": "Conversation pinned",
+        "unpinned": "Conversation unpinned",
     }[e.action]
     return Marker(
         "conversation",

@@ -12,14 +12,14 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
-from koroku_desktop.domain.events import FactEvent, LogEntry, StoredEvent
+from koroku_desktop.domain.events import FactEvent, StoredEvent
 from koroku_desktop.ui.background_work import (
     OnFirstShow,
     compact_long_history,
@@ -36,9 +36,9 @@ from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
 from koroku_desktop.ui.heap import thaw_heap
+from koroku_desktop.ui.history_pages import pages_of
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
-from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
-from koroku_desktop.ui.screen_capture import capture_for_asking
+from koroku_desktop.ui.quick_ask.desk import QuickAskDesk
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
 from koroku_desktop.ui.sync_follow import SyncFollower
@@ -57,9 +57,6 @@ OLDER_PAGE = 400
 class Desktop(QObject):
     """Everything the running app is: runtime, bridge, chat window, popup, tray, server."""
 
-    screen_captured = Signal(bytes)
-    """A screen capture (PNG) for the quick-ask popup, from `koroku quick-ask --screen`."""
-
     def __init__(
         self,
         app: QApplication,
@@ -76,7 +73,7 @@ class Desktop(QObject):
         self.bridge = bridge
         bridge.setParent(self)
         self.runtime = runtime
-        self.bridge.attach(self.runtime.agent, self._read_page)
+        self.bridge.attach(self.runtime.agent, pages_of(runtime.log, runtime.agent))
         self.bridge.attachments = self.runtime.attachments
         self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
@@ -86,7 +83,9 @@ class Desktop(QObject):
         app.setWindowIcon(app_icon())
         workspace = self.runtime.settings.workspace_path()
         self.window = ChatWindow(self.bridge, self.runtime.settings.model, workspace)
-        self.popup = QuickAskPopup(self.bridge, workspace, self.ui_settings)
+        self.quick = QuickAskDesk(runtime, bridge, self.window, workspace, self.ui_settings, self)
+        self.popup = self.quick.popup  # where its questions go, its screen capture: self.quick
+        self.screen_captured = self.quick.screen_captured
         if use_tray is None:
             use_tray = QSystemTrayIcon.isSystemTrayAvailable()
         self.tray: TrayIcon | None = TrayIcon(self) if use_tray else None
@@ -111,20 +110,9 @@ class Desktop(QObject):
         """The tray icon's state and notifications."""
         self._wire()
 
-    def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
-        page = self.runtime.log.entries(
-            self.runtime.agent.conversation_id,
-            before_seq=before_seq,
-            limit=limit,
-            newest_first=True,
-        )
-        page.reverse()
-        return page
-
     def _wire(self) -> None:
         self.window.older_requested.connect(self._load_older)
         self.window.closed.connect(self.request_quit)
-        self.popup.open_in_chat.connect(self.open_chat_at)
         self.window.history_requested.connect(self.show_history)
         self.window.history_seq_requested.connect(self.show_in_history)
         self.window.settings_requested.connect(self.show_settings)
@@ -135,13 +123,11 @@ class Desktop(QObject):
             self.setup_card.key_stored.connect(self._key_changed)
         self.server.show_requested.connect(self.show_chat)
         self.server.quick_ask_requested.connect(self.show_quick_ask)
-        self.server.quick_ask_screen_requested.connect(self._quick_ask_with_screen)
-        self.popup.screen_requested.connect(self._screen_from_popup)
-        self.screen_captured.connect(lambda png: self.popup.attach_bytes(png, "screen.png"))
+        self.server.quick_ask_screen_requested.connect(self.quick.with_screen)
         self.notices.wire()
         self.conversations.wire(self.tray, self.show_chat)
         self.conversations.switched.connect(self._forget_viewer)
-        self.conversations.current_title.connect(self.popup.show_conversation)
+        self.quick.wire(self.conversations, self._keep, self.notices)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -212,6 +198,7 @@ class Desktop(QObject):
         await self.global_shortcut.close()
         await self.conversations.close()
         await self.bridge.shutdown()
+        await self.quick.close()
         await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
         if self.memory_sync is not None:  # a write under way ends before the database closes
             self.memory_sync.cancel()
@@ -244,31 +231,7 @@ class Desktop(QObject):
 
     def show_quick_ask(self) -> None:
         """Open the quick-ask popup near the cursor."""
-        self.popup.popup()
-
-    def _quick_ask_with_screen(self) -> None:
-        """`koroku quick-ask --screen`: capture the screen before the popup covers it, open
-        the popup, and hand the PNG on through `screen_captured` (failures are told)."""
-
-        async def capture() -> None:
-            png = await capture_for_asking(self.notices.capture_failed)
-            self.show_quick_ask()
-            if png is not None:
-                self.screen_captured.emit(png)
-
-        self._keep(capture())
-
-    def _screen_from_popup(self) -> None:
-        """The popup's Screen button: hide the popup so it is not in the picture, then
-        capture (the compositor needs a moment to take it off the screen)."""
-        self.popup.hide()
-        QTimer.singleShot(250, self._quick_ask_with_screen)
-
-    def open_chat_at(self, seq: int) -> None:
-        """Show the chat window scrolled to the exchange that starts at `seq`."""
-        self.window.show_and_raise()
-        if seq >= 0:
-            QTimer.singleShot(0, lambda: self.window.scroll_to_seq(seq))
+        self.quick.show()
 
     def show_history(self) -> HistoryDialog:
         """Open (or raise) the History & memory viewer."""
@@ -404,7 +367,7 @@ def run_app(quick_ask: bool = False, screen: bool = False) -> int:
     async def main() -> int:
         await desktop.start(show_window=not quick_ask)
         if quick_ask and screen:
-            desktop._quick_ask_with_screen()
+            desktop.quick.with_screen()
         elif quick_ask:
             desktop.show_quick_ask()
         await desktop.done.wait()

@@ -21,10 +21,11 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.runtime import Runtime
-from koroku_desktop.domain.conversations import Conversation, by_recency
+from koroku_desktop.domain.conversations import Conversation, by_recency, pinned_first
 from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.pin_migration import forget_ini_pins, ini_pins, pin_in_log
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
@@ -32,8 +33,7 @@ log = logging.getLogger(__name__)
 
 FIRST_PAGE = 400
 TRAY_RECENT = 5
-"""How many recent conversations the tray menu lists."""
-PINNED_KEY = "sidebar/pinned"
+"""How many recent conversations the tray menu lists (pinned ones first)."""
 
 
 class ConversationSwitcher(QObject):
@@ -70,9 +70,8 @@ class ConversationSwitcher(QObject):
         return self.runtime.agent.conversation_id
 
     def pinned(self) -> set[str]:
-        """The ids the person pinned (window state, kept in ui.ini)."""
-        value = self.ui_settings.value(PINNED_KEY, [])
-        return {str(v) for v in value} if isinstance(value, list) else {str(value)} - {""}
+        """The ids the person pinned (`pinned` events: every device's)."""
+        return {c.id for c in self.conversations if c.pinned}
 
     def wire(self, tray: TrayIcon | None, show_chat: Callable[[], None]) -> None:
         """Connect the window's sidebar and drop-down, the tray's recent list (choosing
@@ -117,6 +116,7 @@ class ConversationSwitcher(QObject):
     async def load(self) -> None:
         """Read the conversations (deleted ones left out) and show them everywhere."""
         try:
+            await self._move_ini_pins()
             found = await asyncio.to_thread(self._listed)
         except Exception:  # a list that cannot be read now is read at the next change
             log.warning("could not read the conversations", exc_info=True)
@@ -127,6 +127,18 @@ class ConversationSwitcher(QObject):
                 self._keep(self.load())
         if not self._closed:
             self.show(found)
+
+    async def _move_ini_pins(self) -> None:
+        """Pins ui.ini still holds become events, once (see pin_migration.py)."""
+        ids = ini_pins(self.ui_settings)
+        if not ids:
+            return
+        try:
+            await asyncio.to_thread(pin_in_log, self.book, ids)
+        except Exception:  # the log cannot be written now: the key stays, the next load tries
+            log.warning("could not move the pins into the log", exc_info=True)
+            return
+        forget_ini_pins(self.ui_settings)
 
     def _listed(self) -> list[Conversation]:
         """The conversations not deleted, most recent first (no message counts: the list
@@ -141,7 +153,7 @@ class ConversationSwitcher(QObject):
         current = next((c for c in conversations if c.id == self.current_id), None)
         if current is not None:
             self.current_title.emit(current.title)
-        self.listed.emit(conversations[:TRAY_RECENT])
+        self.listed.emit(tray_recent(conversations))
 
     async def _after_turn(self) -> None:
         """A turn ended: its conversation moved up; a new one may be getting its title."""
@@ -217,10 +229,9 @@ class ConversationSwitcher(QObject):
         self._keep(self._change(lambda cid: self.book.rename(cid, title), conversation_id))
 
     def toggle_pin(self, conversation_id: str) -> None:
-        """Pin it on top of the list, or unpin it."""
-        pinned = self.pinned() ^ {conversation_id}
-        self.ui_settings.setValue(PINNED_KEY, sorted(pinned))
-        self.show(self.conversations)
+        """Pin it on top of the lists, or unpin it (an event: it syncs)."""
+        book = self.book.unpin if conversation_id in self.pinned() else self.book.pin
+        self._keep(self._change(book, conversation_id))
 
     def delete(self, conversation_id: str) -> None:
         """Hide it everywhere (an event: restorable from the viewer or the terminal)."""
@@ -243,3 +254,9 @@ class ConversationSwitcher(QObject):
                 log.warning("could not change the conversation", exc_info=True)
             self.window.show_hint(f"The conversation was not changed: {exc}")
         await self.load()
+
+
+def tray_recent(conversations: list[Conversation]) -> list[Conversation]:
+    """What the tray's Recent conversations lists: pinned ones first, then the most recent,
+    archived ones left out, at most `TRAY_RECENT`."""
+    return pinned_first(c for c in conversations if not c.archived)[:TRAY_RECENT]

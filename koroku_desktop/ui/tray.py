@@ -7,6 +7,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.ui.chat.sidebar import PIN
 from koroku_desktop.ui.widgets.icons import TrayState, tray_icon
 
 SHORTCUT_HELP = (
@@ -66,10 +67,12 @@ class TrayIcon(QObject):
         return action
 
     def show_recent(self, conversations: list[Conversation]) -> None:
-        """List these conversations (most recent first) under Recent conversations."""
+        """List these conversations (pinned ones first, marked, then the most recent) under
+        Recent conversations."""
         self.recent.clear()
         for conversation in conversations:
-            action = self.recent.addAction(conversation.title.replace("&", "&&"))
+            title = (PIN if conversation.pinned else "") + conversation.title
+            action = self.recent.addAction(title.replace("&", "&&"))
             action.triggered.connect(
                 lambda _c=False, cid=conversation.id: self.conversation_chosen.emit(cid)
             )

@@ -61,6 +61,12 @@ class TrayNotices:
         if self._tray is not None:
             self._tray.shortcut_help.connect(self.shortcut_help)
 
+    def follow(self, bridge: AgentBridge) -> None:
+        """Notify another bridge's answers and approvals too (quick ask's own, asking into
+        Quick asks) when neither window is visible."""
+        bridge.turn_finished.connect(self.turn_finished)
+        bridge.approval_requested.connect(self.approval_waiting)
+
     def _nobody_looking(self) -> bool:
         return not self._window.isVisible() and not self._popup.isVisible()
 

@@ -64,7 +64,7 @@ def test_conversations_are_listed_renamed_archived_deleted_and_restored(koroku: 
     assert (taxes["title"], trip["title"]) == ("Taxes 2025", "New conversation")
     assert [c["id"] for c in listed(koroku)] == [trip["id"], taxes["id"]]  # newest first
     line = ok(koroku, "conversations").splitlines()[1]
-    assert line.startswith("Taxes 2025") and taxes["id"][:8] in line
+    assert line.startswith("  Taxes 2025") and taxes["id"][:8] in line
 
     ok(koroku, "conversations", "rename", taxes["id"][:6], "Taxes", "for", "2025")
     ok(koroku, "conversations", "archive", "taxes for 2025")
@@ -79,6 +79,27 @@ def test_conversations_are_listed_renamed_archived_deleted_and_restored(koroku: 
     # Nothing was updated or removed: every change is an event.
     kinds = [k for (k,) in koroku.sql("SELECT kind FROM events ORDER BY seq")]
     assert kinds == ["conversation"] * 6
+
+
+def test_pins_are_events_listed_first_and_marked(koroku: Koroku) -> None:
+    older, newer = new(koroku, "Older"), new(koroku, "Newer")
+    assert "pinned Older" in ok(koroku, "conversations", "pin", "older")
+    lines = ok(koroku, "conversations", "list").splitlines()
+    assert lines[0].startswith("★ Older") and lines[1].startswith("  Newer")  # pinned first
+    assert ok(koroku, "conversations", "list", "--all", "--json") == ok(
+        koroku, "conversations", "--all", "--json"
+    )
+    assert [(c["title"], c["pinned"]) for c in listed(koroku)] == [
+        ("Older", True),
+        ("Newer", False),
+    ]
+    ok(koroku, "conversations", "pin", newer["id"][:8])
+    ok(koroku, "conversations", "unpin", older["id"])
+    assert [c["title"] for c in listed(koroku)] == ["Newer", "Older"]
+    assert "no conversation “nope”" in refused(koroku, "conversations", "pin", "nope")
+    rows = koroku.sql("SELECT payload FROM events WHERE kind = 'conversation' ORDER BY seq")
+    actions = [json.loads(str(payload))["action"] for (payload,) in rows]
+    assert actions == ["created", "created", "pinned", "pinned", "unpinned"]
 
 
 def test_bad_names_and_titles_are_one_line_and_exit_2(koroku: Koroku) -> None:

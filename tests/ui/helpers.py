@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import MessageModel
@@ -40,3 +41,10 @@ def click_row_action(qtbot: QtBot, view: ConversationView, item: ChatItem, actio
     rect = next((r for r, a in hits if a == action or a.startswith(action)), None)
     assert rect is not None, f"no {action!r} target on row {row}: {[a for _, a in hits]}"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def quick_ask_into_the_chat(desktop: Desktop) -> None:
+    """Set quick ask to ask into the chat window's conversation (the setting; the default
+    is its own conversation, "Quick asks")."""
+    desktop.runtime.settings_store.update({"quick_ask_into": "current"})
+    assert desktop.quick.router.target == "current"

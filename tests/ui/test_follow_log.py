@@ -15,7 +15,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import texts, type_and_send
+from tests.ui.helpers import quick_ask_into_the_chat, texts, type_and_send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -142,6 +142,7 @@ def test_quick_ask_follows_its_own_turn_even_when_a_terminal_asks_the_same_words
     fake_gemini.reply_calls(("bash", {"command": hold}))
     fake_gemini.reply_text("the terminal's answer")
     fake_gemini.reply_text("the popup's answer")
+    quick_ask_into_the_chat(desktop)  # the same conversation as the terminal's turn
     terminal = koroku("ask", "--yes", "hello")
     popup = desktop.popup
     try:

@@ -14,7 +14,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.quick_ask.popup import SIZE_KEY, place_near
 from koroku_desktop.ui.single_instance import send_command
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import texts, type_and_send
+from tests.ui.helpers import quick_ask_into_the_chat, texts, type_and_send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,6 +23,7 @@ def test_quick_ask_round_trip_then_open_in_chat(
     desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
     fake_gemini.reply_text("Paris is the capital of France.", chunks=4)
+    quick_ask_into_the_chat(desktop)
     desktop.window.hide()
     desktop.show_quick_ask()
     popup = desktop.popup

@@ -150,8 +150,11 @@ def test_rename_pin_archive_and_delete_from_the_sidebar(
         side.search.clear()
 
         side.pin_toggled.emit(alpha)
-        assert listed(desk) == ["★ Stripes", "About beta"]
+        qtbot.waitUntil(lambda: listed(desk) == ["★ Stripes", "About beta"], timeout=5000)
         assert [a.text() for a in side.menu_for(alpha).actions()][1] == "Unpin"
+        assert desk.runtime.conversations is not None
+        pinned = desk.runtime.conversations.get(alpha)
+        assert pinned is not None and pinned.pinned  # an event in the log, not window state
 
         side.archive_requested.emit(alpha)
         qtbot.waitUntil(
@@ -178,7 +181,9 @@ def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_one
         finish(koroku("conversations", "rename", here, "Renamed in the terminal"))
         qtbot.waitUntil(lambda: "Renamed in the terminal" in listed(desk), timeout=10000)
         assert desk.window.header.title.full == "Renamed in the terminal"
-        assert desk.popup.conversation_label.full == "in Renamed in the terminal"
+        desk.popup.target.show_target("current")
+        assert desk.popup.target.full == "→ Renamed in the terminal"
+        desk.popup.target.show_target("quick_asks")
         assert desk.tray is not None
         recent = [a.text() for a in desk.tray.recent.actions()]
         assert recent == listed(desk)
@@ -227,6 +232,7 @@ def test_screenshots_of_the_sidebar_at_three_sizes_in_both_themes(
             ask(qtbot, desk, question)
         qtbot.waitUntil(lambda: len(listed(desk)) == 3 and NEW_TITLE not in listed(desk))
         desk.window.sidebar.pin_toggled.emit(desk.runtime.agent.conversation_id)
+        qtbot.waitUntil(lambda: listed(desk)[0].startswith("★"), timeout=5000)
         app = qtbot_app()
         for mode in ("light", "dark"):
             theme.apply(app, mode)
@@ -239,7 +245,7 @@ def test_screenshots_of_the_sidebar_at_three_sizes_in_both_themes(
             desk.popup.pin_button.setChecked(True)
             desk.show_quick_ask()
             qtbot.waitExposed(desk.popup)
-            assert desk.popup.conversation_label.full == f"in {desk.window.header.title.full}"
+            assert desk.popup.target.full == "→ Quick asks"
             save_screenshot(desk.popup, f"sidebar-popup-{mode}")
             desk.popup.hide()
         theme.apply(app, "light")

@@ -27,7 +27,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.viewer.event_render import readable, summary
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import rows, type_and_send
+from tests.ui.helpers import quick_ask_into_the_chat, rows, type_and_send
 
 CALLS = (
     ("bash", {"command": "false"}),
@@ -59,6 +59,7 @@ def _run_the_four_calls(desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot)
     """Ask from the popup; answer the approvals; return the popup's tool line per call."""
     fake_gemini.reply_calls(*CALLS)
     fake_gemini.reply_text("Done.")
+    quick_ask_into_the_chat(desktop)  # the chat window shows the same calls
     desktop.show_quick_ask()
     popup = desktop.popup
     qtbot.waitExposed(popup)

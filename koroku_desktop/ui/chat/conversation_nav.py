@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.ui.chat.header import HeaderTitle
+from koroku_desktop.ui.chat.origin_badge import origin_badge, origin_tooltip
 from koroku_desktop.ui.chat.sidebar import ConversationSidebar, ordered, shown_title
 
 NARROW_SIDEBAR = 700
@@ -73,11 +74,15 @@ class ConversationNav(QObject):
     def open_drop_down(self) -> QMenu:
         """The conversations as a menu under the header button (a narrow window's list)."""
         menu = self.drop_down = QMenu(self.window)
+        menu.setToolTipsVisible(True)
         menu.addAction("New conversation", self.new_requested.emit)
         menu.addSeparator()
         side = self.sidebar
         for conversation in ordered(side.conversations, side.pinned):
-            action = menu.addAction(shown_title(conversation, side.pinned))
+            badge = origin_badge(conversation)
+            line = shown_title(conversation, side.pinned) + (f"  · {badge}" if badge else "")
+            action = menu.addAction(line.replace("&", "&&"))
+            action.setToolTip(origin_tooltip(conversation))
             action.setCheckable(True)
             action.setChecked(conversation.id == side.current_id)
             action.triggered.connect(lambda _c=False, cid=conversation.id: self._pick(cid))

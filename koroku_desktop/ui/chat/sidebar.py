@@ -23,6 +23,12 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.domain.conversations import Conversation
+from koroku_desktop.ui.chat.origin_badge import (
+    ORIGIN_ROLE,
+    OriginBadgeDelegate,
+    origin_badge,
+    origin_tooltip,
+)
 
 WIDTH = 240
 """The sidebar's width beside the conversation."""
@@ -81,6 +87,7 @@ class ConversationSidebar(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu_at)
+        self.list.setItemDelegate(OriginBadgeDelegate(self.list))
         self.list.itemClicked.connect(self._clicked)
         self.list.itemActivated.connect(self._clicked)
         col.addWidget(self.list, 1)
@@ -112,7 +119,8 @@ class ConversationSidebar(QWidget):
         for conversation in self.matching():
             item = QListWidgetItem(shown_title(conversation, self.pinned))
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-            item.setToolTip(conversation.title)
+            item.setData(ORIGIN_ROLE, origin_badge(conversation))
+            item.setToolTip(origin_tooltip(conversation))
             self.list.addItem(item)
             if conversation.id == self.current_id:
                 item.setSelected(True)

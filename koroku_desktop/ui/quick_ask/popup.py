@@ -1,7 +1,13 @@
-"""QuickAskPopup: a frameless, on-top box near the cursor that asks into the same conversation."""
+"""QuickAskPopup: a frameless, on-top box near the cursor that asks one question.
+
+It asks into quick ask's own conversation ("Quick asks") or the chat window's, as the
+setting says and its header shows ("→ Quick asks"); `route` (QuickAskRouter) picks the
+bridge of each question, and the popup follows that bridge's signals for the exchange."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
@@ -19,25 +25,29 @@ from PySide6.QtWidgets import (
 )
 
 from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.app.runtime import DB_ERRORS
+from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
-from koroku_desktop.render import blocks as b
 from koroku_desktop.render.fold import message_blocks
-from koroku_desktop.render.markdown import block_markdown
-from koroku_desktop.render.text import mark, one_line, short_args
+from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
-from koroku_desktop.ui.chat.header import HeaderTitle
+from koroku_desktop.ui.quick_ask.answer_text import answer_markdown, remembered_line
 from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near, translucency_available
+from koroku_desktop.ui.quick_ask.target_button import TargetButton
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from koroku_desktop.ui.widgets.icons import app_icon, tinted_icon
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 DEFAULT_SIZE = QSize(520, 360)
 SIZE_KEY = "quick_ask/size"
+Route = Callable[[], Awaitable[AgentBridge]]
+"""Finds the bridge a question goes through (where the setting says it goes)."""
 
 
 class QuickAskPopup(AttachmentDrops, QWidget):
@@ -68,6 +78,13 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground, self.rounded)
         self._settings = settings
         self._bridge = bridge
+        """The bridge of the exchange shown (its signals are followed)."""
+        self.route: Route | None = None
+        """Where a question goes (None: always `bridge`, the chat window's)."""
+        self.exchange_conversation: str | None = None
+        """The conversation the exchange shown went into (None: not asked yet)."""
+        self._asking = TaskSet()
+        self._sending = asyncio.Lock()
         self._turn_id: str | None = None
         """The turn this popup asked for: its events are recognised by this id."""
         self.active = False
@@ -102,7 +119,11 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.question_label.setWordWrap(True)
         self.question_label.setVisible(False)
         col.addWidget(self.question_label)
+        self._workspace = workspace
+        self._column = col
         self.approvals = ApprovalStack(bridge, workspace)
+        """The approvals of the bridge in use (each bridge has its stack here)."""
+        self._stacks = {bridge: self.approvals}
         col.addWidget(self.approvals)
         self.approvals.focus_after = self.input
         self.tool_label = QLabel()
@@ -124,14 +145,38 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self._render_timer.timeout.connect(self._render)
         size = settings.value(SIZE_KEY)
         self.resize(size if isinstance(size, QSize) and size.isValid() else DEFAULT_SIZE)
-        bridge.turn_started.connect(self._on_turn_started)
-        bridge.event_appended.connect(self._on_event)
-        bridge.text_delta.connect(self._on_delta)
-        bridge.tool_started.connect(self._on_tool)
-        bridge.tool_finished.connect(self._on_tool_done)
-        bridge.turn_finished.connect(self._on_turn_finished)
-        bridge.waiting_changed.connect(self._on_waiting)
+        self._follow(bridge, True)
         self.wire_attachments(self)
+
+    def _follow(self, bridge: AgentBridge, on: bool) -> None:
+        """Follow (or stop following) `bridge`'s signals for the exchange."""
+        for signal, slot in (
+            (bridge.turn_started, self._on_turn_started),
+            (bridge.event_appended, self._on_event),
+            (bridge.text_delta, self._on_delta),
+            (bridge.tool_started, self._on_tool),
+            (bridge.tool_finished, self._on_tool_done),
+            (bridge.turn_finished, self._on_turn_finished),
+            (bridge.waiting_changed, self._on_waiting),
+        ):
+            if on:
+                signal.connect(slot)
+            else:
+                signal.disconnect(slot)
+
+    def add_bridge(self, bridge: AgentBridge) -> None:
+        """Another bridge questions may go through (quick ask's own): its approvals are
+        shown here, below the chat window's."""
+        stack = self._stacks[bridge] = ApprovalStack(bridge, self._workspace)
+        stack.focus_after = self.input
+        self._column.insertWidget(self._column.indexOf(self.approvals) + 1, stack)
+
+    def _use(self, bridge: AgentBridge) -> None:
+        if bridge is not self._bridge:
+            self._follow(self._bridge, False)
+            self._bridge = bridge
+            self._follow(bridge, True)
+            self.approvals = self._stacks.get(bridge, self.approvals)
 
     def _header(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -141,10 +186,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         title = QLabel("Quick ask")
         title.setObjectName("PopupTitle")
         row.addWidget(title)
-        self.conversation_label = HeaderTitle("", bold=False)
-        """Which conversation the question goes into (the chat window's current one)."""
-        self.conversation_label.setObjectName("Muted")
-        row.addWidget(self.conversation_label, 1)
+        self.target = TargetButton()
+        """Which conversation the question goes into; its menu changes it."""
+        row.addWidget(self.target)
+        row.addStretch(1)
         self.pin_button = QToolButton()
         self.pin_button.setText("Pin")
         self.pin_button.setCheckable(True)
@@ -163,8 +208,8 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         return row
 
     def show_conversation(self, title: str) -> None:
-        """Say which conversation a question asked here goes into."""
-        self.conversation_label.set_full(f"in {title}")
+        """The chat window's conversation is now `title` (the target names it then)."""
+        self.target.show_target(self.target.target, title)
 
     @property
     def pinned(self) -> bool:
@@ -221,8 +266,9 @@ class QuickAskPopup(AttachmentDrops, QWidget):
     # -- the exchange ------------------------------------------------------------------
 
     def ask(self, text: str) -> None:
-        """Send `text` into the shared conversation and follow its answer here."""
+        """Send `text` where the target says and follow its answer here."""
         self.exchange_seq = None
+        self.exchange_conversation = None
         self._final = ""
         self._streamed = ""
         self._remembered = ""
@@ -233,8 +279,29 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.question_label.setText(f"You asked: {short}" + (f"  (with {files})" if files else ""))
         self.question_label.setVisible(True)
         self.answer.setMarkdown("…")
-        self._turn_id = new_id()
-        self._bridge.send(text, self._turn_id, quick=True, attachments=attached)
+        self._turn_id = turn_id = new_id()
+        self._asking.start(self._send(text, turn_id, attached))
+
+    async def _send(self, text: str, turn_id: str, attached: list[PendingAttachment]) -> None:
+        """Route and send, one question after another (in the order they were asked); a
+        question asked meanwhile is still sent, only no longer followed here."""
+        async with self._sending:
+            try:
+                bridge = self._bridge if self.route is None else await self.route()
+            except DB_ERRORS as exc:  # a database that cannot be read or written now
+                self.answer.setMarkdown(f"**Not asked:** “{text}” ({exc})")
+                if not self.input.toPlainText().strip():
+                    self.input.setPlainText(text)  # nothing typed is lost
+                for pending in attached:
+                    self.tray.add_pending(pending)
+                return
+            if turn_id == self._turn_id:
+                self._use(bridge)
+            bridge.send(text, turn_id, quick=True, attachments=attached)
+
+    async def stop_asking(self) -> None:
+        """Stop routing questions (on quit); one already sent is its bridge's to end."""
+        await self._asking.cancel()
 
     def show_hint(self, text: str) -> None:
         """Why a pasted or dropped file was not attached, in the status line."""
@@ -266,6 +333,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
             self.active = mine
             if mine:
                 self.exchange_seq = stored.seq
+                self.exchange_conversation = stored.conversation_id
                 self._remembered = remembered_line(message_blocks(event))
                 self._render_timer.start()
         elif self.active and mine and event.role == "model":
@@ -321,22 +389,3 @@ class QuickAskPopup(AttachmentDrops, QWidget):
     def _open_in_chat(self) -> None:
         self.hide()
         self.open_in_chat.emit(self.exchange_seq if self.exchange_seq is not None else -1)
-
-
-def answer_markdown(blocks: tuple[b.Block, ...]) -> str:
-    """What the popup shows of a model content: its text (with citation marks), where it
-    came from (the sources of a grounded answer) and why it stopped early, through the
-    presentation fold; thoughts and tool calls stay in the chat."""
-    shown = [x for x in blocks if isinstance(x, b.TextBlock | b.SourcesBlock | b.NoticeBlock)]
-    return "\n\n".join(t for t in (block_markdown(x) for x in shown) if t)
-
-
-def remembered_line(blocks: tuple[b.Block, ...]) -> str:
-    """One muted line naming the past passages Koroku brought to this question (the chat
-    shows them as chips), or ""."""
-    passages = [p for x in blocks if isinstance(x, b.RememberedBlock) for p in x.passages]
-    if not passages:
-        return ""
-    named = "; ".join(f"#{p.seq} ({p.when}): {one_line(p.text, 60)}" for p in passages[:3])
-    more = f" and {len(passages) - 3} more" if len(passages) > 3 else ""
-    return f"*Remembered: {named}{more}*"

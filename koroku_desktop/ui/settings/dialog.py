@@ -60,6 +60,10 @@ log = logging.getLogger(__name__)
 
 MODELS = ("gemini-3-flash-preview", "gemini-3-pro-preview", "gemini-2.5-flash", "gemini-2.5-pro")
 THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
+QUICK_ASK_INTO = (
+    ("quick_asks", "Its own conversation, “Quick asks”"),
+    ("current", "The chat window's conversation"),
+)
 SESSION_MARK = " (this session)"
 
 
@@ -208,6 +212,10 @@ class SettingsDialog(QDialog):
         self._field(form, "Quick-ask shortcut", "quick_ask_shortcut", self.shortcut)
         help_label = note_label(SHORTCUT_HELP)
         form.addRow("", help_label)
+        self.quick_into = QComboBox()
+        for value, label in QUICK_ASK_INTO:
+            self.quick_into.addItem(label, value)
+        self._field(form, "Quick ask asks into", "quick_ask_into", self.quick_into)
         self.login = QCheckBox("Start Koroku in the tray when I log in")
         self._field(form, "Start at login", "start_at_login", self.login)
         self.theme_box = QComboBox()
@@ -235,6 +243,7 @@ class SettingsDialog(QDialog):
         self.threshold.setText(f"{s.compact_at_tokens:,}")
         self.workspace.setText(s.workspace)
         self.shortcut.setKeySequence(QKeySequence(s.quick_ask_shortcut))
+        self.quick_into.setCurrentIndex([v for v, _ in QUICK_ASK_INTO].index(s.quick_ask_into))
         self.login.setChecked(xdg.autostart_enabled() or s.start_at_login)
         self.theme_box.setCurrentIndex([v for v, _ in THEMES].index(s.theme))
         self.recall.load(s)
@@ -299,6 +308,7 @@ class SettingsDialog(QDialog):
         if keys.isEmpty() or keys.count() != 1:
             problems["quick_ask_shortcut"] = "Press one key combination, like Ctrl+Alt+Space."
         values["quick_ask_shortcut"] = keys.toString(QKeySequence.SequenceFormat.PortableText)
+        values["quick_ask_into"] = self.quick_into.currentData()
         values["start_at_login"] = self.login.isChecked()
         values["theme"] = self.theme_box.currentData()
         values.update(self.recall.values())

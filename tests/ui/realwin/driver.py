@@ -38,7 +38,10 @@ from tests.ui.realwin.scenes import seed_conversation
 
 Report = dict[str, list[str]]
 
-PICTURED = ("first-start", "conversation", "approval", "find", "conversations")
+PICTURED = (
+    *("first-start", "conversation", "approval", "find", "conversations"),
+    *("conversations-drop-down", "quick-ask", "quick-ask-into-chat"),
+)
 """The states whose pictures are saved (the screenshot set: window-STATE-WxH-THEME.png)."""
 
 
