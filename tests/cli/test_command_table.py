@@ -4,16 +4,12 @@ registers which command matches what the modules register, and `--help` lists th
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from koroku_desktop.cli import COMMANDS, build_parser, command_word, register_module
 from koroku_desktop.cli.desktop import no_desktop
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.packaging.conftest import run_python
 
 
 def _registered(module: str) -> set[str]:
@@ -56,7 +52,5 @@ def test_ask_does_not_import_the_other_commands_modules() -> None:
         "loaded = [m for m in others if 'koroku_desktop.cli.' + m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
