@@ -35,6 +35,8 @@ THRESHOLD = 0.75
 
 
 DISMISSED_PAGE = 10_000
+PASSAGE_KINDS = ("message", "compaction")
+"""The kinds of event that are embedded, and so may surface (store/vectors EMBEDDED_KINDS)."""
 
 
 def dismissed_passages(
@@ -104,11 +106,18 @@ class MemorySurfacer:
         self, log_: LogReader, conversation_id: str, text: str, view: ContextView
     ) -> list[Remembered]:
         """Passages for a turn about to start in `view` (nothing of it is stored yet): the
-        dismissed ones are read from the log off the loop and left out."""
-        dismissed = await asyncio.to_thread(
-            dismissed_passages, log_, conversation_id, self.search.store.seqs_of_events
-        )
+        dismissed ones are read from the log off the loop and left out. A log that holds no
+        passage yet (a new data dir's first turn) costs no embedding request."""
+        dismissed = await asyncio.to_thread(self._dismissed_if_any, log_, conversation_id)
+        if dismissed is None:
+            return []
         return await self.for_turn(text, view, None, dismissed)
+
+    def _dismissed_if_any(self, log_: LogReader, conversation_id: str) -> set[int] | None:
+        """The dismissed passages' seqs, or None when no event of the log could be one."""
+        if not log_.entries(None, limit=1, kinds=PASSAGE_KINDS):
+            return None
+        return dismissed_passages(log_, conversation_id, self.search.store.seqs_of_events)
 
     async def recall_for(
         self, text: str, below_seq: int | None, live_seqs: set[int]

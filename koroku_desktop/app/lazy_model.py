@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from koroku_desktop.agent.ports import TextDeltaCallback, WarmableChatModel
+from koroku_desktop.agent.ports import TextDeltaCallback
 from koroku_desktop.app.config import NO_KEY_HELP, ApiKey
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
+
+if TYPE_CHECKING:  # the SDK loads on the first request, not with this module
+    from koroku_desktop.llm.gemini import GeminiChatModel, SdkClient
 
 
 class LazyGeminiModel:
@@ -27,7 +31,7 @@ class LazyGeminiModel:
         """`read_blob` reads attachments; `uploads` is the Files API upload cache's file."""
         self._api_key = api_key
         self._read_blob, self._uploads = read_blob, uploads
-        self._model: WarmableChatModel | None = None
+        self._model: GeminiChatModel | None = None
         self.on_retry: list[Callable[[int, int, str], object]] = []
         """Told `(attempt, attempts, reason)` before a rate-limited request is retried."""
 
@@ -46,7 +50,7 @@ class LazyGeminiModel:
         self._api_key = api_key
         self._model = None
 
-    def _real(self) -> WarmableChatModel:
+    def _real(self) -> GeminiChatModel:
         if self._api_key is None:
             raise ModelError("auth", NO_KEY_HELP)
         if self._model is None:
@@ -75,6 +79,12 @@ class LazyGeminiModel:
         """
         if self._api_key is not None:
             self._real().connect()
+
+    def sdk_client(self) -> SdkClient:
+        """The SDK client of the key in use, built on first use (on the loop's thread, as
+        `connect`): the embedder sends through it, so a process builds one client, with one
+        connection pool and one TLS set-up (each client costs ~0.1 s to build)."""
+        return self._real().sdk_client()
 
     async def generate(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None

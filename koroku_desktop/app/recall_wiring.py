@@ -29,6 +29,7 @@ from koroku_desktop.tools.base import RecallSearch
 
 if TYPE_CHECKING:  # the agent loop is heavy to import; `koroku search` does without it
     from koroku_desktop.agent.loop import Agent
+    from koroku_desktop.llm.embeddings import ClientSource
 
 EMBEDDING_DIMENSIONS = 768
 """See llm/embeddings.py DEFAULT_DIMENSIONS for why 768."""
@@ -37,8 +38,12 @@ EMBEDDING_DIMENSIONS = 768
 class LazyGeminiEmbedder:
     """An `Embedder` that imports google.genai and builds its client on first use."""
 
-    def __init__(self, api_key: Callable[[], ApiKey | None], model: str) -> None:
+    def __init__(
+        self, api_key: Callable[[], ApiKey | None], model: str, client: ClientSource | None = None
+    ) -> None:
+        """`client`: the chat model's SDK client to send through (None: one of its own)."""
         self._api_key = api_key
+        self._client = client
         self.model = model
         self.dimensions = EMBEDDING_DIMENSIONS
         self._real: Embedder | None = None
@@ -51,7 +56,9 @@ class LazyGeminiEmbedder:
         if self._real is None or self._key_used != key.value or self._real.model != self.model:
             from koroku_desktop.llm.embeddings import GeminiEmbedder
 
-            self._real = GeminiEmbedder(key.value, model=self.model, dimensions=self.dimensions)
+            self._real = GeminiEmbedder(
+                key.value, model=self.model, dimensions=self.dimensions, client=self._client
+            )
             self._key_used = key.value
         return self._real
 
@@ -126,10 +133,12 @@ def build_recall(
     api_key: Callable[[], ApiKey | None],
     model: str,
     memory_dir: Path | None = None,
+    client: ClientSource | None = None,
 ) -> tuple[HybridSearch, BackgroundEmbedder]:
     """The hybrid search (keyword-only while there is no key) and the background embedder;
-    with `memory_dir`, the memory files are embedded and searched too."""
-    embedder = LazyGeminiEmbedder(api_key, model)
+    with `memory_dir`, the memory files are embedded and searched too; with `client`, the
+    embeddings go through that SDK client (the chat model's) instead of one of their own."""
+    embedder = LazyGeminiEmbedder(api_key, model, client)
     memory = None
     if memory_dir is not None:
         memory = MemoryVectors(memory_dir, event_log.path.parent / INDEX_FOLDER)

@@ -404,8 +404,9 @@ def build_runtime(
 def wire_recall(runtime: Runtime, settings: Settings) -> None:
     """Hybrid search for the `recall` tool and the front ends; embedding after each turn."""
     model = runtime.model
+    key, client = (lambda: model.api_key), model.sdk_client  # one SDK client: the model's
     search, background = build_recall(
-        runtime.log, lambda: model.api_key, settings.embedding_model, runtime.paths.memory
+        runtime.log, key, settings.embedding_model, runtime.paths.memory, client
     )
     runtime.search, runtime.background_embedder = search, background
     runtime.agent.recall = recall_tool_search(search, runtime.agent)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from koroku_desktop import __version__
 from koroku_desktop.cli import desktop
@@ -22,10 +24,38 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"koroku: {message}\n")
 
 
+COMMANDS: dict[str, str] = {
+    "chat": "conversation",
+    "ask": "conversation",
+    "conversations": "conversations_command",
+    "history": "records",
+    "import": "records",
+    "compact": "recall_commands",
+    "search": "recall_commands",
+    "export": "recall_commands",
+    "memory": "memory_command",
+    "login": "admin",
+    "grants": "admin",
+    "quick-ask": "desktop",
+    "install-desktop": "install",
+    "mcp": "mcp_commands",
+    "doctor": "doctor",
+    "sync": "sync_command",
+    "tasks": "tasks_command",
+}
+"""Each sub-command and the module of `koroku_desktop.cli` that registers it, in `--help`'s
+order: a command's module is imported only when that command runs (or for the full list)."""
+
+
 def build_parser(
     start_desktop: desktop.DesktopStarter = desktop.no_desktop,
+    command: str | None = None,
 ) -> argparse.ArgumentParser:
-    """All sub-commands (`start_desktop` runs the desktop app, see `koroku_desktop.launcher`)."""
+    """The `koroku` parser (`start_desktop` runs the desktop app, see `koroku_desktop.launcher`).
+
+    `command` names the sub-command about to run: only its module is imported (`koroku ask`
+    starts without the others' imports). None, or a word that names none, registers them all,
+    so `--help` and the `invalid choice` error list every command."""
     parser = _Parser(prog="koroku", description="Koroku: a tray assistant with total recall.")
     parser.add_argument("--version", action="version", version=f"koroku {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
@@ -34,34 +64,27 @@ def build_parser(
         action="store_true",
         help="start the app offscreen, build every window, and exit",
     )
-    from koroku_desktop.cli import (  # here: `koroku search` starts without them (see main)
-        admin,
-        conversation,
-        conversations_command,
-        doctor,
-        install,
-        mcp_commands,
-        memory_command,
-        recall_commands,
-        records,
-        sync_command,
-        tasks_command,
-    )
-
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    conversation.register(sub)
-    conversations_command.register(sub)
-    records.register(sub)
-    recall_commands.register(sub)
-    memory_command.register(sub)
-    admin.register(sub)
-    desktop.register(sub, start_desktop)
-    install.register(sub)
-    mcp_commands.register(sub)
-    doctor.register(sub)
-    sync_command.register(sub)
-    tasks_command.register(sub)
+    chosen = COMMANDS.get(command or "")
+    for name in dict.fromkeys(COMMANDS.values()):  # each module once, in the table's order
+        if chosen is None or name == chosen:
+            register_module(sub, name, start_desktop)
     return parser
+
+
+def register_module(sub: Any, name: str, start_desktop: desktop.DesktopStarter) -> None:
+    """Import `koroku_desktop.cli.<name>` and add its sub-commands to `sub`."""
+    if name == "desktop":
+        desktop.register(sub, start_desktop)
+        return
+    module = importlib.import_module(f"koroku_desktop.cli.{name}")
+    module.register(sub)
+
+
+def command_word(words: Sequence[str]) -> str | None:
+    """The sub-command `words` run (the first word that is not an option; the top-level
+    options take no value), or None."""
+    return next((w for w in words if not w.startswith("-")), None)
 
 
 def main(
@@ -77,7 +100,7 @@ def main(
         return _search(words[1:])
     if words == ["tasks", "run-due"]:  # every minute from a timer: nothing else imported
         return _run_due()
-    parser = build_parser(start_desktop)
+    parser = build_parser(start_desktop, command_word(words))
     args = parser.parse_args(words)
     # Without -v no log record reaches the terminal: failures are told in one friendly line
     # by the command itself (a raw `WARNING koroku_desktop...` line reads like a crash).

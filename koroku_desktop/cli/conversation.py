@@ -24,11 +24,11 @@ from koroku_desktop.cli.conversation_switch import (
 )
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
-from koroku_desktop.cli.recall_commands import compaction_progress
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
     EXIT_PIPE,
     TerminalApprover,
+    compaction_progress,
     render_message,
     sources_text,
     stdout_to_devnull,

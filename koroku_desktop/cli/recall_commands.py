@@ -21,7 +21,7 @@ from koroku_desktop.cli.conversation_switch import add_conversation_option
 from koroku_desktop.cli.search_command import add_arguments as add_search_arguments
 from koroku_desktop.cli.search_command import cmd_search
 from koroku_desktop.cli.session import CliExit, open_runtime
-from koroku_desktop.cli.terminal import TerminalApprover
+from koroku_desktop.cli.terminal import TerminalApprover, compaction_progress
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.domain.projection import Fix
 
@@ -289,12 +289,6 @@ def compact_long_history() -> None:
 
         runtime.compactor.progress.append(compaction_progress)
         asyncio.run(run())
-
-
-def compaction_progress(done: int, total: int) -> None:
-    """Progress of a compaction that takes several requests, on stderr."""
-    if total > 1:
-        print(f"koroku: compacting a long history: part {done} of {total}", file=sys.stderr)
 
 
 def print_repairs(repairs: Sequence[Fix]) -> None:

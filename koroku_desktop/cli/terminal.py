@@ -180,3 +180,9 @@ def stdout_to_devnull() -> None:
         os.close(devnull)
     except (OSError, ValueError):  # stdout is not a file descriptor (tests, embedding)
         pass
+
+
+def compaction_progress(done: int, total: int) -> None:
+    """Progress of a compaction that takes several requests, on stderr."""
+    if total > 1:
+        print(f"koroku: compacting a long history: part {done} of {total}", file=sys.stderr)

@@ -4,9 +4,14 @@ Stored text is embedded with task type RETRIEVAL_DOCUMENT and queries with RETRI
 (the asymmetric pair the model is trained for). The Gemini API serves `embed_content` through
 `:batchEmbedContents`, up to 100 texts a request, so long lists are sent in slices of
 `BATCH_SIZE`. Vectors come back at `dimensions` (768 by default; see `DEFAULT_DIMENSIONS`).
+
+Its timeout and retries go with each request, so it can send through another SDK client: the
+chat model's (one client, one connection pool and one TLS set-up per process).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from google import genai
 from google.genai import types
@@ -23,6 +28,9 @@ quarter of the storage and of the time a brute-force scan takes."""
 BATCH_SIZE = 100
 """The most texts one `:batchEmbedContents` request may carry."""
 
+ClientSource = Callable[[], genai.Client]
+"""Hands out the SDK client to send through (built on first use by its owner)."""
+
 
 class GeminiEmbedder:
     """An `Embedder` backed by Gemini's embedding model, with retries and a timeout."""
@@ -35,8 +43,12 @@ class GeminiEmbedder:
         dimensions: int = DEFAULT_DIMENSIONS,
         timeout_s: float = 30,
         retry_attempts: int = 2,
+        client: ClientSource | None = None,
     ) -> None:
+        """`client`: another adapter's SDK client to send through (None: its own, built on
+        first use and closed by `aclose`)."""
         self._api_key = api_key.strip()
+        self._shared = client
         self.model = model
         self.dimensions = dimensions
         self._timeout_s = timeout_s
@@ -65,14 +77,18 @@ class GeminiEmbedder:
         self._require_client()
 
     async def aclose(self) -> None:
-        """Close the SDK's HTTP connections."""
+        """Close the SDK's HTTP connections (its own client's; a shared one is its owner's)."""
         if self._client is not None:
             await self._client.aio.aclose()
 
     async def _embed(self, texts: list[str], task: str) -> list[list[float]]:
         if not texts:
             return []
-        config = types.EmbedContentConfig(task_type=task, output_dimensionality=self.dimensions)
+        config = types.EmbedContentConfig(
+            task_type=task,
+            output_dimensionality=self.dimensions,
+            http_options=self._http_options,  # this request's timeout and retries
+        )
         try:
             contents: list[types.ContentUnion] = [
                 types.Content(parts=[types.Part(text=t)]) for t in texts
@@ -94,6 +110,8 @@ class GeminiEmbedder:
     def _require_client(self) -> genai.Client:
         if not self._api_key:
             raise ModelError("auth", "No Gemini API key is set.")
+        if self._shared is not None:
+            return self._shared()
         if self._client is None:
             use_certifi_if_store_empty()
             self._client = genai.Client(api_key=self._api_key, http_options=self._http_options)

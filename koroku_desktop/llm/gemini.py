@@ -43,6 +43,8 @@ DEFAULT_CHECK_MODEL = "gemini-3-flash-preview"
 RETRY_STATUS_CODES = (408, 500, 502, 503, 504)
 """Retried by the SDK. A 429 is retried here instead, honouring the service's RetryInfo."""
 QUOTA_RETRY_ATTEMPTS = 4
+SdkClient = genai.Client
+"""The SDK's client, as the composition root names it (only llm imports google.genai)."""
 
 
 _FIRST_REQUEST_IMPORTS = (
@@ -271,6 +273,11 @@ class GeminiChatModel:
     def connect(self) -> None:
         """Build the SDK client (TLS contexts, HTTP clients) now rather than on first use."""
         self._require_client()
+
+    def sdk_client(self) -> SdkClient:
+        """The SDK client (built on first use), for another adapter to send through: the
+        embedder shares it, with its own timeout and retries on each request."""
+        return self._require_client()
 
     def _require_client(self) -> genai.Client:
         if not self._api_key:

@@ -3,7 +3,6 @@ desktop's approval card and the terminal's approval prompt alike."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,8 @@ def file_diff(tool: str, args: dict[str, Any], workspace: Path) -> str | None:
             return f"(old_str is not in {path}; the edit will fail)"
         count = -1 if args.get("replace_all") else 1
         new = old.replace(old_str, new_str, count)
+    import difflib  # here: `koroku ask` starts without it (only an approval shows a diff)
+
     lines = list(
         difflib.unified_diff(
             (old or "").splitlines(keepends=True),

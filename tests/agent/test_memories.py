@@ -97,3 +97,16 @@ async def test_a_passage_from_another_conversation_says_which_one(mem: Setup) ->
     passages = parse_remembered(_last_user(mem).parts[-1])
     assert passages is not None and [p.seq for p in passages] == [car_seq]
     assert passages[0].who == "user in Conversation"  # the log's first conversation
+
+
+async def test_the_first_turn_of_a_new_log_asks_for_no_query_embedding(
+    setup: Setup, fake_gemini: FakeGemini
+) -> None:
+    """Nothing in the log could surface yet: no embedding request delays the first answer."""
+    setup.agent.memories = MemorySurfacer(setup.search)
+    fake_gemini.reply_text("Hello.")
+    assert (await setup.agent.run_turn("hello there")).ok
+    assert fake_gemini.embed_requests() == []
+    # The next turn has a passage to look for, so it embeds its question again.
+    assert (await setup.agent.run_turn("and again")).ok
+    assert len(fake_gemini.embed_requests()) == 1

@@ -105,3 +105,19 @@ def test_a_file_without_certificates_is_an_empty_store(
     monkeypatch.setenv("SSL_CERT_FILE", str(junk))
     monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
     assert certs.system_store_has_cas() is False
+
+
+def test_a_bundle_is_read_up_to_its_first_ca(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged block before the CAs is passed over; a file of damaged blocks has none."""
+    damaged = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n"
+    only_damaged = tmp_path / "damaged.pem"
+    only_damaged.write_text(damaged * 2)
+    bundle = tmp_path / "bundle.pem"
+    bundle.write_text(damaged + Path(certifi.where()).read_text(encoding="utf-8"))
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
+    monkeypatch.setenv("SSL_CERT_FILE", str(only_damaged))
+    assert certs.system_store_has_cas() is False
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    assert certs.system_store_has_cas() is True
