@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import statistics
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -265,8 +265,8 @@ def z_scores(values: dict[int, float]) -> dict[int, float]:
     """Each value's distance from their mean in standard deviations (0 when all equal)."""
     if not values:
         return {}
-    mean = statistics.fmean(values.values())
-    deviation = statistics.pstdev(values.values(), mean)
+    mean = sum(values.values()) / len(values)
+    deviation = math.sqrt(sum((v - mean) ** 2 for v in values.values()) / len(values))
     if deviation <= 1e-12:
         return dict.fromkeys(values, 0.0)
     return {key: (value - mean) / deviation for key, value in values.items()}
