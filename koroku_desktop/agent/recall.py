@@ -224,11 +224,11 @@ class HybridSearch:
         limit: int,
     ) -> list[RecallHit]:
         """The candidates ranked by `fused_scores` plus the recency prior; a match found
-        by meaning alone counts the weakest keyword hit's relevance."""
+        by meaning alone counts a BM25 relevance of 0 (what a unit sharing no word with the
+        query has; one past the keyword leg's pool has little more)."""
         relevance = dict(keyword)
-        weakest = min(relevance.values(), default=0.0)
         for match in matches:
-            relevance.setdefault(match.seq, weakest)
+            relevance.setdefault(match.seq, 0.0)
         if not relevance:
             return []
         scores = fused_scores(relevance, cosines)

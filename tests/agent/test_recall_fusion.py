@@ -1,25 +1,23 @@
 """The hybrid search's fusion by scores, over a real SQLite log, the real google-genai client
 and the fake server: meaning orders keyword hits of about the same strength (even below the
-similarity floor), an event not embedded yet counts the candidates' mean, `limit` only cuts,
-and the z-scores themselves."""
+similarity floor), an event not embedded yet counts the candidates' mean, a match found by
+meaning alone counts no keyword relevance, `limit` only cuts, and the z-scores themselves."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.recall import SIMILARITY_WEIGHT, HybridSearch, fused_scores, z_scores
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
-from koroku_desktop.llm.embeddings import GeminiEmbedder
 from koroku_desktop.store import SqliteEventLog
-from tests.fakes.fixtures import TEST_API_KEY
+from tests.agent.test_recall_by_meaning import Setup, setup
 from tests.fakes.gemini_server import FakeGemini
+
+__all__ = ["setup"]
 
 QUERY = "tide pool visit"
 ALPHA, BRAVO, CHARLIE = (f"tide pool visit {name}" for name in ("alpha", "bravo", "charlie"))
@@ -27,28 +25,21 @@ ALPHA, BRAVO, CHARLIE = (f"tide pool visit {name}" for name in ("alpha", "bravo"
 others as its context)."""
 
 
-@dataclass
-class Setup:
-    log: SqliteEventLog
-    embedder: GeminiEmbedder
-    background: BackgroundEmbedder
-
-
-@pytest.fixture
-async def setup(fake_gemini: FakeGemini, koroku_home: Path) -> AsyncIterator[Setup]:
-    log = SqliteEventLog(koroku_home / "koroku.db")
-    embedder = GeminiEmbedder(TEST_API_KEY, retry_attempts=1, timeout_s=10)
-    background = BackgroundEmbedder(log.vectors, embedder, retry_after_s=3600)
-    yield Setup(log, embedder, background)
-    await background.stop()
-    await embedder.aclose()
-    log.close()
-
-
 def _say(log: SqliteEventLog, conversation: str, text: str) -> int:
     event = MessageEvent(role="user", origin="person", parts=[TextPart(text=text)])
     (stored,) = log.append(conversation, [event])
     return stored.seq
+
+
+async def _two_hits(
+    setup: Setup, fake_gemini: FakeGemini, cosines: dict[str, float]
+) -> tuple[int, int]:
+    """ALPHA and BRAVO said and embedded with these cosines to the query: their seqs."""
+    alpha = _say(setup.log, "c1", ALPHA)
+    bravo = _say(setup.log, "c2", BRAVO)
+    fake_gemini.embedder = _embed_by_cosine(cosines)
+    await setup.background.catch_up()
+    return alpha, bravo
 
 
 def _embed_by_cosine(
@@ -70,10 +61,7 @@ def _embed_by_cosine(
 async def test_meaning_orders_keyword_hits_of_the_same_strength(
     setup: Setup, fake_gemini: FakeGemini
 ) -> None:
-    alpha = _say(setup.log, "c1", ALPHA)
-    bravo = _say(setup.log, "c2", BRAVO)
-    fake_gemini.embedder = _embed_by_cosine({ALPHA: 0.95})
-    await setup.background.catch_up()
+    alpha, bravo = await _two_hits(setup, fake_gemini, {ALPHA: 0.95})
     search = HybridSearch(setup.log.vectors, setup.embedder)
 
     (_, first), (_, second) = setup.log.vectors.keyword_scored(QUERY, 5)
@@ -90,10 +78,7 @@ async def test_meaning_orders_keyword_hits_of_the_same_strength(
 async def test_a_keyword_hits_similarity_counts_even_under_the_floor(
     setup: Setup, fake_gemini: FakeGemini
 ) -> None:
-    alpha = _say(setup.log, "c1", ALPHA)
-    bravo = _say(setup.log, "c2", BRAVO)
-    fake_gemini.embedder = _embed_by_cosine({ALPHA: 0.4, BRAVO: 0.1})
-    await setup.background.catch_up()
+    alpha, bravo = await _two_hits(setup, fake_gemini, {ALPHA: 0.4, BRAVO: 0.1})
     search = HybridSearch(setup.log.vectors, setup.embedder, min_similarity=0.9)
 
     assert await search.nearest([1.0] + [0.0] * 767, 5, None) == []  # nothing above it
@@ -105,10 +90,7 @@ async def test_a_keyword_hits_similarity_counts_even_under_the_floor(
 async def test_an_event_not_embedded_yet_counts_the_candidates_mean_similarity(
     setup: Setup, fake_gemini: FakeGemini
 ) -> None:
-    alpha = _say(setup.log, "c1", ALPHA)
-    bravo = _say(setup.log, "c2", BRAVO)
-    fake_gemini.embedder = _embed_by_cosine({ALPHA: 0.9, BRAVO: 0.1})
-    await setup.background.catch_up()
+    alpha, bravo = await _two_hits(setup, fake_gemini, {ALPHA: 0.9, BRAVO: 0.1})
     charlie = _say(setup.log, "c3", CHARLIE)  # written after the catch-up: no vector yet
     model, dims = setup.embedder.model, setup.embedder.dimensions
     assert set(
@@ -153,6 +135,18 @@ async def test_a_meaning_only_match_comes_after_strong_keyword_hits(
     assert meaning in order and weak in order
     found = fused.hits[order.index(meaning)]
     assert found.keyword_rank is None and found.similarity == pytest.approx(0.97, abs=0.02)
+
+
+async def test_a_lone_keyword_hit_stays_ahead_of_a_closer_meaning_only_match(
+    setup: Setup, fake_gemini: FakeGemini
+) -> None:
+    hit = _say(setup.log, "c1", ALPHA)
+    meaning = _say(setup.log, "m", "rock shore outing")
+    fake_gemini.embedder = _embed_by_cosine({ALPHA: 0.6, "rock shore outing": 0.97})
+    await setup.background.catch_up()
+
+    fused = await HybridSearch(setup.log.vectors, setup.embedder).search(QUERY, 10)
+    assert [h.hit.seq for h in fused.hits] == [hit, meaning]
 
 
 def test_z_scores_and_the_fused_score() -> None:
