@@ -1,21 +1,24 @@
 """HybridSearch: one search used everywhere — BM25 and meaning, fused, with a recency prior.
 
 The keyword leg is FTS5 ranked by BM25 over any of the query's words; the meaning leg is
-the query's embedding against the log's vectors. The two rankings are fused by reciprocal
-rank fusion (each list adds 1 / (RRF_K + rank)), which needs no score calibration between
-BM25 and cosine, plus a small prior for recent events (at most a quarter of a first place,
-halving every RECENCY_HALF_LIFE_DAYS). Without an embedder, or when the embedding call
-fails, the search is keyword-only and says so.
+the query's embedding against the log's vectors. They are fused by their scores, each
+calibrated on the query's own candidates: every candidate (the keyword leg's `POOL` and the
+meaning leg's matches above the similarity floor) scores the z-score of its BM25 relevance
+among them plus `SIMILARITY_WEIGHT` times the z-score of its cosine with the query, plus a
+small prior for recent events. So a strong keyword hit keeps its place, and close keyword
+scores are ordered by meaning. Without an embedder, or when the embedding call fails, the
+search is keyword-only and says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from koroku_desktop.agent.ports import Embedder, MemoryVectorStore, RecallStore
 from koroku_desktop.domain.model_io import ModelError
@@ -24,25 +27,25 @@ from koroku_desktop.domain.recall import MemoryMatch, RecallHit, VectorMatch
 
 log = logging.getLogger(__name__)
 
-RRF_K = 20
-"""Reciprocal rank fusion's constant: a list's place n adds weight / (RRF_K + n). Low enough
-that the keyword leg's first places stay apart (at the usual 60 they differ by less than a
-weak meaning leg adds, and the fused top 5 fell below the keyword leg's on LoCoMo)."""
-RECENCY_WEIGHT = 0.25 / (RRF_K + 1)
+SIMILARITY_WEIGHT = 0.2
+"""The meaning leg's weight in the fusion: a cosine one standard deviation above the
+candidates' mean adds a fifth of what a BM25 relevance one deviation above theirs adds.
+Enough to reorder keyword hits of about the same strength, too little to bury a strong
+keyword hit on a weak embedding model's say-so (on LoCoMo with a small model, 0.15 to 0.3
+gave the same recall; 0.4 and up fell towards the keyword leg alone)."""
+RECENCY_WEIGHT = 0.25
+"""A just-written event's prior, in the same standard deviations (halving every
+`RECENCY_HALF_LIFE_DAYS`)."""
 RECENCY_HALF_LIFE_DAYS = 30.0
 MIN_SIMILARITY = 0.55
-"""Vector matches below this cosine are not results at all (unrelated text); lowered to the
-floor calibrated on the log's own vectors when that is lower (see `HybridSearch.nearest`)."""
-MEANING_WEIGHT = 0.15
-"""The meaning leg's weight in the fusion (the keyword leg's is 1): enough to lift what both
-legs found and to answer what no keyword matches, too little to reorder strong keyword hits
-on a weak embedding model's say-so (on LoCoMo with a small model, 0.5 fell below the
-keyword leg alone)."""
+"""Vector matches below this cosine are not results of their own (unrelated text); lowered
+to the floor calibrated on the log's own vectors when that is lower (see
+`HybridSearch.nearest`). A keyword hit's cosine counts in the fusion whatever it is."""
 POOL = 200
 """Candidates the keyword leg fetches, whatever the limit (the most results a search returns)."""
 MEANING_POOL = 50
-"""Candidates the meaning leg fetches, whatever the limit: below its 50th place a match adds
-less than a keyword's 700th place (and more would double the exact scoring's reads)."""
+"""Candidates the meaning leg fetches, whatever the limit (the similarity floor usually
+keeps far fewer)."""
 MAX_QUERY_CHARS = 4_000
 """A longer query is cut here (about 1,000 tokens: within the embedding model's 2,048)."""
 
@@ -64,12 +67,28 @@ class RecallResult:
     """Pieces of the memory files close in meaning (none in a keyword-only search)."""
 
 
+class FusionStore(RecallStore, Protocol):
+    """What the fusion reads besides `RecallStore` (store/vectors/store.py)."""
+
+    def keyword_scored(
+        self, query: str, limit: int, below_seq: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(seq, BM25 relevance: higher is better) of the best keyword matches, best first."""
+        ...
+
+    def similarities(
+        self, model: str, dimensions: int, query: list[float], seqs: list[int]
+    ) -> dict[int, float]:
+        """The cosine of these events' best chunks with `query` (those embedded)."""
+        ...
+
+
 @dataclass
 class HybridSearch:
     """Searches the log by keywords and by meaning; `embedder` None means keyword-only.
     With `memory`, a search by meaning also returns the closest pieces of the memory files."""
 
-    store: RecallStore
+    store: FusionStore
     embedder: Embedder | None = None
     clock: Callable[[], float] = field(default=time.time)
     min_similarity: float = MIN_SIMILARITY
@@ -105,8 +124,9 @@ class HybridSearch:
         note); an empty one, or one of only stop words, finds by meaning alone."""
         query, clipped = clip_query(query)
         limit = max(1, min(limit, POOL))
-        keyword_task = asyncio.to_thread(self.store.keyword, query, POOL, below_seq)
+        keyword_task = asyncio.to_thread(self.store.keyword_scored, query, POOL, below_seq)
         note: str | None = None
+        used: list[float] | None = None
         matches: list[VectorMatch] = []
         memory: list[MemoryMatch] = []
         if keyword_only:
@@ -121,6 +141,7 @@ class HybridSearch:
                     vector = await self.query_vector(query)
                 matches = await self.nearest(vector, MEANING_POOL, below_seq)
                 memory = await self.memory_nearest(vector, limit)
+                used = vector
             except ModelError as exc:
                 if exc.kind == "auth" and "No Gemini API key" in exc.message:
                     note = "keyword search only: no Gemini API key for search by meaning"
@@ -128,7 +149,8 @@ class HybridSearch:
                     note = f"keyword search only: search by meaning failed ({exc})"
                     log.warning("search by meaning failed: %s", exc)
         keyword = await keyword_task
-        hits = await self._fuse(query, keyword, matches, limit)
+        cosines = await self._cosines(used, [seq for seq, _ in keyword], matches)
+        hits = await self._fuse(query, keyword, matches, cosines, limit)
         if clipped:
             cut = f"the query was cut to its first {MAX_QUERY_CHARS:,} characters"
             note = f"{note}; {cut}" if note else cut
@@ -178,19 +200,38 @@ class HybridSearch:
         found = await asyncio.to_thread(self.memory.nearest, model, dims, vector, limit)
         return [m for m in found if m.similarity >= self.min_similarity]
 
+    async def _cosines(
+        self, vector: list[float] | None, seqs: list[int], matches: list[VectorMatch]
+    ) -> dict[int, float]:
+        """The query's cosine with each candidate that has a vector (none without `vector`):
+        the meaning leg's matches, and the keyword leg's hits read by seq."""
+        if vector is None or self.embedder is None:
+            return {}
+        found = {m.seq: m.similarity for m in matches}
+        missing = [seq for seq in seqs if seq not in found]
+        if missing:
+            model, dims = self.embedder.model, self.embedder.dimensions
+            read = self.store.similarities
+            found.update(await asyncio.to_thread(read, model, dims, vector, missing))
+        return found
+
     async def _fuse(
-        self, query: str, keyword: list[int], matches: list[VectorMatch], limit: int
+        self,
+        query: str,
+        keyword: list[tuple[int, float]],
+        matches: list[VectorMatch],
+        cosines: dict[int, float],
+        limit: int,
     ) -> list[RecallHit]:
-        """Weighted reciprocal rank fusion: the keyword leg counts in full, the meaning leg
-        `MEANING_WEIGHT`, so the fused ranking keeps the keyword leg's order, lifts what both
-        legs found, and adds what only the meaning leg found after them."""
-        scores: dict[int, float] = {}
-        for rank, seq in enumerate(keyword):
-            scores[seq] = scores.get(seq, 0.0) + 1.0 / (RRF_K + rank + 1)
-        for rank, match in enumerate(matches):
-            scores[match.seq] = scores.get(match.seq, 0.0) + MEANING_WEIGHT / (RRF_K + rank + 1)
-        if not scores:
+        """The candidates ranked by `fused_scores` plus the recency prior; a match found
+        by meaning alone counts a BM25 relevance of 0 (what a unit sharing no word with the
+        query has; one past the keyword leg's pool has little more)."""
+        relevance = dict(keyword)
+        for match in matches:
+            relevance.setdefault(match.seq, 0.0)
+        if not relevance:
             return []
+        scores = fused_scores(relevance, cosines)
         created = await asyncio.to_thread(self.store.created, list(scores))
         now = self.clock()
         for seq, at in created.items():
@@ -199,13 +240,36 @@ class HybridSearch:
         ranked = sorted((s for s in scores if s in created), key=lambda s: (-scores[s], -s))
         top = ranked[:limit]
         by_seq = await asyncio.to_thread(self.store.found, top, query)
-        keyword_rank = {seq: n + 1 for n, seq in enumerate(keyword)}
+        keyword_rank = {seq: n + 1 for n, (seq, _) in enumerate(keyword)}
         similarity = {m.seq: m.similarity for m in matches}
         return [
             RecallHit(by_seq[s], scores[s], keyword_rank.get(s), similarity.get(s))
             for s in top
             if s in by_seq
         ]
+
+
+def fused_scores(relevance: dict[int, float], cosines: dict[int, float]) -> dict[int, float]:
+    """Each candidate's z-score of BM25 relevance among the candidates, plus
+    `SIMILARITY_WEIGHT` times the z-score of its cosine among those with a vector (a
+    candidate without one, not embedded yet, counts their mean). Calibrated on the query's
+    own candidates, so neither BM25's scale (which grows with the query's words and the
+    log) nor the embedding model's (a small model's related texts score 0.4, Gemini's
+    unrelated ones 0.5) needs a constant."""
+    by_relevance = z_scores(relevance)
+    by_meaning = z_scores({s: c for s, c in cosines.items() if s in relevance})
+    return {s: z + SIMILARITY_WEIGHT * by_meaning.get(s, 0.0) for s, z in by_relevance.items()}
+
+
+def z_scores(values: dict[int, float]) -> dict[int, float]:
+    """Each value's distance from their mean in standard deviations (0 when all equal)."""
+    if not values:
+        return {}
+    mean = sum(values.values()) / len(values)
+    deviation = math.sqrt(sum((v - mean) ** 2 for v in values.values()) / len(values))
+    if deviation <= 1e-12:
+        return dict.fromkeys(values, 0.0)
+    return {key: (value - mean) / deviation for key, value in values.items()}
 
 
 def clip_query(query: str) -> tuple[str, bool]:

@@ -256,6 +256,30 @@ def _rows_of(
     return np.concatenate(out)
 
 
+_VECTORS_OF = "SELECT seq, scale, vector FROM event_vectors WHERE space = ? AND seq IN ({})"
+
+
+def best_similarities(
+    conn: Connection, space: int, query: npt.NDArray[np.float32], seqs: list[int]
+) -> dict[int, float]:
+    """The cosine of each event's best chunk with the unit `query` (events without a
+    vector of the query's size in `space` are left out)."""
+    dims = int(query.size)
+    found: dict[int, float] = {}
+    for start in range(0, len(seqs), 500):
+        part = seqs[start : start + 500]
+        sql = _VECTORS_OF.format(",".join("?" * len(part)))
+        rows = [r for r in conn.execute(sql, (space, *part)) if len(r[2]) == dims]
+        if not rows:
+            continue
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(-1, dims)
+        scales = np.fromiter((r[1] for r in rows), np.float32, len(rows))
+        scores = (matrix.astype(np.float32) @ query) * scales
+        for (seq, _, _), score in zip(rows, scores.tolist(), strict=True):
+            found[int(seq)] = max(score, found.get(int(seq), -1.0))
+    return found
+
+
 def _nearest_in(
     seg: Arrays, query: npt.NDArray[np.float32], limit: int, below_seq: int | None
 ) -> list[VectorMatch]:

@@ -221,9 +221,15 @@ class VectorStore:
         return index
 
     def keyword(self, query: str, limit: int, below_seq: int | None = None) -> list[int]:
-        """The seqs of the best matches of any of the query's words, best BM25 rank first:
-        each message with the turns before it, stemmed (store/search/context.py); events not
-        in that index yet through the plain full-text index."""
+        """The seqs of `keyword_scored`, best first."""
+        return [seq for seq, _ in self.keyword_scored(query, limit, below_seq)]
+
+    def keyword_scored(
+        self, query: str, limit: int, below_seq: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(seq, BM25 relevance: higher is better) of the best matches of any of the query's
+        words, best first: each message with the turns before it, stemmed (store/search/
+        context.py); events not in that index yet through the plain full-text index."""
         match = fts_any_query(query)
         if match is None or limit <= 0:
             return []
@@ -238,7 +244,19 @@ class VectorStore:
             rows = self._db.conn().execute(_BM25, (match, done, bound, limit)).fetchall()
             plain = [(int(row[0]), float(row[6])) for row in rows]
             ranked = sorted([*ranked, *plain], key=lambda pair: pair[1])
-        return [seq for seq, _ in ranked[:limit]]
+        return [(seq, -rank) for seq, rank in ranked[:limit]]
+
+    def similarities(
+        self, model: str, dimensions: int, query: list[float], seqs: list[int]
+    ) -> dict[int, float]:
+        """The cosine of each event's best chunk with `query`, for events embedded in this
+        space (the others are left out): read by seq, not through the index."""
+        from koroku_desktop.store.vectors.index import best_similarities, unit
+
+        space = self._space_id(model, dimensions)
+        if space is None or len(query) != dimensions:
+            return {}
+        return best_similarities(self._db.conn(), space, unit(query), seqs)
 
     def catch_up_keywords(self, max_events: int | None) -> int:
         """Index what is new for the keyword leg (see `ContextIndex.catch_up`)."""
