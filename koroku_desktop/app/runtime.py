@@ -14,16 +14,16 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.compaction import Compactor
-from koroku_desktop.agent.conversations import ConversationBook, read_titles
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.embedding import BackgroundEmbedder
-from koroku_desktop.agent.facts import FactBook, tool_writer
+from koroku_desktop.agent.facts import FactBook
 from koroku_desktop.agent.loop import Agent, AgentOptions
-from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.titles import Titler
 from koroku_desktop.agent.turn_gate import TurnBusyError
+from koroku_desktop.app.agent_pool import AgentKit, AgentPool
 from koroku_desktop.app.config import (
     ApiKey,
     KeyringSecrets,
@@ -34,8 +34,6 @@ from koroku_desktop.app.config import (
 )
 from koroku_desktop.app.conversation_wiring import (
     opening_conversation,
-    switch_conversation,
-    wire_titles,
 )
 from koroku_desktop.app.exports import export_file
 from koroku_desktop.app.lazy_model import LazyGeminiModel
@@ -43,7 +41,6 @@ from koroku_desktop.app.recall_wiring import (
     LazyGeminiEmbedder,
     build_recall,
     progress_text,
-    recall_tool_search,
 )
 from koroku_desktop.app.recall_wiring import recall_search as recall_search
 from koroku_desktop.app.settings_store import SettingsStore, add_grant
@@ -129,9 +126,16 @@ class Runtime:
     titler: Titler | None = None
     """Names a new conversation after its first exchange (None for a read-only runtime)."""
 
+    pool: AgentPool | None = None
+    """The agent of each conversation with work under way (`agent` is the shown one's)."""
+
     async def switch_to(self, conversation: Conversation) -> None:
-        """Talk in `conversation` from the next turn on (see `switch_conversation`)."""
-        await switch_conversation(self.agent, self.compactor, conversation)
+        """Talk in `conversation` from the next turn on; a turn running in the one shown
+        goes on there (see `AgentPool.show`)."""
+        if self.pool is None:
+            raise RuntimeError("this runtime talks in one conversation")
+        self.agent = await self.pool.show(conversation)
+        self.compactor = self.pool.compactor
 
     def connect_clients(self) -> None:
         """Build the SDK clients (the chat model's, the embedder's) now, on the loop's thread,
@@ -356,24 +360,27 @@ def build_runtime(
         quick_thinking_level=settings.quick_ask_thinking_level,
         web_tools=settings.web_tools(),
     )
-    agent = Agent(
+    kit = AgentKit(
         event_log,
         gemini if model is None else model,
         tools,
         policy,
         approver,
         options,
-        conversation_id=chosen.id,
-        recall=recall_search(event_log),
-        turn_lock=switch.lock if switch is not None else turn_lock,
+        switch.lock if switch is not None else turn_lock,
+        clock=clock,
     )
-    # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
-    gemini.on_retry.append(agent.hooks.on_retry)
-    agent.conversation_title = chosen.title
-    if clock is not None:
-        agent.clock = clock
-    compactor = Compactor()
-    compactor.attach(agent)
+    search, background = build_recall(
+        event_log, lambda: gemini.api_key, settings.embedding_model, paths.memory
+    )
+    kit.search, kit.embedder, kit.facts = search, background, FactBook(event_log)
+    if turn_lock is not None:
+        kit.titler = Titler(book, kit.model, lambda: options.model)
+    agent, compactor = kit.build(chosen)
+    pool = AgentPool(kit, agent, compactor)
+    pool.single = front_end != "app"  # a terminal talks in one conversation at a time
+    # A retry is told in the conversation shown (the model does not say whose request it is).
+    gemini.on_retry.append(lambda *args: runtime.agent.hooks.on_retry(*args))
     runtime = Runtime(
         paths,
         settings_store,
@@ -388,31 +395,18 @@ def build_runtime(
         attachments=attachments,
         sync=sync,
         sync_switch=switch,
+        search=search,
+        background_embedder=background,
+        facts=kit.facts,
         conversations=book,
+        titler=kit.titler,
+        pool=pool,
     )
-    wire_recall(runtime, settings)
-    runtime.facts = agent.facts = FactBook(event_log)  # the facts span every conversation
-    if turn_lock is not None:
-        runtime.titler = wire_titles(agent, book, agent.model, lambda: agent.options.model)
-    agent.calls.remember = tool_writer(agent.facts, agent)
+    options.surface_memories = settings.surface_memories
     runtime.remember_facts(settings.remember_facts)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime
-
-
-def wire_recall(runtime: Runtime, settings: Settings) -> None:
-    """Hybrid search for the `recall` tool and the front ends; embedding after each turn."""
-    model = runtime.model
-    search, background = build_recall(
-        runtime.log, lambda: model.api_key, settings.embedding_model, runtime.paths.memory
-    )
-    runtime.search, runtime.background_embedder = search, background
-    runtime.agent.recall = recall_tool_search(search, runtime.agent)
-    event_log = runtime.log
-    runtime.agent.memories = MemorySurfacer(search, titles=lambda: read_titles(event_log))
-    runtime.agent.options.surface_memories = settings.surface_memories
-    runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 
 
 def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:
