@@ -39,7 +39,7 @@ class LogFollower(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._agent: Agent | None = None
+        self._agent: Callable[[], Agent] | None = None
         self._data_version: Callable[[], int] | None = None
         self._last_version: int | None = None
         self._checking = False
@@ -58,10 +58,14 @@ class LogFollower(QObject):
         return self._watcher is not None and bool(self._watcher.files())
 
     def start(
-        self, agent: Agent, data_version: Callable[[], int], files: Sequence[Path] = ()
+        self,
+        agent: Callable[[], Agent],
+        data_version: Callable[[], int],
+        files: Sequence[Path] = (),
     ) -> None:
         """Follow the log behind `data_version`, woken by changes to `files` (the database
-        and its `-wal`); with no file that can be watched, poll instead."""
+        and its `-wal`), for the agent `agent()` names (the conversation shown); with no
+        file that can be watched, poll instead."""
         self._agent, self._data_version = agent, data_version
         self._files = [str(path) for path in files]
         if self._files and self._watch():
@@ -141,7 +145,7 @@ class LogFollower(QObject):
                 return 0
             self._last_version = version
             self.log_changed.emit()
-            return len(await self._agent.catch_up())
+            return len(await self._agent().catch_up())
         except Exception:  # following must never take the app down
             log.warning("could not follow the log", exc_info=True)
             return 0

@@ -77,7 +77,8 @@ class ConversationNav(QObject):
         menu.addSeparator()
         side = self.sidebar
         for conversation in ordered(side.conversations, side.pinned):
-            action = menu.addAction(shown_title(conversation, side.pinned))
+            mark = side.activity_mark(conversation.id)
+            action = menu.addAction(shown_title(conversation, side.pinned) + mark)
             action.setCheckable(True)
             action.setChecked(conversation.id == side.current_id)
             action.triggered.connect(lambda _c=False, cid=conversation.id: self._pick(cid))

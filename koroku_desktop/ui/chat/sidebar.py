@@ -27,6 +27,8 @@ from koroku_desktop.domain.conversations import Conversation
 WIDTH = 240
 """The sidebar's width beside the conversation."""
 PIN = "★ "
+RUNNING = "  ● running"
+NEEDS_YOU = "  ● needs you"
 
 
 def ordered(conversations: Sequence[Conversation], pinned: set[str]) -> list[Conversation]:
@@ -59,6 +61,8 @@ class ConversationSidebar(QWidget):
         self.conversations: list[Conversation] = []
         self.pinned: set[str] = set()
         self.current_id = ""
+        self.activity: tuple[set[str], set[str]] = (set(), set())
+        """The conversations with a turn running, and those waiting for the person."""
         col = QVBoxLayout(self)
         col.setContentsMargins(10, 10, 8, 10)
         col.setSpacing(8)
@@ -96,6 +100,18 @@ class ConversationSidebar(QWidget):
         self.pinned = set(pinned)
         self._refill()
 
+    def show_activity(self, running: set[str], needs_you: set[str]) -> None:
+        """Mark conversations whose turn runs, or waits for an approval."""
+        self.activity = (set(running), set(needs_you))
+        self._refill()
+
+    def activity_mark(self, conversation_id: str) -> str:
+        """What a conversation's line ends with while its turn runs or needs the person."""
+        running, needs_you = self.activity
+        if conversation_id in needs_you:
+            return NEEDS_YOU
+        return RUNNING if conversation_id in running else ""
+
     def visible_titles(self) -> list[str]:
         """The titles listed now, top to bottom (after the search)."""
         return [self.list.item(i).text() for i in range(self.list.count())]
@@ -110,7 +126,8 @@ class ConversationSidebar(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for conversation in self.matching():
-            item = QListWidgetItem(shown_title(conversation, self.pinned))
+            mark = self.activity_mark(conversation.id)
+            item = QListWidgetItem(shown_title(conversation, self.pinned) + mark)
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
             item.setToolTip(conversation.title)
             self.list.addItem(item)
