@@ -8,7 +8,6 @@ Each thread gets its own connection; WAL lets readers run while a writer appends
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import logging
 import threading
 import time
@@ -39,10 +38,10 @@ from koroku_desktop.store.database import (
     prepare_file,
 )
 from koroku_desktop.store.log import coverage_index
-from koroku_desktop.store.log.activity import conversation_activity
+from koroku_desktop.store.log.activity import ActivityCache, conversation_activity
 from koroku_desktop.store.log.live_load import load_live
 from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
-from koroku_desktop.store.log.order import KEY_OF_SEQ, ORDER_KEY, in_order
+from koroku_desktop.store.log.order import in_order, page_rows
 from koroku_desktop.store.log.paging import PagedLog
 from koroku_desktop.store.log.rows import COLUMNS, Row, parse_row
 from koroku_desktop.store.search.query import SEARCH_SQL, pending_rows, search_hits
@@ -93,6 +92,7 @@ class SqliteEventLog(PagedLog):
         self._reads_done = threading.Condition()
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
+        self._activity = ActivityCache(self._rows)
         try:
             self.migrations_run: list[str] = self._migrate()
         except BaseException:
@@ -309,8 +309,11 @@ class SqliteEventLog(PagedLog):
 
     def conversation_activity(self, *, counts: bool = True) -> dict[str, Activity]:
         """What the log holds of each conversation (store/log/activity.py); `counts=False`
-        leaves the message counts out (the one part that reads more than the index edges)."""
-        return conversation_activity(self._rows, counts=counts)
+        leaves the message counts out (the one part that reads more than the index edges)
+        and reads only what was written since the last such read."""
+        if counts:
+            return conversation_activity(self._rows)
+        return self._activity.read()
 
     def last_seq(self) -> int:
         """The highest seq written so far (0 for an empty log)."""
@@ -339,65 +342,13 @@ class SqliteEventLog(PagedLog):
         return coverage_index.summary_span(self._rows, compaction_id)
 
     def _page(self, query: EntryQuery) -> list[LogEntry]:
-        """A page of the log (keyset, never OFFSET), damaged rows included.
-
-        In entries' order (store/log/order.py); `before_seq` pages back from a row's place in
-        that order. `after_seq` means "written after" (what a follower has not seen yet),
-        so a page with it is in seq order: events pulled by a sync are new even when their
-        place is earlier.
-        """
-        conversation_id, kinds, limit = query.conversation_id, query.kinds, query.limit
-        bounds = ""
-        params: list[object] = []
-        key = "seq" if query.after_seq is not None else ORDER_KEY
-        if query.before_seq is not None:
-            bounds += f" AND {key} < {'?' if key == 'seq' else KEY_OF_SEQ}"
-            params.extend([query.before_seq] * (1 if key == "seq" else 2))
-        if query.after_seq is not None:
-            bounds += " AND seq > ?"
-            params.append(query.after_seq)
-        order = "DESC" if query.newest_first else "ASC"
-        if conversation_id is None:
-            kind_filter = ""
-            if kinds is not None:
-                kind_filter = f" AND +kind IN ({', '.join('?' for _ in kinds)})"
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE 1{bounds}{kind_filter}"
-                f" ORDER BY {key} {order} LIMIT ?",
-                [*params, *(kinds or ()), limit],
-            )
-        else:
-            # One exact index range per kind, merged: no sort of the whole conversation.
-            pages = [
-                self._rows(
-                    f"SELECT {COLUMNS}, {key} FROM events WHERE conversation_id = ? AND kind = ?"
-                    f"{bounds} ORDER BY {key} {order} LIMIT ?",
-                    [conversation_id, kind, *params, limit],
-                )
-                for kind in (dict.fromkeys(kinds) if kinds else self._kinds_of(conversation_id))
-            ]
-            merged = heapq.merge(*pages, key=lambda r: int(r[-1]), reverse=query.newest_first)
-            rows = [row[:-1] for _, row in zip(range(limit), merged, strict=False)]
-        return [self._parse(row) for row in rows]
+        """A page of the log, damaged rows included (see `order.page_rows`)."""
+        return [self._parse(row) for row in page_rows(self._rows, query)]
 
     def in_order(self, conversation_id: str | None = None, page: int = 2000) -> Iterator[LogEntry]:
         """Every entry oldest first in the one order (store/order.py), damaged rows included:
         what `history --all` and exports list, the same on every device."""
         return in_order(self._rows, self._parse, conversation_id, page)
-
-    def _kinds_of(self, conversation_id: str) -> list[str]:
-        """Every kind used in a conversation, by skipping along the index (no scan)."""
-        kinds: list[str] = []
-        while True:
-            sql = "SELECT MIN(kind) FROM events WHERE conversation_id = ?"
-            params: list[object] = [conversation_id]
-            if kinds:
-                sql += " AND kind > ?"
-                params.append(kinds[-1])
-            (kind,) = self._rows(sql, params)[0]
-            if kind is None:
-                return kinds
-            kinds.append(str(kind))
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Full-text search over every event ever written, newest first.

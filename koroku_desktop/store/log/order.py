@@ -8,9 +8,11 @@ by m007, so ordered reads and keyset paging stay index ranges.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterator, Sequence
 
 from koroku_desktop.domain.events import UNSYNCED_BASE, LogEntry, StoredEvent
+from koroku_desktop.domain.queries import EntryQuery
 from koroku_desktop.store.log.rows import COLUMNS, Row
 
 ORDER_KEY = f"COALESCE(hub_seq, {UNSYNCED_BASE} + seq)"
@@ -52,3 +54,58 @@ def in_order(
         if len(found) < page:
             return
         after = int(found[-1][-1])
+
+
+def page_rows(rows: Callable[[str, Sequence[object]], list[Row]], query: EntryQuery) -> list[Row]:
+    """The rows of a page of the log (keyset, never OFFSET).
+
+    In entries' order; `before_seq` pages back from a row's place in that order.
+    `after_seq` means "written after" (what a follower has not seen yet), so a page with it
+    is in seq order: events pulled by a sync are new even when their place is earlier.
+    """
+    conversation_id, kinds, limit = query.conversation_id, query.kinds, query.limit
+    bounds = ""
+    params: list[object] = []
+    key = "seq" if query.after_seq is not None else ORDER_KEY
+    if query.before_seq is not None:
+        bounds += f" AND {key} < {'?' if key == 'seq' else KEY_OF_SEQ}"
+        params.extend([query.before_seq] * (1 if key == "seq" else 2))
+    if query.after_seq is not None:
+        bounds += " AND seq > ?"
+        params.append(query.after_seq)
+    order = "DESC" if query.newest_first else "ASC"
+    if conversation_id is None:
+        kind_filter = ""
+        if kinds is not None:
+            kind_filter = f" AND +kind IN ({', '.join('?' for _ in kinds)})"
+        return rows(
+            f"SELECT {COLUMNS} FROM events WHERE 1{bounds}{kind_filter}"
+            f" ORDER BY {key} {order} LIMIT ?",
+            [*params, *(kinds or ()), limit],
+        )
+    # One exact index range per kind, merged: no sort of the whole conversation.
+    pages = [
+        rows(
+            f"SELECT {COLUMNS}, {key} FROM events WHERE conversation_id = ? AND kind = ?"
+            f"{bounds} ORDER BY {key} {order} LIMIT ?",
+            [conversation_id, kind, *params, limit],
+        )
+        for kind in (dict.fromkeys(kinds) if kinds else kinds_of(rows, conversation_id))
+    ]
+    merged = heapq.merge(*pages, key=lambda r: int(r[-1]), reverse=query.newest_first)
+    return [row[:-1] for _, row in zip(range(limit), merged, strict=False)]
+
+
+def kinds_of(rows: Callable[[str, Sequence[object]], list[Row]], conversation_id: str) -> list[str]:
+    """Every kind used in a conversation, by skipping along the index (no scan)."""
+    kinds: list[str] = []
+    while True:
+        sql = "SELECT MIN(kind) FROM events WHERE conversation_id = ?"
+        params: list[object] = [conversation_id]
+        if kinds:
+            sql += " AND kind > ?"
+            params.append(kinds[-1])
+        (kind,) = rows(sql, params)[0]
+        if kind is None:
+            return kinds
+        kinds.append(str(kind))
