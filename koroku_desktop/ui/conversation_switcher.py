@@ -178,8 +178,10 @@ class ConversationSwitcher(QObject):
             self._next = conversation_id
             return False
         self.switching = True
+        # One the list shows needs no read (the list follows every change to the log).
+        listed = next((c for c in self.conversations if c.id == conversation_id), None)
         try:
-            found = await asyncio.to_thread(self.book.get, conversation_id)
+            found = listed or await asyncio.to_thread(self.book.get, conversation_id)
             if found is None:
                 return False
             self.bridge.hide_lane()
@@ -202,7 +204,10 @@ class ConversationSwitcher(QObject):
         finally:
             self.switching = False
         self.switched.emit(conversation_id)
-        await self.load()
+        if listed is not None:
+            self.show(self.conversations)
+        else:
+            await self.load()
         self.window.refocus_input()
         if self._next is not None:
             chosen, self._next = self._next, None
