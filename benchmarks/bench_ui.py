@@ -77,12 +77,20 @@ with loop:
 
 def make_log(home: Path, events: int) -> None:
     """A log of `events` realistic messages (user/model turns with Markdown and code)."""
-    from koroku_desktop.domain.events import MessageEvent
-    from koroku_desktop.domain.parts import TextPart
     from koroku_desktop.store import SqliteEventLog
 
     home.mkdir(parents=True, exist_ok=True)
     log = SqliteEventLog(home / "koroku.db")
+    fill(log, "default", events)
+    log.close()
+
+
+def fill(log: Any, conversation_id: str, events: int) -> None:
+    """Append `events` realistic messages to a conversation (user/model turns with Markdown
+    and code), 2,000 to a transaction."""
+    from koroku_desktop.domain.events import MessageEvent
+    from koroku_desktop.domain.parts import TextPart
+
     batch: list[Any] = []
     for i in range(events):
         if i % 2 == 0:
@@ -96,11 +104,10 @@ def make_log(home: Path, events: int) -> None:
             )
             batch.append(MessageEvent(role="model", origin="model", parts=[TextPart(text=text)]))
         if len(batch) == 2000:
-            log.append("default", batch)
+            log.append(conversation_id, batch)
             batch = []
     if batch:
-        log.append("default", batch)
-    log.close()
+        log.append(conversation_id, batch)
 
 
 def timed_child(code: str, env: dict[str, str]) -> list[str]:

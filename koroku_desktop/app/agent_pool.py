@@ -198,7 +198,12 @@ class AgentPool:
             for subscriber in self.released:
                 subscriber(agent)
 
-    async def stop_compactions(self) -> None:
-        """Stop every compaction cleanly (quit): nothing is half-written."""
+    async def stop_background(self) -> None:
+        """Stop every compaction cleanly, and a title being asked for (quit): nothing is
+        half-written, and nothing reads the log after it closes."""
         compactors = [self.compactor, *(c for _a, c in self._behind.values())]
         await asyncio.gather(*(c.cancel() for c in compactors))
+        naming = self.kit.titler.task if self.kit.titler is not None else None
+        if naming is not None and not naming.done():
+            naming.cancel()
+            await asyncio.wait([naming])

@@ -223,7 +223,7 @@ class Desktop(QObject):
         await self.conversations.close()
         await self.bridge.shutdown()
         pool = self.runtime.pool  # every conversation's: nothing half-written, resumed later
-        await (pool.stop_compactions() if pool else self.runtime.compactor.cancel())
+        await (pool.stop_background() if pool else self.runtime.compactor.cancel())
         if self.memory_sync is not None:  # a write under way ends before the database closes
             self.memory_sync.cancel()
             await asyncio.wait([self.memory_sync])

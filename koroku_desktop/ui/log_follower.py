@@ -76,7 +76,8 @@ class LogFollower(QObject):
         self._timer.start()
 
     def stop(self) -> None:
-        """Stop following."""
+        """Stop following (a notification already queued wakes nothing)."""
+        self._agent = None
         self._timer.stop()
         if self._watcher is not None:
             self._watcher.deleteLater()
@@ -119,6 +120,8 @@ class LogFollower(QObject):
         self._changed()
 
     def _changed(self, _name: str = "") -> None:
+        if self._agent is None:
+            return
         if self._watcher is not None and _name and _name not in self._watcher.files():
             self._add_files()  # replaced by a new file: the watch went with the old one
         if not self._timer.isActive():
@@ -138,14 +141,15 @@ class LogFollower(QObject):
     async def check_log(self) -> int:
         """One follow step: fold what others appended if the log changed; how many events."""
         try:
-            if self._data_version is None or self._agent is None:
+            agent = self._agent
+            if self._data_version is None or agent is None:
                 return 0
             version = await asyncio.to_thread(self._data_version)
-            if version == self._last_version:
+            if version == self._last_version or self._agent is None:  # (or stopped since)
                 return 0
             self._last_version = version
             self.log_changed.emit()
-            return len(await self._agent().catch_up())
+            return len(await agent().catch_up())
         except Exception:  # following must never take the app down
             log.warning("could not follow the log", exc_info=True)
             return 0

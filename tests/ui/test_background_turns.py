@@ -91,6 +91,18 @@ def marked(desk: Desktop, mark: str) -> list[str]:
     return [t for t in listed(desk) if t.endswith(mark)]
 
 
+def leave_running(qtbot: QtBot, desk: Desktop, message: str) -> tuple[str, str]:
+    """Send `message` in the first conversation and, while its turn runs, start a new one
+    (a switch that does not wait): (the first's id, the new one's)."""
+    ask(qtbot, desk, "hello a")
+    first = desk.runtime.agent.conversation_id
+    type_and_send(qtbot, desk.window.input, message)
+    qtbot.waitUntil(lambda: working(desk, first))
+    other = run(qtbot, desk.conversations.start_new())
+    assert other is not None and desk.runtime.agent.conversation_id == other
+    return first, other
+
+
 def test_a_turn_goes_on_while_another_conversation_is_shown_and_used_and_shows_on_return(
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
@@ -134,12 +146,7 @@ def test_an_approval_asked_in_a_conversation_not_shown_waits_for_the_person(
     model = gated()
     with running_desktop(qtbot, model) as desk:
         window = desk.window
-        ask(qtbot, desk, "hello a")
-        first = desk.runtime.agent.conversation_id
-        type_and_send(qtbot, window.input, "slow, then write my notes")
-        qtbot.waitUntil(lambda: desk.bridge.busy)
-        other = run(qtbot, desk.conversations.start_new())
-        assert other is not None
+        first, other = leave_running(qtbot, desk, "slow, then write my notes")
         model.gate.set()  # the turn left behind now asks to write
         qtbot.waitUntil(lambda: len(marked(desk, NEEDS_YOU)) == 1, timeout=10000)
         assert not window.approvals.cards()
@@ -163,12 +170,7 @@ def test_stop_stops_only_the_shown_conversations_turn(
     model = gated()
     with running_desktop(qtbot, model) as desk:
         window = desk.window
-        ask(qtbot, desk, "hello a")
-        first = desk.runtime.agent.conversation_id
-        type_and_send(qtbot, window.input, "slow a")
-        qtbot.waitUntil(lambda: desk.bridge.busy)
-        other = run(qtbot, desk.conversations.start_new())
-        assert other is not None
+        first, other = leave_running(qtbot, desk, "slow a")
         type_and_send(qtbot, window.input, "slow b")
         qtbot.waitUntil(lambda: asked(model, "slow b"), timeout=5000)
         assert window.stop_button.isVisible()
@@ -189,14 +191,10 @@ def test_quitting_during_two_conversations_turns_ends_both_cleanly(
 ) -> None:
     model = gated()
     with running_desktop(qtbot, model) as desk:
-        ask(qtbot, desk, "hello a")
-        first = desk.runtime.agent.conversation_id
-        type_and_send(qtbot, desk.window.input, "slow a")
-        qtbot.waitUntil(lambda: working(desk, first))
-        other = run(qtbot, desk.conversations.start_new())
-        assert other is not None
+        first, other = leave_running(qtbot, desk, "slow a")
         type_and_send(qtbot, desk.window.input, "slow b")
-        qtbot.waitUntil(lambda: working(desk, other))
+        # Both turns wait for their model, their messages written.
+        qtbot.waitUntil(lambda: asked(model, "slow a") and asked(model, "slow b"))
     assert desk.done.is_set()  # quit returned: both turns were cancelled
     with sqlite3.connect(default_paths().db) as db:
         assert db.execute("SELECT count(*) FROM turn_leases").fetchone() == (0,)

@@ -82,6 +82,7 @@ def test_ctrl_n_starts_a_conversation_and_switching_shows_each_history_and_conte
         qtbot.keySequence(window, QKeySequence("Ctrl+N"))
         qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id != first, timeout=5000)
         qtbot.waitUntil(lambda: listed(desk) == [NEW_TITLE, UNTITLED], timeout=5000)
+        qtbot.waitUntil(lambda: not desk.conversations.switching)  # its page is shown
         assert window.model.rowCount() == 0 and window.windowTitle() == f"{NEW_TITLE} — Koroku"
         ask(qtbot, desk, "oceans")
         assert said(model) == ["oceans"]  # nothing of the first conversation
