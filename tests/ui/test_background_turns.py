@@ -149,6 +149,8 @@ def test_an_approval_asked_in_a_conversation_not_shown_waits_for_the_person(
         first, other = leave_running(qtbot, desk, "slow, then write my notes")
         model.gate.set()  # the turn left behind now asks to write
         qtbot.waitUntil(lambda: len(marked(desk, NEEDS_YOU)) == 1, timeout=10000)
+        assert desk.tray is not None
+        qtbot.waitUntil(lambda: desk.tray is not None and desk.tray.state == "approval")
         assert not window.approvals.cards()
         assert not (workspace / "notes.txt").exists()
         ask(qtbot, desk, "hello b")  # the conversation shown is not held up by it
