@@ -57,6 +57,7 @@ class LaneSignals(QObject):
     lane_shown = Signal(object)  # LaneState: the shown conversation's turn, after a switch
     activity_changed = Signal()  # a conversation's turn started or ended, or needs the person
     background_event = Signal(object)  # StoredEvent of a conversation not shown
+    background_turn_finished = Signal(object)  # TurnResult of a conversation not shown
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -276,6 +277,7 @@ class LaneSignals(QObject):
             lane.last_error = result.error.message
         if not self._shows(lane):
             self.activity_changed.emit()
+            self.background_turn_finished.emit(result)
             return
         self._deltas.flush()
         if result.error is not None:

@@ -230,3 +230,22 @@ def test_a_terminal_asks_in_another_conversation_while_the_apps_turn_runs(
         terminal = book.find("Terminal talk")
         assert said_in(desk, terminal.id) == ["are you there?", "from the terminal"]
         assert "from the terminal" not in said_in(desk, first)
+
+
+def test_a_quick_ask_answers_in_the_popup_when_the_window_moved_to_another_conversation(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    model = gated()
+    with running_desktop(qtbot, model) as desk:
+        ask(qtbot, desk, "hello a")
+        first = desk.runtime.agent.conversation_id
+        desk.show_quick_ask()
+        popup = desk.popup
+        qtbot.waitExposed(popup)
+        type_and_send(qtbot, popup.input, "a slow quick question")
+        qtbot.waitUntil(lambda: asked(model, "a slow quick question"), timeout=5000)
+        assert run(qtbot, desk.conversations.start_new()) is not None
+        model.gate.set()
+        qtbot.waitUntil(lambda: "re: a slow quick question" in popup.answer_text(), timeout=10000)
+        qtbot.waitUntil(lambda: not working(desk, first))
+        assert said_in(desk, first)[-1] == "re: a slow quick question"

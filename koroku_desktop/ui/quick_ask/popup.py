@@ -130,6 +130,9 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         bridge.tool_started.connect(self._on_tool)
         bridge.tool_finished.connect(self._on_tool_done)
         bridge.turn_finished.connect(self._on_turn_finished)
+        # Its turn goes on when the chat window shows another conversation meanwhile.
+        bridge.background_event.connect(self._on_own_event)
+        bridge.background_turn_finished.connect(self._on_turn_finished)
         bridge.waiting_changed.connect(self._on_waiting)
         self.wire_attachments(self)
 
@@ -274,6 +277,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
                 self._final += ("\n\n" if self._final else "") + text
             self._streamed = ""
             self._render_timer.start()
+
+    def _on_own_event(self, stored: StoredEvent) -> None:
+        if self._turn_id is not None and stored.turn_id == self._turn_id:
+            self._on_event(stored)
 
     def _on_delta(self, piece: str) -> None:
         if self.active:
