@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 def make_home(home: Path, messages: int, small: int, conversations: int) -> dict[str, str]:
     """Two long conversations, two short ones, and `conversations` more with a message each;
     their ids by name."""
-    from benchmarks.bench_ui import fill
+    from benchmarks.chat_log import fill
     from koroku_desktop.agent.conversations import ConversationBook
     from koroku_desktop.store import SqliteEventLog
 

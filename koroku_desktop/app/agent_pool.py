@@ -32,6 +32,7 @@ from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.ports import Approver, ChatModel, TurnLock
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.titles import Titler
+from koroku_desktop.app.config import Settings
 from koroku_desktop.app.recall_wiring import recall_search, recall_tool_search
 from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.domain.events import CompactionEvent
@@ -43,6 +44,19 @@ log = logging.getLogger(__name__)
 
 KEEP_IDLE = 4
 """How many conversations left with nothing under way keep their agent (and live context)."""
+
+
+def follow_settings(options: AgentOptions, settings: Settings) -> None:
+    """Take `settings` into the agents' options (shared: every agent sees them next turn);
+    `remember_facts` is the runtime's, which also offers or withdraws the tool."""
+    options.model = settings.model
+    options.max_tool_calls = settings.max_tool_calls
+    options.workspace = settings.workspace_path()
+    options.compact_at_tokens = settings.compact_at_tokens
+    options.thinking_level = settings.thinking_level
+    options.quick_thinking_level = settings.quick_ask_thinking_level
+    options.surface_memories = settings.surface_memories
+    options.web_tools = settings.web_tools()
 
 
 @dataclass

@@ -23,7 +23,7 @@ from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.titles import Titler
 from koroku_desktop.agent.turn_gate import TurnBusyError
-from koroku_desktop.app.agent_pool import AgentKit, AgentPool
+from koroku_desktop.app.agent_pool import AgentKit, AgentPool, follow_settings
 from koroku_desktop.app.config import (
     ApiKey,
     KeyringSecrets,
@@ -162,16 +162,8 @@ class Runtime:
 
     def apply_settings(self, settings: Settings) -> None:
         """Take settings into use now (the next turn sees them); the store calls it on change."""
-        opts = self.agent.options
-        opts.model = settings.model
-        opts.max_tool_calls = settings.max_tool_calls
-        opts.workspace = settings.workspace_path()
-        opts.compact_at_tokens = settings.compact_at_tokens
-        opts.thinking_level = settings.thinking_level
-        opts.quick_thinking_level = settings.quick_ask_thinking_level
-        opts.surface_memories = settings.surface_memories
+        follow_settings(self.agent.options, settings)  # every conversation's agent's
         self.remember_facts(settings.remember_facts)
-        opts.web_tools = settings.web_tools()
         self.policy.set_always(settings.always_allow)
         self.policy.trust_read_only = settings.mcp_trust_read_only
         if self.mcp is not None:
@@ -350,16 +342,8 @@ def build_runtime(
     gemini = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
     policy = ApprovalPolicy(always=settings.always_allow)
     policy.trust_read_only = settings.mcp_trust_read_only
-    options = AgentOptions(
-        model=settings.model,
-        max_tool_calls=settings.max_tool_calls,
-        workspace=settings.workspace_path(),
-        data_dir=paths.home,
-        compact_at_tokens=settings.compact_at_tokens,
-        thinking_level=settings.thinking_level,
-        quick_thinking_level=settings.quick_ask_thinking_level,
-        web_tools=settings.web_tools(),
-    )
+    options = AgentOptions(settings.model, settings.max_tool_calls, Path(), paths.home)
+    follow_settings(options, settings)  # the workspace and the rest
     kit = AgentKit(
         event_log,
         gemini if model is None else model,
@@ -402,7 +386,6 @@ def build_runtime(
         titler=kit.titler,
         pool=pool,
     )
-    options.surface_memories = settings.surface_memories
     runtime.remember_facts(settings.remember_facts)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)

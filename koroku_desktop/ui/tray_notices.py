@@ -58,6 +58,7 @@ class TrayNotices:
         ):
             signal.connect(self.update)
         b.turn_finished.connect(self.turn_finished)
+        b.background_turn_finished.connect(self.turn_finished)
         b.approval_requested.connect(self.approval_waiting)
         if self._tray is not None:
             self._tray.shortcut_help.connect(self.shortcut_help)
