@@ -231,6 +231,19 @@ def test_a_terminal_asks_in_another_conversation_while_the_apps_turn_runs(
         assert said_in(desk, terminal.id) == ["are you there?", "from the terminal"]
         assert "from the terminal" not in said_in(desk, first)
 
+        # Shown once, then left: its agent is kept with its live context; what a terminal
+        # says there meanwhile is in the window once when it is shown again, and in that
+        # live context.
+        assert run(qtbot, desk.conversations.switch(terminal.id)) is True
+        assert run(qtbot, desk.conversations.switch(first)) is True
+        finish(koroku("ask", "-c", "Terminal talk", "still there?"))
+        assert run(qtbot, desk.conversations.switch(terminal.id)) is True
+        window = desk.window
+        assert texts(window.model, "user") == ["are you there?", "still there?"]
+        assert texts(window.model, "model") == ["from the terminal"] * 2
+        live = [plain(visible_text(m.event.parts)) for m in desk.runtime.agent.view.messages]
+        assert live[-2:] == ["still there?", "from the terminal"]
+
 
 def test_a_quick_ask_answers_in_the_popup_when_the_window_moved_to_another_conversation(
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
