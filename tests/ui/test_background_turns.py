@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 import qasync
 from pytestqt.qtbot import QtBot
 
@@ -67,6 +68,16 @@ def gated() -> Gated:
     return model
 
 
+@pytest.fixture
+def gated_desk(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> Iterator[tuple[Desktop, Gated]]:
+    """The app on a `gated()` model, window shown."""
+    model = gated()
+    with running_desktop(qtbot, model) as desk:
+        yield desk, model
+
+
 def said_in(desk: Desktop, conversation_id: str) -> list[str]:
     """The messages of a conversation in the log (person's and model's), in order."""
     return [
@@ -104,88 +115,83 @@ def leave_running(qtbot: QtBot, desk: Desktop, message: str) -> tuple[str, str]:
 
 
 def test_a_turn_goes_on_while_another_conversation_is_shown_and_used_and_shows_on_return(
-    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+    gated_desk: tuple[Desktop, Gated], qtbot: QtBot
 ) -> None:
-    model = gated()
-    with running_desktop(qtbot, model) as desk:
-        window = desk.window
-        ask(qtbot, desk, "hello a")
-        first = desk.runtime.agent.conversation_id
-        type_and_send(qtbot, window.input, "stream a long one")
-        qtbot.waitUntil(lambda: "Half an answer" in texts(window.model, "model"), timeout=10000)
-        assert window.stop_button.isVisible()
+    desk, model = gated_desk
+    window = desk.window
+    ask(qtbot, desk, "hello a")
+    first = desk.runtime.agent.conversation_id
+    type_and_send(qtbot, window.input, "stream a long one")
+    qtbot.waitUntil(lambda: "Half an answer" in texts(window.model, "model"), timeout=10000)
+    assert window.stop_button.isVisible()
 
-        other = run(qtbot, desk.conversations.start_new())  # a switch while the turn runs
-        assert other is not None and desk.runtime.agent.conversation_id == other
-        assert window.model.rowCount() == 0 and not window.stop_button.isVisible()
-        qtbot.waitUntil(lambda: len(marked(desk, RUNNING)) == 1, timeout=5000)
-        assert working(desk, first)
-        ask(qtbot, desk, "hello b")  # its own turn, under its own lease, meanwhile
-        assert working(desk, first)
-        assert "Half an answer" not in texts(window.model, "model")
+    other = run(qtbot, desk.conversations.start_new())  # a switch while the turn runs
+    assert other is not None and desk.runtime.agent.conversation_id == other
+    assert window.model.rowCount() == 0 and not window.stop_button.isVisible()
+    qtbot.waitUntil(lambda: len(marked(desk, RUNNING)) == 1, timeout=5000)
+    assert working(desk, first)
+    ask(qtbot, desk, "hello b")  # its own turn, under its own lease, meanwhile
+    assert working(desk, first)
+    assert "Half an answer" not in texts(window.model, "model")
 
-        assert run(qtbot, desk.conversations.switch(first)) is True
-        assert texts(window.model, "user")[-1] == "stream a long one"
-        assert texts(window.model, "model")[-1] == "Half an answer"  # streamed so far
-        assert window.stop_button.isVisible() and desk.bridge.busy
-        model.gate.set()
-        qtbot.waitUntil(
-            lambda: "re: stream a long one" in texts(window.model, "model"), timeout=10000
-        )
-        qtbot.waitUntil(lambda: not window.stop_button.isVisible())
-        assert "Half an answer" not in texts(window.model, "model")
-        qtbot.waitUntil(lambda: not marked(desk, RUNNING), timeout=5000)
-        assert said_in(desk, first)[-2:] == ["stream a long one", "re: stream a long one"]
-        assert said_in(desk, other) == ["hello b", "re: hello b"]
-        assert not working(desk, other)
+    assert run(qtbot, desk.conversations.switch(first)) is True
+    assert texts(window.model, "user")[-1] == "stream a long one"
+    assert texts(window.model, "model")[-1] == "Half an answer"  # streamed so far
+    assert window.stop_button.isVisible() and desk.bridge.busy
+    model.gate.set()
+    qtbot.waitUntil(lambda: "re: stream a long one" in texts(window.model, "model"), timeout=10000)
+    qtbot.waitUntil(lambda: not window.stop_button.isVisible())
+    assert "Half an answer" not in texts(window.model, "model")
+    qtbot.waitUntil(lambda: not marked(desk, RUNNING), timeout=5000)
+    assert said_in(desk, first)[-2:] == ["stream a long one", "re: stream a long one"]
+    assert said_in(desk, other) == ["hello b", "re: hello b"]
+    assert not working(desk, other)
 
 
 def test_an_approval_asked_in_a_conversation_not_shown_waits_for_the_person(
-    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+    gated_desk: tuple[Desktop, Gated], qtbot: QtBot, workspace: Path
 ) -> None:
-    model = gated()
-    with running_desktop(qtbot, model) as desk:
-        window = desk.window
-        first, other = leave_running(qtbot, desk, "slow, then write my notes")
-        model.gate.set()  # the turn left behind now asks to write
-        qtbot.waitUntil(lambda: len(marked(desk, NEEDS_YOU)) == 1, timeout=10000)
-        assert desk.tray is not None
-        qtbot.waitUntil(lambda: desk.tray is not None and desk.tray.state == "approval")
-        assert not window.approvals.cards()
-        assert not (workspace / "notes.txt").exists()
-        ask(qtbot, desk, "hello b")  # the conversation shown is not held up by it
+    desk, model = gated_desk
+    window = desk.window
+    first, other = leave_running(qtbot, desk, "slow, then write my notes")
+    model.gate.set()  # the turn left behind now asks to write
+    qtbot.waitUntil(lambda: len(marked(desk, NEEDS_YOU)) == 1, timeout=10000)
+    assert desk.tray is not None
+    qtbot.waitUntil(lambda: desk.tray is not None and desk.tray.state == "approval")
+    assert not window.approvals.cards()
+    assert not (workspace / "notes.txt").exists()
+    ask(qtbot, desk, "hello b")  # the conversation shown is not held up by it
 
-        assert run(qtbot, desk.conversations.switch(first)) is True
-        qtbot.waitUntil(lambda: bool(window.approvals.cards()), timeout=5000)
-        card = window.approvals.cards()[0]
-        assert card.request.tool == "write_file"
-        card.allow_once.click()
-        qtbot.waitUntil(lambda: "Written." in texts(window.model, "model"), timeout=10000)
-        assert (workspace / "notes.txt").read_text() == "new\n"
-        qtbot.waitUntil(lambda: not marked(desk, NEEDS_YOU) and not marked(desk, RUNNING))
-        assert "Written." in said_in(desk, first) and "Written." not in said_in(desk, other)
+    assert run(qtbot, desk.conversations.switch(first)) is True
+    qtbot.waitUntil(lambda: bool(window.approvals.cards()), timeout=5000)
+    card = window.approvals.cards()[0]
+    assert card.request.tool == "write_file"
+    card.allow_once.click()
+    qtbot.waitUntil(lambda: "Written." in texts(window.model, "model"), timeout=10000)
+    assert (workspace / "notes.txt").read_text() == "new\n"
+    qtbot.waitUntil(lambda: not marked(desk, NEEDS_YOU) and not marked(desk, RUNNING))
+    assert "Written." in said_in(desk, first) and "Written." not in said_in(desk, other)
 
 
 def test_stop_stops_only_the_shown_conversations_turn(
-    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+    gated_desk: tuple[Desktop, Gated], qtbot: QtBot
 ) -> None:
-    model = gated()
-    with running_desktop(qtbot, model) as desk:
-        window = desk.window
-        first, other = leave_running(qtbot, desk, "slow a")
-        type_and_send(qtbot, window.input, "slow b")
-        qtbot.waitUntil(lambda: asked(model, "slow b"), timeout=5000)
-        assert window.stop_button.isVisible()
-        window.stop_button.click()
-        qtbot.waitUntil(
-            lambda: "You stopped this turn." in texts(window.model, "turn_notice"), timeout=5000
-        )
-        qtbot.waitUntil(lambda: not desk.bridge.busy)
-        assert working(desk, first)  # the other conversation's turn goes on
-        model.gate.set()
-        qtbot.waitUntil(lambda: not working(desk, first), timeout=10000)
-        assert said_in(desk, first)[-2:] == ["slow a", "re: slow a"]
-        assert "re: slow b" not in said_in(desk, other)
+    desk, model = gated_desk
+    window = desk.window
+    first, other = leave_running(qtbot, desk, "slow a")
+    type_and_send(qtbot, window.input, "slow b")
+    qtbot.waitUntil(lambda: asked(model, "slow b"), timeout=5000)
+    assert window.stop_button.isVisible()
+    window.stop_button.click()
+    qtbot.waitUntil(
+        lambda: "You stopped this turn." in texts(window.model, "turn_notice"), timeout=5000
+    )
+    qtbot.waitUntil(lambda: not desk.bridge.busy)
+    assert working(desk, first)  # the other conversation's turn goes on
+    model.gate.set()
+    qtbot.waitUntil(lambda: not working(desk, first), timeout=10000)
+    assert said_in(desk, first)[-2:] == ["slow a", "re: slow a"]
+    assert "re: slow b" not in said_in(desk, other)
 
 
 def test_quitting_during_two_conversations_turns_ends_both_cleanly(
@@ -246,19 +252,18 @@ def test_a_terminal_asks_in_another_conversation_while_the_apps_turn_runs(
 
 
 def test_a_quick_ask_answers_in_the_popup_when_the_window_moved_to_another_conversation(
-    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+    gated_desk: tuple[Desktop, Gated], qtbot: QtBot
 ) -> None:
-    model = gated()
-    with running_desktop(qtbot, model) as desk:
-        ask(qtbot, desk, "hello a")
-        first = desk.runtime.agent.conversation_id
-        desk.show_quick_ask()
-        popup = desk.popup
-        qtbot.waitExposed(popup)
-        type_and_send(qtbot, popup.input, "a slow quick question")
-        qtbot.waitUntil(lambda: asked(model, "a slow quick question"), timeout=5000)
-        assert run(qtbot, desk.conversations.start_new()) is not None
-        model.gate.set()
-        qtbot.waitUntil(lambda: "re: a slow quick question" in popup.answer_text(), timeout=10000)
-        qtbot.waitUntil(lambda: not working(desk, first))
-        assert said_in(desk, first)[-1] == "re: a slow quick question"
+    desk, model = gated_desk
+    ask(qtbot, desk, "hello a")
+    first = desk.runtime.agent.conversation_id
+    desk.show_quick_ask()
+    popup = desk.popup
+    qtbot.waitExposed(popup)
+    type_and_send(qtbot, popup.input, "a slow quick question")
+    qtbot.waitUntil(lambda: asked(model, "a slow quick question"), timeout=5000)
+    assert run(qtbot, desk.conversations.start_new()) is not None
+    model.gate.set()
+    qtbot.waitUntil(lambda: "re: a slow quick question" in popup.answer_text(), timeout=10000)
+    qtbot.waitUntil(lambda: not working(desk, first))
+    assert said_in(desk, first)[-1] == "re: a slow quick question"
