@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.chat_log import make_log  # noqa: E402  (after the path)
+
 BASELINE_CHILD = """
 import sys, time
 from PySide6.QtWidgets import QApplication, QMainWindow
@@ -73,34 +75,6 @@ async def main():
 with loop:
     loop.run_until_complete(main())
 """
-
-
-def make_log(home: Path, events: int) -> None:
-    """A log of `events` realistic messages (user/model turns with Markdown and code)."""
-    from koroku_desktop.domain.events import MessageEvent
-    from koroku_desktop.domain.parts import TextPart
-    from koroku_desktop.store import SqliteEventLog
-
-    home.mkdir(parents=True, exist_ok=True)
-    log = SqliteEventLog(home / "koroku.db")
-    batch: list[Any] = []
-    for i in range(events):
-        if i % 2 == 0:
-            text = f"Question {i}: how do I read a file in Python and count its lines?"
-            batch.append(MessageEvent(role="user", origin="person", parts=[TextPart(text=text)]))
-        else:
-            text = (
-                f"Answer {i}: open it with **`Path.read_text()`** and split:\n\n"
-                "```python\nlines = Path('a.txt').read_text().splitlines()\nprint(len(lines))\n"
-                "```\n\nThat reads the whole file at once."
-            )
-            batch.append(MessageEvent(role="model", origin="model", parts=[TextPart(text=text)]))
-        if len(batch) == 2000:
-            log.append("default", batch)
-            batch = []
-    if batch:
-        log.append("default", batch)
-    log.close()
 
 
 def timed_child(code: str, env: dict[str, str]) -> list[str]:

@@ -19,7 +19,7 @@ def start_desktop(
 ) -> int:
     """Run the desktop app (or hand over to the running one); its exit code."""
     try:
-        from koroku_desktop.ui.app import run_app
+        from koroku_desktop.ui.run_app import run_app
         from koroku_desktop.ui.self_check import run_self_check
     except ImportError as exc:
         print(f"The desktop app is not available ({exc}); use `koroku chat`.", file=sys.stderr)

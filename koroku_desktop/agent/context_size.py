@@ -14,6 +14,7 @@ import base64
 import binascii
 import math
 import struct
+import weakref
 from typing import Any
 
 from koroku_desktop.domain.context import ContextView
@@ -153,13 +154,32 @@ def content_tokens(event: MessageEvent) -> int:
     return max(1, sum(part_tokens(part) for part in event.parts))
 
 
+_MEMO: dict[int, tuple[weakref.ref[ContextView], tuple[int, int, int], int]] = {}
+MEMO_SIZE = 16
+"""How many views' estimates are remembered (one per conversation kept live, and a few)."""
+
+
 def estimate_tokens(view: ContextView) -> int:
     """Last reported prompt size plus an estimate of what came after it (`part_tokens`:
     ~4 characters a token; media by kind).
 
     Usage reported before the latest compaction is stale (it measured the old context):
     then the compaction's `tokens_after` is the base, or everything is estimated.
+    Remembered per view until it changes (every change folds a newer seq), so showing a
+    conversation again does not count a long history without usage (an import) again.
     """
+    key = (view.last_seq, view.boundary_seq, len(view.messages))
+    memo = _MEMO.get(id(view))
+    if memo is not None and memo[0]() is view and memo[1] == key:
+        return memo[2]
+    tokens = _estimate(view)
+    if len(_MEMO) >= MEMO_SIZE:
+        _MEMO.pop(next(iter(_MEMO)))
+    _MEMO[id(view)] = (weakref.ref(view), key, tokens)
+    return tokens
+
+
+def _estimate(view: ContextView) -> int:
     summary = view.summary
     base: int | None = None
     tail_tokens = 0

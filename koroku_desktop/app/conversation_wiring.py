@@ -1,22 +1,16 @@
-"""Which conversation a front end talks in, switching it, and naming new ones.
+"""Which conversation a front end talks in (switching is in app/agent_pool.py).
 
 The runtime opens the conversation a front end names (`-c`), or the most recently active
-one; a log whose conversations are all deleted or archived gets a new one. Switching stops a
-background compaction of the old conversation first (the next turn there starts it again).
+one; a log whose conversations are all deleted or archived gets a new one.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
-from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.conversations import ConversationBook
-from koroku_desktop.agent.hooks import TurnResult
-from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.ports import ChatModel
-from koroku_desktop.agent.titles import Titler
 from koroku_desktop.app.config import Paths, default_paths
 from koroku_desktop.domain.conversations import (
     DEFAULT_CONVERSATION,
@@ -67,32 +61,6 @@ def opening_conversation(
             raise
         log.warning("could not read the conversations (%s); opening the first one", exc)
         return Conversation(DEFAULT_CONVERSATION, UNTITLED, 0.0, 0.0, 0)
-
-
-async def switch_conversation(
-    agent: Agent, compactor: Compactor, conversation: Conversation
-) -> None:
-    """Talk in `conversation` from the next turn on (a running compaction of the current
-    one is stopped first; nothing it did is lost). `RuntimeError` while a turn runs."""
-    if agent.busy:
-        raise RuntimeError("a turn is running; switch after it")
-    if compactor.running:
-        await compactor.cancel()
-    agent.switch_to(conversation.id, conversation.title)
-
-
-def wire_titles(
-    agent: Agent, book: ConversationBook, model: ChatModel, model_name: Callable[[], str]
-) -> Titler:
-    """Name a new conversation after its first exchange, in the background."""
-    titler = Titler(book, model, model_name)
-
-    def after(result: TurnResult) -> None:
-        if agent.loaded:
-            titler.after_turn(agent.conversation_id, agent.view, result)
-
-    agent.hooks.on_turn_finished.append(after)
-    return titler
 
 
 @contextmanager

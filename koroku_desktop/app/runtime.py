@@ -14,16 +14,16 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.compaction import Compactor
-from koroku_desktop.agent.conversations import ConversationBook, read_titles
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.embedding import BackgroundEmbedder
-from koroku_desktop.agent.facts import FactBook, tool_writer
+from koroku_desktop.agent.facts import FactBook
 from koroku_desktop.agent.loop import Agent, AgentOptions
-from koroku_desktop.agent.memories import MemorySurfacer
 from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.titles import Titler
 from koroku_desktop.agent.turn_gate import TurnBusyError
+from koroku_desktop.app.agent_pool import AgentKit, AgentPool, follow_settings
 from koroku_desktop.app.config import (
     ApiKey,
     KeyringSecrets,
@@ -34,8 +34,6 @@ from koroku_desktop.app.config import (
 )
 from koroku_desktop.app.conversation_wiring import (
     opening_conversation,
-    switch_conversation,
-    wire_titles,
 )
 from koroku_desktop.app.exports import export_file
 from koroku_desktop.app.lazy_model import LazyGeminiModel
@@ -43,7 +41,6 @@ from koroku_desktop.app.recall_wiring import (
     LazyGeminiEmbedder,
     build_recall,
     progress_text,
-    recall_tool_search,
 )
 from koroku_desktop.app.recall_wiring import recall_search as recall_search
 from koroku_desktop.app.settings_store import SettingsStore, add_grant
@@ -129,9 +126,16 @@ class Runtime:
     titler: Titler | None = None
     """Names a new conversation after its first exchange (None for a read-only runtime)."""
 
+    pool: AgentPool | None = None
+    """The agent of each conversation with work under way (`agent` is the shown one's)."""
+
     async def switch_to(self, conversation: Conversation) -> None:
-        """Talk in `conversation` from the next turn on (see `switch_conversation`)."""
-        await switch_conversation(self.agent, self.compactor, conversation)
+        """Talk in `conversation` from the next turn on; a turn running in the one shown
+        goes on there (see `AgentPool.show`)."""
+        if self.pool is None:
+            raise RuntimeError("this runtime talks in one conversation")
+        self.agent = await self.pool.show(conversation)
+        self.compactor = self.pool.compactor
 
     def connect_clients(self) -> None:
         """Build the SDK clients (the chat model's, the embedder's) now, on the loop's thread,
@@ -158,16 +162,8 @@ class Runtime:
 
     def apply_settings(self, settings: Settings) -> None:
         """Take settings into use now (the next turn sees them); the store calls it on change."""
-        opts = self.agent.options
-        opts.model = settings.model
-        opts.max_tool_calls = settings.max_tool_calls
-        opts.workspace = settings.workspace_path()
-        opts.compact_at_tokens = settings.compact_at_tokens
-        opts.thinking_level = settings.thinking_level
-        opts.quick_thinking_level = settings.quick_ask_thinking_level
-        opts.surface_memories = settings.surface_memories
+        follow_settings(self.agent.options, settings)  # every conversation's agent's
         self.remember_facts(settings.remember_facts)
-        opts.web_tools = settings.web_tools()
         self.policy.set_always(settings.always_allow)
         self.policy.trust_read_only = settings.mcp_trust_read_only
         if self.mcp is not None:
@@ -346,34 +342,33 @@ def build_runtime(
     gemini = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")
     policy = ApprovalPolicy(always=settings.always_allow)
     policy.trust_read_only = settings.mcp_trust_read_only
-    options = AgentOptions(
-        model=settings.model,
-        max_tool_calls=settings.max_tool_calls,
-        workspace=settings.workspace_path(),
-        data_dir=paths.home,
-        compact_at_tokens=settings.compact_at_tokens,
-        thinking_level=settings.thinking_level,
-        quick_thinking_level=settings.quick_ask_thinking_level,
-        web_tools=settings.web_tools(),
-    )
-    agent = Agent(
+    options = AgentOptions(settings.model, settings.max_tool_calls, Path(), paths.home)
+    follow_settings(options, settings)  # the workspace and the rest
+    kit = AgentKit(
         event_log,
         gemini if model is None else model,
         tools,
         policy,
         approver,
         options,
-        conversation_id=chosen.id,
-        recall=recall_search(event_log),
-        turn_lock=switch.lock if switch is not None else turn_lock,
+        switch.lock if switch is not None else turn_lock,
+        clock=clock,
     )
-    # Compaction runs after each turn (agent/compaction.py); `koroku compact` uses it too.
-    gemini.on_retry.append(agent.hooks.on_retry)
-    agent.conversation_title = chosen.title
-    if clock is not None:
-        agent.clock = clock
-    compactor = Compactor()
-    compactor.attach(agent)
+    search, background = build_recall(  # one SDK client a process: the chat model's
+        event_log,
+        lambda: gemini.api_key,
+        settings.embedding_model,
+        paths.memory,
+        gemini.sdk_client,
+    )
+    kit.search, kit.embedder, kit.facts = search, background, FactBook(event_log)
+    if turn_lock is not None:
+        kit.titler = Titler(book, kit.model, lambda: options.model)
+    agent, compactor = kit.build(chosen)
+    pool = AgentPool(kit, agent, compactor)
+    pool.single = front_end != "app"  # a terminal talks in one conversation at a time
+    # A retry is told in the conversation shown (the model does not say whose request it is).
+    gemini.on_retry.append(lambda *args: runtime.agent.hooks.on_retry(*args))
     runtime = Runtime(
         paths,
         settings_store,
@@ -388,32 +383,17 @@ def build_runtime(
         attachments=attachments,
         sync=sync,
         sync_switch=switch,
+        search=search,
+        background_embedder=background,
+        facts=kit.facts,
         conversations=book,
+        titler=kit.titler,
+        pool=pool,
     )
-    wire_recall(runtime, settings)
-    runtime.facts = agent.facts = FactBook(event_log)  # the facts span every conversation
-    if turn_lock is not None:
-        runtime.titler = wire_titles(agent, book, agent.model, lambda: agent.options.model)
-    agent.calls.remember = tool_writer(agent.facts, agent)
     runtime.remember_facts(settings.remember_facts)
     policy.on_always_granted = runtime.persist_always_grant
     settings_store.subscribe(runtime.apply_settings)
     return runtime
-
-
-def wire_recall(runtime: Runtime, settings: Settings) -> None:
-    """Hybrid search for the `recall` tool and the front ends; embedding after each turn."""
-    model = runtime.model
-    key, client = (lambda: model.api_key), model.sdk_client  # one SDK client: the model's
-    search, background = build_recall(
-        runtime.log, key, settings.embedding_model, runtime.paths.memory, client
-    )
-    runtime.search, runtime.background_embedder = search, background
-    runtime.agent.recall = recall_tool_search(search, runtime.agent)
-    event_log = runtime.log
-    runtime.agent.memories = MemorySurfacer(search, titles=lambda: read_titles(event_log))
-    runtime.agent.options.surface_memories = settings.surface_memories
-    runtime.agent.hooks.on_turn_finished.append(lambda _result: background.kick())
 
 
 def import_tutorial(runtime: Runtime, path: Path) -> ImportReport:

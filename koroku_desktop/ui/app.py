@@ -1,23 +1,22 @@
 """The desktop app's composition root: QApplication + qasync loop, runtime, bridge, windows.
 
-`koroku` with no arguments lands in `run_app`. The Gemini SDK is imported lazily by the
-runtime, on the first request, so the chat window appears before it loads.
+`koroku` with no arguments lands in `run_app` (ui/run_app.py). The Gemini SDK is imported
+lazily by the runtime, on the first request, so the chat window appears before it loads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Coroutine
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings
-from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from koroku_desktop.agent.ports import ChatModel
-from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
-from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
+from koroku_desktop.app.config import Paths, Settings
+from koroku_desktop.app.runtime import Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
 from koroku_desktop.domain.events import FactEvent, StoredEvent
 from koroku_desktop.ui.background_work import (
@@ -40,7 +39,7 @@ from koroku_desktop.ui.history_pages import pages_of
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.desk import QuickAskDesk
 from koroku_desktop.ui.settings.dialog import SettingsDialog
-from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
+from koroku_desktop.ui.single_instance import SingleInstanceServer, server_name
 from koroku_desktop.ui.sync_follow import SyncFollower
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.tray_notices import TrayNotices
@@ -73,7 +72,9 @@ class Desktop(QObject):
         self.bridge = bridge
         bridge.setParent(self)
         self.runtime = runtime
-        self.bridge.attach(self.runtime.agent, pages_of(runtime.log, runtime.agent))
+        current = lambda: self.runtime.agent  # noqa: E731 (the shown conversation's)
+        self.bridge.attach(runtime.agent, pages_of(runtime.log, current), current)
+        self._pool_lanes()
         self.bridge.attachments = self.runtime.attachments
         self.runtime.compactor.progress.append(self.bridge.compaction_progress)
         # Window state (popup size, hints shown), not settings a person picks: kept apart
@@ -110,6 +111,14 @@ class Desktop(QObject):
         """The tray icon's state and notifications."""
         self._wire()
 
+    def _pool_lanes(self) -> None:
+        """Each conversation's agent gets a lane in the bridge, kept while it has turns."""
+        pool = self.runtime.pool
+        if pool is not None:
+            pool.built.append(self.bridge.subscribe)
+            pool.released.append(self.bridge.release)
+            pool.in_use, self.bridge.lane_idle = self.bridge.in_use, lambda _a: pool.release_idle()
+
     def _wire(self) -> None:
         self.window.older_requested.connect(self._load_older)
         self.window.closed.connect(self.request_quit)
@@ -118,6 +127,7 @@ class Desktop(QObject):
         self.window.settings_requested.connect(self.show_settings)
         self.window.model_chosen.connect(self._choose_model)
         self.bridge.event_appended.connect(self._follow_facts)
+        self.bridge.background_event.connect(self._follow_facts)
         self._show_model(self.runtime.settings)
         if self.setup_card is not None:
             self.setup_card.key_stored.connect(self._key_changed)
@@ -199,7 +209,8 @@ class Desktop(QObject):
         await self.conversations.close()
         await self.bridge.shutdown()
         await self.quick.close()
-        await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
+        pool = self.runtime.pool  # every conversation's: nothing half-written, resumed later
+        await (pool.stop_background() if pool else self.runtime.compactor.cancel())
         if self.memory_sync is not None:  # a write under way ends before the database closes
             self.memory_sync.cancel()
             await asyncio.wait([self.memory_sync])
@@ -338,41 +349,3 @@ def open_desktop(
     except BaseException:
         runtime.close()
         raise
-
-
-def run_app(quick_ask: bool = False, screen: bool = False) -> int:
-    """Start the desktop app (or hand the wish to the running one); the exit code."""
-    import qasync
-
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    app.setApplicationName("Koroku")
-    app.setQuitOnLastWindowClosed(False)
-    paths = default_paths()
-    command = ("quick-ask-screen" if screen else "quick-ask") if quick_ask else "show"
-    if send_command(server_name(paths.home), command):
-        return 0
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    try:
-        desktop = open_desktop(app, paths)
-    except SettingsError as exc:
-        QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
-        return 2
-    except DatabaseUnavailable as exc:
-        print(f"koroku: {exc}", file=sys.stderr)
-        QMessageBox.critical(None, "Koroku", f"Koroku cannot start: {exc}")
-        return 1
-
-    async def main() -> int:
-        await desktop.start(show_window=not quick_ask)
-        if quick_ask and screen:
-            desktop.quick.with_screen()
-        elif quick_ask:
-            desktop.show_quick_ask()
-        await desktop.done.wait()
-        return 0
-
-    with loop:
-        code: int = loop.run_until_complete(main())
-    return code

@@ -18,6 +18,8 @@ class PendingApproval:
 
     request: ApprovalRequest
     future: asyncio.Future[ApprovalDecision] = field(repr=False)
+    owner: object = field(default=None, repr=False)
+    """Whose turn asks (the bridge: the agent of its conversation)."""
 
     @property
     def done(self) -> bool:
@@ -41,10 +43,10 @@ class ApprovalDesk:
         """Approvals not answered yet."""
         return [p for p in self._pending if not p.done]
 
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        """Open an approval for `request` and wait for the answer."""
+    async def ask(self, request: ApprovalRequest, owner: object = None) -> ApprovalDecision:
+        """Open an approval for `request` (asked by `owner`) and wait for the answer."""
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        pending = PendingApproval(request, future)
+        pending = PendingApproval(request, future, owner)
         self._pending.append(pending)
         future.add_done_callback(lambda _f: self._close(pending))
         self._opened(pending)
@@ -55,7 +57,9 @@ class ApprovalDesk:
             self._pending.remove(pending)
         self._closed(pending)
 
-    def abandon_all(self) -> None:
-        """Cancel every approval still waiting (the turn is cancelled, or the app quits)."""
+    def abandon_all(self, owner: object = None) -> None:
+        """Cancel every approval still waiting (the app quits), or `owner`'s (its turn is
+        cancelled)."""
         for pending in self.pending:
-            pending.future.cancel()
+            if owner is None or pending.owner is owner:
+                pending.future.cancel()

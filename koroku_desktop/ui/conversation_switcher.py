@@ -6,8 +6,9 @@ Every read and write of the registry runs in a worker thread (`ConversationBook`
 blocking); switching loads the chosen conversation's page and live context off the loop, as
 the app's start does. The list follows the log: our own changes, the titler's, and other
 processes' (`koroku conversations` in a terminal) through the log follower's `log_changed`.
-The agent talks in one conversation at a time, so a switch waits for no turn: while one runs
-it is refused with a hint (the turn finishes into its own conversation).
+A switch never waits for a turn: a turn running in the conversation left goes on there with
+its own agent (app/agent_pool.py), and the sidebar marks it running, or needing the person
+when its approval waits; coming back shows its progress (`AgentBridge.show_lane`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.domain.conversations import Conversation, by_recency, pinned_first
 from koroku_desktop.domain.errors import KorokuError
+from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.pin_migration import forget_ini_pins, ini_pins, pin_in_log
@@ -62,6 +64,7 @@ class ConversationSwitcher(QObject):
         self._refreshing: asyncio.Future[None] | None = None
         self._again = False
         self.switching = False
+        self._next: str | None = None
         self._closed = False
 
     @property
@@ -91,6 +94,7 @@ class ConversationSwitcher(QObject):
         self.window.nav.new_requested.connect(self.new)
         self.bridge.turn_finished.connect(lambda _r: self._keep(self._after_turn()))
         self.bridge.log_changed.connect(self.refresh)
+        self.bridge.activity_changed.connect(self.show_activity)
 
     async def close(self) -> None:
         """Stop what is under way (on quit, before the log closes); nothing starts after."""
@@ -154,6 +158,13 @@ class ConversationSwitcher(QObject):
         if current is not None:
             self.current_title.emit(current.title)
         self.listed.emit(tray_recent(conversations))
+        self.show_activity()
+
+    def show_activity(self) -> None:
+        """Mark the conversations with a turn running, or waiting for the person."""
+        running, needs_you = self.bridge.running(), self.bridge.needs_you()
+        if (running, needs_you) != self.window.sidebar.activity:
+            self.window.sidebar.show_activity(running, needs_you)
 
     async def _after_turn(self) -> None:
         """A turn ended: its conversation moved up; a new one may be getting its title."""
@@ -170,40 +181,50 @@ class ConversationSwitcher(QObject):
         self._keep(self.switch(conversation_id))
 
     async def switch(self, conversation_id: str) -> bool:
-        """Show and talk in `conversation_id`; False (with a hint) when it cannot be now."""
+        """Show and talk in `conversation_id` (a turn running in the one left goes on
+        there); False (with a hint) when it cannot be now."""
         if conversation_id == self.current_id and not self.switching:
             self.window.nav.show_conversations(self.conversations, self.current_id, self.pinned())
             return True
-        if self.bridge.busy or self.switching:
-            self._refuse()
+        if self.switching:  # the one chosen last is shown once this switch ends
+            self._next = conversation_id
             return False
         self.switching = True
+        # One the list shows needs no read (the list follows every change to the log).
+        listed = next((c for c in self.conversations if c.id == conversation_id), None)
         try:
-            found = await asyncio.to_thread(self.book.get, conversation_id)
+            found = listed or await asyncio.to_thread(self.book.get, conversation_id)
             if found is None:
                 return False
-            await self.runtime.switch_to(found)
-            self.window.hide_hint()
-            self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
+            self.bridge.hide_lane()
+            entries: list[LogEntry] = []
+            try:
+                await self.runtime.switch_to(found)
+                if self.runtime.agent.loaded:  # kept: what others wrote since, held till shown
+                    await self.runtime.agent.catch_up()
+                self.window.hide_hint()
+                entries = await self.bridge.load_history(None, FIRST_PAGE)
+                self.window.set_history(entries)
+            finally:  # (on a failure the page shown stays as it was)
+                self.bridge.show_lane(entries[-1].seq if entries else 0)
             await self.bridge.load_live()
-        except Exception as exc:  # a refusal, or a database that cannot be read now
-            if not isinstance(exc, (RuntimeError, KorokuError)):
+        except Exception as exc:  # a database that cannot be read now
+            if not isinstance(exc, KorokuError):
                 log.warning("could not switch the conversation", exc_info=True)
             self.window.show_hint(f"Could not switch the conversation: {exc}")
             return False
         finally:
             self.switching = False
         self.switched.emit(conversation_id)
-        await self.load()
+        if listed is not None:
+            self.show(self.conversations)
+        else:
+            await self.load()
         self.window.refocus_input()
+        if self._next is not None:
+            chosen, self._next = self._next, None
+            return await self.switch(chosen)
         return True
-
-    def _refuse(self) -> None:
-        """Say why the conversation stays as it is, and select it again in the lists."""
-        self.window.show_hint(
-            "A turn is running in this conversation: switch when it has ended (Stop ends it now)."
-        )
-        self.window.nav.show_conversations(self.conversations, self.current_id, self.pinned())
 
     def new(self) -> None:
         """Start a conversation and switch to it (Ctrl+N, the sidebar's New)."""
@@ -211,9 +232,6 @@ class ConversationSwitcher(QObject):
 
     async def start_new(self) -> str | None:
         """Create a conversation (titled `New conversation` until named) and talk in it."""
-        if self.bridge.busy:
-            self._refuse()
-            return None
         try:
             made = await asyncio.to_thread(self.book.create)
         except Exception as exc:  # a database that cannot be written now
@@ -239,7 +257,7 @@ class ConversationSwitcher(QObject):
 
     async def _delete(self, conversation_id: str) -> None:
         await self._change(self.book.delete, conversation_id)
-        if conversation_id == self.current_id and not self.bridge.busy:
+        if conversation_id == self.current_id:
             after = await asyncio.to_thread(self.book.current)
             if after is None or after.id == conversation_id:
                 await self.start_new()

@@ -39,7 +39,7 @@ class LogFollower(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._agent: Agent | None = None
+        self._agent: Callable[[], Agent] | None = None
         self._data_version: Callable[[], int] | None = None
         self._last_version: int | None = None
         self._checking = False
@@ -58,10 +58,14 @@ class LogFollower(QObject):
         return self._watcher is not None and bool(self._watcher.files())
 
     def start(
-        self, agent: Agent, data_version: Callable[[], int], files: Sequence[Path] = ()
+        self,
+        agent: Callable[[], Agent],
+        data_version: Callable[[], int],
+        files: Sequence[Path] = (),
     ) -> None:
         """Follow the log behind `data_version`, woken by changes to `files` (the database
-        and its `-wal`); with no file that can be watched, poll instead."""
+        and its `-wal`), for the agent `agent()` names (the conversation shown); with no
+        file that can be watched, poll instead."""
         self._agent, self._data_version = agent, data_version
         self._files = [str(path) for path in files]
         if self._files and self._watch():
@@ -72,7 +76,8 @@ class LogFollower(QObject):
         self._timer.start()
 
     def stop(self) -> None:
-        """Stop following."""
+        """Stop following (a notification already queued wakes nothing)."""
+        self._agent = None
         self._timer.stop()
         if self._watcher is not None:
             self._watcher.deleteLater()
@@ -115,6 +120,8 @@ class LogFollower(QObject):
         self._changed()
 
     def _changed(self, _name: str = "") -> None:
+        if self._agent is None:
+            return
         if self._watcher is not None and _name and _name not in self._watcher.files():
             self._add_files()  # replaced by a new file: the watch went with the old one
         if not self._timer.isActive():
@@ -134,14 +141,15 @@ class LogFollower(QObject):
     async def check_log(self) -> int:
         """One follow step: fold what others appended if the log changed; how many events."""
         try:
-            if self._data_version is None or self._agent is None:
+            agent = self._agent
+            if self._data_version is None or agent is None:
                 return 0
             version = await asyncio.to_thread(self._data_version)
-            if version == self._last_version:
+            if version == self._last_version or self._agent is None:  # (or stopped since)
                 return 0
             self._last_version = version
             self.log_changed.emit()
-            return len(await self._agent.catch_up())
+            return len(await agent().catch_up())
         except Exception:  # following must never take the app down
             log.warning("could not follow the log", exc_info=True)
             return 0

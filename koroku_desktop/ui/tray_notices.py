@@ -54,9 +54,11 @@ class TrayNotices:
             b.approval_closed,
             b.error,
             b.turn_started,
+            b.activity_changed,  # another conversation's turn, or its approval
         ):
             signal.connect(self.update)
         b.turn_finished.connect(self.turn_finished)
+        b.background_turn_finished.connect(self.turn_finished)
         b.approval_requested.connect(self.approval_waiting)
         if self._tray is not None:
             self._tray.shortcut_help.connect(self.shortcut_help)
@@ -71,10 +73,10 @@ class TrayNotices:
         return not self._window.isVisible() and not self._popup.isVisible()
 
     def state(self) -> TrayState:
-        """What the tray icon shows now."""
-        if self._bridge.pending_approvals:
+        """What the tray icon shows now (the turns of every conversation)."""
+        if self._bridge.pending_approvals or self._bridge.needs_you():
             return "approval"
-        if self._bridge.busy:
+        if self._bridge.busy or self._bridge.running():
             return "working"
         if self._bridge.last_error:
             return "error"

@@ -143,7 +143,7 @@ async def test_facts_span_conversations_and_a_title_failure_is_retried(
     assert runtime.conversations.find(trip.id).title == "Mine"
 
 
-async def test_bad_names_and_switching_during_a_turn_are_refused(
+async def test_bad_names_are_refused_and_a_terminal_switches_only_between_turns(
     open_runtime: Callable[..., Runtime],
 ) -> None:
     gate, asked = asyncio.Event(), asyncio.Event()
@@ -153,7 +153,7 @@ async def test_bad_names_and_switching_during_a_turn_are_refused(
         await gate.wait()
         return "done"
 
-    runtime = open_runtime(FakeChatModel(slow))
+    runtime = open_runtime(FakeChatModel(slow), front_end="chat")
     book = runtime.conversations
     assert book is not None
     a, _b = book.create("Same"), book.create("Same")
@@ -167,5 +167,43 @@ async def test_bad_names_and_switching_during_a_turn_are_refused(
         await runtime.switch_to(a)
     gate.set()
     assert (await turn).ok
+    agent = runtime.agent
     await runtime.switch_to(a)
-    assert runtime.agent.conversation_id == a.id
+    assert runtime.agent is agent and agent.conversation_id == a.id  # one agent, rebound
+
+
+async def test_the_app_switches_during_a_turn_which_goes_on_in_its_own_conversation(
+    open_runtime: Callable[..., Runtime],
+) -> None:
+    gate, asked = asyncio.Event(), asyncio.Event()
+
+    async def answer(request: ModelRequest) -> str:
+        said = visible_text(request.contents[-1].parts)
+        if said.endswith("slow"):
+            asked.set()
+            await gate.wait()
+        return "re " + said.rsplit("]", 1)[-1].strip()
+
+    runtime = open_runtime(FakeChatModel(answer))
+    pool = runtime.pool
+    assert pool is not None and runtime.conversations is not None
+    first = runtime.agent
+    other = runtime.conversations.create("Other")
+    turn = asyncio.ensure_future(first.run_turn("slow"))
+    await asked.wait()
+    await runtime.switch_to(other)
+    assert runtime.agent is not first and runtime.agent.conversation_id == other.id
+    assert pool.agent_of(first.conversation_id) is first  # still working behind
+    # A turn in the shown conversation runs while the other waits for its model.
+    assert (await runtime.agent.run_turn("quick")).text == "re quick"
+    assert first.busy
+    gate.set()
+    assert (await turn).text == "re slow"
+    assert not first.busy and pool.agent_of(first.conversation_id) is first  # kept, idle
+    pool.keep_idle = 0
+    pool.release_idle()
+    assert pool.agent_of(first.conversation_id) is None  # let go
+    firsts = [e.event for e in runtime.log.entries(first.conversation_id)]
+    others = [e.event for e in runtime.log.entries(other.id)]
+    assert [visible_text(e.parts) for e in firsts if isinstance(e, MessageEvent)][-1] == "re slow"
+    assert "re slow" not in [visible_text(e.parts) for e in others if isinstance(e, MessageEvent)]

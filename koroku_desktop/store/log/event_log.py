@@ -38,7 +38,7 @@ from koroku_desktop.store.database import (
     prepare_file,
 )
 from koroku_desktop.store.log import coverage_index
-from koroku_desktop.store.log.activity import conversation_activity
+from koroku_desktop.store.log.activity import ActivityCache, conversation_activity
 from koroku_desktop.store.log.live_load import load_live
 from koroku_desktop.store.log.migrations import MigrationNeeded, migrate, pending_migrations
 from koroku_desktop.store.log.order import in_order
@@ -93,6 +93,7 @@ class SqliteEventLog(PagedLog):
         self._reads_done = threading.Condition()
         self._damaged: set[int] = set()
         self._damaged_lock = threading.Lock()
+        self._activity = ActivityCache(self._rows)
         try:
             self.migrations_run: list[str] = self._migrate()
         except BaseException:
@@ -309,8 +310,11 @@ class SqliteEventLog(PagedLog):
 
     def conversation_activity(self, *, counts: bool = True) -> dict[str, Activity]:
         """What the log holds of each conversation (store/log/activity.py); `counts=False`
-        leaves the message counts out (the one part that reads more than the index edges)."""
-        return conversation_activity(self._rows, counts=counts)
+        leaves the message counts out (the one part that reads more than the index edges)
+        and reads only what was written since the last such read."""
+        if counts:
+            return conversation_activity(self._rows)
+        return self._activity.read()
 
     def last_seq(self) -> int:
         """The highest seq written so far (0 for an empty log)."""

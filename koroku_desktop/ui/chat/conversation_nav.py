@@ -80,8 +80,9 @@ class ConversationNav(QObject):
         side = self.sidebar
         for conversation in ordered(side.conversations, side.pinned):
             badge = origin_badge(conversation)
+            mark = side.activity_mark(conversation.id)
             line = shown_title(conversation, side.pinned) + (f"  · {badge}" if badge else "")
-            action = menu.addAction(line.replace("&", "&&"))
+            action = menu.addAction((line + mark).replace("&", "&&"))
             action.setToolTip(origin_tooltip(conversation))
             action.setCheckable(True)
             action.setChecked(conversation.id == side.current_id)

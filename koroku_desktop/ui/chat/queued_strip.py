@@ -10,7 +10,8 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout
 
-from koroku_desktop.ui.bridge import AgentBridge, QueuedTurn
+from koroku_desktop.ui.bridge import AgentBridge
+from koroku_desktop.ui.turn_lanes import QueuedTurn
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 
 

@@ -33,6 +33,8 @@ from koroku_desktop.ui.chat.origin_badge import (
 WIDTH = 240
 """The sidebar's width beside the conversation."""
 PIN = "★ "
+RUNNING = "  ● running"
+NEEDS_YOU = "  ● needs you"
 
 
 def ordered(conversations: Sequence[Conversation], pinned: set[str]) -> list[Conversation]:
@@ -65,6 +67,10 @@ class ConversationSidebar(QWidget):
         self.conversations: list[Conversation] = []
         self.pinned: set[str] = set()
         self.current_id = ""
+        self.activity: tuple[set[str], set[str]] = (set(), set())
+        """The conversations with a turn running, and those waiting for the person."""
+        self._rows: dict[str, int] = {}
+        """The row of each conversation listed (after the search)."""
         col = QVBoxLayout(self)
         col.setContentsMargins(10, 10, 8, 10)
         col.setSpacing(8)
@@ -84,6 +90,7 @@ class ConversationSidebar(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("ConversationList")
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setUniformItemSizes(True)  # one line each: 1,000 lay out at once
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu_at)
@@ -97,11 +104,34 @@ class ConversationSidebar(QWidget):
     def show_conversations(
         self, conversations: Sequence[Conversation], current_id: str, pinned: set[str]
     ) -> None:
-        """Show these conversations (most recent first), `current_id` selected."""
+        """Show these conversations (most recent first), `current_id` selected (the same
+        list again, e.g. after a switch, only moves the selection)."""
+        same = list(conversations) == self.conversations and set(pinned) == self.pinned
         self.conversations = list(conversations)
         self.current_id = current_id
         self.pinned = set(pinned)
-        self._refill()
+        if same:
+            self._select()
+        else:
+            self._refill()
+
+    def show_activity(self, running: set[str], needs_you: set[str]) -> None:
+        """Mark conversations whose turn runs, or waits for an approval (their lines only)."""
+        was_running, was_needing = self.activity
+        self.activity = (set(running), set(needs_you))
+        changed = (was_running ^ self.activity[0]) | (was_needing ^ self.activity[1])
+        for conversation in self.conversations:
+            row = self._rows.get(conversation.id)
+            if conversation.id in changed and row is not None:
+                mark = self.activity_mark(conversation.id)
+                self.list.item(row).setText(shown_title(conversation, self.pinned) + mark)
+
+    def activity_mark(self, conversation_id: str) -> str:
+        """What a conversation's line ends with while its turn runs or needs the person."""
+        running, needs_you = self.activity
+        if conversation_id in needs_you:
+            return NEEDS_YOU
+        return RUNNING if conversation_id in running else ""
 
     def visible_titles(self) -> list[str]:
         """The titles listed now, top to bottom (after the search)."""
@@ -116,15 +146,28 @@ class ConversationSidebar(QWidget):
     def _refill(self) -> None:
         self.list.blockSignals(True)
         self.list.clear()
+        self._rows = {}
         for conversation in self.matching():
-            item = QListWidgetItem(shown_title(conversation, self.pinned))
+            mark = self.activity_mark(conversation.id)
+            item = QListWidgetItem(shown_title(conversation, self.pinned) + mark)
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
             item.setData(ORIGIN_ROLE, origin_badge(conversation))
             item.setToolTip(origin_tooltip(conversation))
             self.list.addItem(item)
-            if conversation.id == self.current_id:
-                item.setSelected(True)
-                self.list.setCurrentItem(item)
+            self._rows[conversation.id] = self.list.count() - 1
+        self.list.blockSignals(False)
+        self._select()
+
+    def _select(self) -> None:
+        """Select the current conversation's line (none when the search hides it)."""
+        row = self._rows.get(self.current_id)
+        self.list.blockSignals(True)
+        if row is None:
+            self.list.clearSelection()
+        else:
+            item = self.list.item(row)
+            self.list.setCurrentItem(item)
+            item.setSelected(True)
         self.list.blockSignals(False)
 
     # -- intents -----------------------------------------------------------------------

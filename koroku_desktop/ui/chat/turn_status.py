@@ -12,6 +12,7 @@ from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.turn_rows import retry_text, status_text
+from koroku_desktop.ui.turn_lanes import LaneState
 
 
 class TurnStatus(QObject):
@@ -29,6 +30,7 @@ class TurnStatus(QObject):
         bridge.turn_finished.connect(self.on_turn_finished)
         bridge.error.connect(self.on_error)  # a failed request, or a bug inside a turn
         bridge.waiting_changed.connect(self.on_waiting_changed)  # another front end's turn
+        bridge.lane_shown.connect(self.on_shown)  # another conversation is shown
         self._running = False
         self._tool: str | None = None
 
@@ -37,6 +39,20 @@ class TurnStatus(QObject):
         self._running = True
         self.model.drop_turn_notices("error")
         self.model.set_status(status_text("thinking"))
+
+    def on_shown(self, state: LaneState) -> None:
+        """Another conversation is shown (its page just loaded): its turn's state, if one
+        runs — the tool running, or the answer streamed so far, or Thinking…."""
+        self._running, self._tool = state.running, state.tool.name if state.tool else None
+        if not state.running:
+            return
+        if state.tool is not None:
+            self.model.tool_started(state.tool)
+            self.on_tool(state.tool)
+        elif state.partial:
+            self.model.append_delta(state.partial)
+        else:
+            self.model.set_status(status_text("thinking"))
 
     def on_text(self, _piece: str) -> None:
         """The answer streams: it shows the progress itself."""

@@ -158,6 +158,9 @@ class QuickAskPopup(AttachmentDrops, QWidget):
             (bridge.tool_finished, self._on_tool_done),
             (bridge.turn_finished, self._on_turn_finished),
             (bridge.waiting_changed, self._on_waiting),
+            # Its turn goes on when the chat window shows another conversation meanwhile.
+            (bridge.background_event, self._on_own_event),
+            (bridge.background_turn_finished, self._on_turn_finished),
         ):
             if on:
                 signal.connect(slot)
@@ -342,6 +345,10 @@ class QuickAskPopup(AttachmentDrops, QWidget):
                 self._final += ("\n\n" if self._final else "") + text
             self._streamed = ""
             self._render_timer.start()
+
+    def _on_own_event(self, stored: StoredEvent) -> None:
+        if self._turn_id is not None and stored.turn_id == self._turn_id:
+            self._on_event(stored)
 
     def _on_delta(self, piece: str) -> None:
         if self.active:
