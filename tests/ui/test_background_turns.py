@@ -27,7 +27,7 @@ from tests.fakes.chat_model import FakeChatModel, FakeReply, call
 from tests.fakes.gemini_replies import TextReply
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import texts, type_and_send
+from tests.ui.helpers import quick_ask_into_the_chat, texts, type_and_send
 from tests.ui.test_follow_log import finish, koroku
 from tests.ui.test_sidebar import ask, listed, plain
 
@@ -255,6 +255,7 @@ def test_a_quick_ask_answers_in_the_popup_when_the_window_moved_to_another_conve
     gated_desk: tuple[Desktop, Gated], qtbot: QtBot
 ) -> None:
     desk, model = gated_desk
+    quick_ask_into_the_chat(desk)  # (its own conversation, "Quick asks", is the default)
     ask(qtbot, desk, "hello a")
     first = desk.runtime.agent.conversation_id
     desk.show_quick_ask()
