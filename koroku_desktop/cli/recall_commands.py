@@ -45,11 +45,9 @@ def register(sub: Any) -> None:
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     export.add_argument("--live", action="store_true", help="only what the model sees now")
-    export.add_argument(
-        "-c",
-        "--conversation",
-        metavar="NAME|ID",
-        help="only this conversation (an id prefix or its exact title; default: all of them, "
+    add_conversation_option(
+        export,
+        "only this conversation (an id prefix or its exact title; default: all of them, "
         "or with --live the most recent one); its JSON imports into another data dir",
     )
     export.set_defaults(handler=cmd_export)
