@@ -24,6 +24,7 @@ from koroku_desktop.cli.conversation_switch import (
 )
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
     EXIT_PIPE,
@@ -143,8 +144,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:  # every file is read and checked before anything is stored or sent
         pending = [read_attachment_file(path) for path in args.attach]
     except AttachmentRefused as exc:
-        print(f"koroku ask: {exc}", file=sys.stderr)
-        return 2
+        return refused("ask", exc)
     text = _read_question(args.text)
     if not text:
         print("koroku ask: nothing to ask", file=sys.stderr)

@@ -18,6 +18,7 @@ from koroku_desktop.app.imports import ImportRefused, WholeLogRefused, import_ko
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.conversation_switch import add_conversation_option
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.search_command import add_arguments as add_search_arguments
 from koroku_desktop.cli.search_command import cmd_search
 from koroku_desktop.cli.session import CliExit, open_runtime
@@ -179,8 +180,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise  # the reader went away: `cli.main` ends quietly
     except OSError as exc:
-        print(f"koroku export: {exc}", file=sys.stderr)
-        return 1
+        return refused("export", exc, 1)
     if args.output:
         print(f"exported {count} event(s) to {args.output}", file=sys.stderr)
     return 0
@@ -198,11 +198,9 @@ def import_koroku_export(path: Path) -> int:
     except CliExit as exc:
         return exc.code
     except WholeLogRefused as exc:
-        print(f"koroku import: {exc}", file=sys.stderr)
-        return 1
+        return refused("import", exc, 1)
     except ImportRefused as exc:
-        print(f"koroku import: {exc}", file=sys.stderr)
-        return 2
+        return refused("import", exc)
     print(outcome.line)
     print_repairs(outcome.repairs)
     try:
