@@ -1,13 +1,15 @@
 """Writing a file atomically: a temporary file in the same folder, flushed to disk, renamed over.
 
 Readers see the old content or the new one, never half a file, and a failed write leaves the
-old file as it was and no temporary file behind. It sits at the top of the package (like
+old file as it was and no temporary file behind. Also: private folders, and a lock file held
+exclusively across processes. It sits at the top of the package (like
 `xdg.py`) because every layer that writes files needs it: config, tools, runtime and ui.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import os
 import secrets
@@ -80,3 +82,27 @@ def atomic_write(
     """Replace `path` with `data` (str: UTF-8) atomically; modes as in `atomic_writer`."""
     with _replacing(path, mode, keep_mode) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def private_dir(folder: Path) -> None:
+    """Create `folder` and any missing parents as 0700 (the umask does not widen them)."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(path, 0o700)
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `lock_file` (created 0600, in a private folder) across
+    processes; closing the file releases it."""
+    private_dir(lock_file.parent)
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -21,6 +21,7 @@ from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.app.config import ApiKey
 from koroku_desktop.domain.json_value import JsonObject, JsonValue
 from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import EmbeddingStatus, MemoryMatch, RecallHit
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.vectors.memory import MemoryVectors
@@ -79,22 +80,25 @@ class LazyGeminiEmbedder:
         return await self._embedder().embed_query(text)
 
 
+def search_record(hit: SearchHit) -> JsonObject:
+    """One full-text hit as the recall tools give it to the model: where and when, by whom."""
+    return {
+        "seq": hit.seq,
+        "date": datetime.fromtimestamp(hit.created_at).strftime("%Y-%m-%d %H:%M"),
+        "kind": hit.kind,
+        "role": hit.role,
+        "snippet": hit.snippet,
+    }
+
+
 def hit_record(hit: RecallHit, in_context: bool) -> JsonObject:
     """One hybrid-search hit as the `recall` tool returns it."""
-    h = hit.hit
     found_by: list[JsonValue] = [
         name
         for name, present in (("keywords", hit.keyword_rank), ("meaning", hit.similarity))
         if present is not None
     ]
-    record: JsonObject = {
-        "seq": h.seq,
-        "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
-        "kind": h.kind,
-        "role": h.role,
-        "snippet": h.snippet,
-        "found_by": found_by,
-    }
+    record: JsonObject = {**search_record(hit.hit), "found_by": found_by}
     if in_context:
         record["already_in_context"] = True
     return record
@@ -170,15 +174,6 @@ def recall_search(event_log: SqliteEventLog) -> RecallSearch:
 
     async def search(query: str, limit: int) -> list[JsonObject]:
         hits = await asyncio.to_thread(event_log.search, query, limit)
-        return [
-            {
-                "seq": h.seq,
-                "date": datetime.fromtimestamp(h.created_at).strftime("%Y-%m-%d %H:%M"),
-                "kind": h.kind,
-                "role": h.role,
-                "snippet": h.snippet,
-            }
-            for h in hits
-        ]
+        return [search_record(h) for h in hits]
 
     return search

@@ -15,6 +15,7 @@ from koroku_desktop.app.config import (
     store_api_key,
 )
 from koroku_desktop.app.settings_store import SettingsStore, remove_grants
+from koroku_desktop.cli.refusal import refused
 
 
 def register(sub: Any) -> None:
@@ -54,8 +55,7 @@ def cmd_login(args: argparse.Namespace) -> int:
     try:
         store_api_key(key)
     except KeyringUnavailable as exc:
-        print(f"koroku login: {exc}", file=sys.stderr)
-        return 2
+        return refused("login", exc)
     print("Key stored in your OS keyring (service 'koroku').")
     return 0
 
@@ -65,8 +65,7 @@ def cmd_grants(args: argparse.Namespace) -> int:
     try:
         store = SettingsStore.open(default_paths())
     except SettingsError as exc:
-        print(f"koroku grants: {exc}", file=sys.stderr)
-        return 2
+        return refused("grants", exc)
     settings = store.stored
     if args.revoke:
         revoke = set(args.revoke)

@@ -24,6 +24,7 @@ from koroku_desktop.cli.conversation_switch import (
 )
 from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
 from koroku_desktop.cli.mcp_elicit import terminal_elicitor
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
     EXIT_PIPE,
@@ -143,8 +144,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:  # every file is read and checked before anything is stored or sent
         pending = [read_attachment_file(path) for path in args.attach]
     except AttachmentRefused as exc:
-        print(f"koroku ask: {exc}", file=sys.stderr)
-        return 2
+        return refused("ask", exc)
     text = _read_question(args.text)
     if not text:
         print("koroku ask: nothing to ask", file=sys.stderr)
@@ -218,15 +218,16 @@ async def _ask(
         result = await runtime.agent.run_turn(text, wait=wait, attachments=parts)
     finally:
         await runtime.stop_mcp()
-    await finish_compaction(runtime)
-    await settle_title(runtime)
-    await settle_embedding(runtime)
+    await wind_down(runtime)
     return result
 
 
-async def settle_embedding(runtime: Runtime) -> None:
-    """Embed what this process wrote before it exits (about a second; the rest is picked up
-    by the next process that searches, or by the app)."""
+async def wind_down(runtime: Runtime) -> None:
+    """What a terminal session finishes before it exits: a compaction it started, a new
+    conversation's title, and the embedding of what it wrote (about a second; the rest is
+    picked up by the next process that searches, or by the app)."""
+    await finish_compaction(runtime)
+    await settle_title(runtime)
     if runtime.background_embedder is not None and runtime.model.has_key:
         await runtime.background_embedder.settle()
 
@@ -301,9 +302,7 @@ async def _chat_loop(runtime: Runtime) -> None:
         await _repl(runtime, reader.read)
     finally:
         await runtime.stop_mcp()
-    await finish_compaction(runtime)
-    await settle_title(runtime)
-    await settle_embedding(runtime)
+    await wind_down(runtime)
 
 
 async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:

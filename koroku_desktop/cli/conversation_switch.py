@@ -16,16 +16,15 @@ from koroku_desktop.cli.terminal import render_message, render_summary
 from koroku_desktop.domain.conversations import Conversation, pinned_first
 from koroku_desktop.domain.errors import RefusedError
 
+TALK_IN = (
+    "talk in this conversation (an id prefix or its exact title; default: the most recent one)"
+)
 
-def add_conversation_option(parser: Any) -> None:
-    """`-c/--conversation NAME|ID` (default: the most recently active conversation)."""
-    parser.add_argument(
-        "-c",
-        "--conversation",
-        metavar="NAME|ID",
-        help="talk in this conversation (an id prefix or its exact title; default: the most "
-        "recent one)",
-    )
+
+def add_conversation_option(parser: Any, help_text: str = TALK_IN) -> None:
+    """`-c/--conversation NAME|ID`: `help_text` says what the command does with it (by
+    default: talks in it, else in the most recently active conversation)."""
+    parser.add_argument("-c", "--conversation", metavar="NAME|ID", help=help_text)
 
 
 async def replay(runtime: Runtime) -> None:

@@ -19,6 +19,7 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.conversation_wiring import open_conversations
 from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable, explain
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.conversations import Conversation, pinned_first
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.render.text import one_line, when
@@ -144,8 +145,7 @@ def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -
         }[action]
         return _done(args, changed, f"{past} {changed.label}")
     except RefusedError as exc:  # unknown, ambiguous, an empty title
-        print(f"koroku conversations: {exc}", file=sys.stderr)
-        return 2
+        return refused("conversations", exc)
 
 
 def _done(args: argparse.Namespace, conversation: Conversation, line: str) -> int:

@@ -20,6 +20,7 @@ from koroku_desktop.app.foreign_imports import import_into_data_dir
 from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable
 from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.cli.recall_commands import embed_imported
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.domain.conversations import origin_name
@@ -38,8 +39,7 @@ def import_foreign_export(path: Path, source: Source) -> int:
     try:
         report = import_into_data_dir(path, source, progress=_progress(total), paths=paths)
     except ForeignFormatError as exc:  # changed while being read
-        print(f"koroku import: {exc}", file=sys.stderr)
-        return 2
+        return refused("import", exc)
     except KeyboardInterrupt:
         print(
             "koroku import: stopped; every conversation written so far is whole "

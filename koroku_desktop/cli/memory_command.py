@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from koroku_desktop.agent.facts import FactBook, Stated, UnknownFact
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import TerminalApprover
 from koroku_desktop.domain.events import FactEvent
@@ -105,11 +106,9 @@ def _change(book: FactBook, conversation_id: str, action: str, args: argparse.Na
         else:
             stated = book.forget(args.id)
     except FactRefused as exc:
-        print(f"koroku memory {action}: {exc}", file=sys.stderr)
-        return 2
+        return refused(f"memory {action}", exc)
     except UnknownFact as exc:
-        print(f"koroku memory {action}: {exc}", file=sys.stderr)
-        return 1
+        return refused(f"memory {action}", exc, 1)
     print(_said(stated))
     return 0
 

@@ -18,6 +18,7 @@ from koroku_desktop.app.imports import ImportRefused, WholeLogRefused, import_ko
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.cli.conversation_switch import add_conversation_option
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.search_command import add_arguments as add_search_arguments
 from koroku_desktop.cli.search_command import cmd_search
 from koroku_desktop.cli.session import CliExit, open_runtime
@@ -45,11 +46,9 @@ def register(sub: Any) -> None:
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     export.add_argument("--live", action="store_true", help="only what the model sees now")
-    export.add_argument(
-        "-c",
-        "--conversation",
-        metavar="NAME|ID",
-        help="only this conversation (an id prefix or its exact title; default: all of them, "
+    add_conversation_option(
+        export,
+        "only this conversation (an id prefix or its exact title; default: all of them, "
         "or with --live the most recent one); its JSON imports into another data dir",
     )
     export.set_defaults(handler=cmd_export)
@@ -181,8 +180,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise  # the reader went away: `cli.main` ends quietly
     except OSError as exc:
-        print(f"koroku export: {exc}", file=sys.stderr)
-        return 1
+        return refused("export", exc, 1)
     if args.output:
         print(f"exported {count} event(s) to {args.output}", file=sys.stderr)
     return 0
@@ -200,11 +198,9 @@ def import_koroku_export(path: Path) -> int:
     except CliExit as exc:
         return exc.code
     except WholeLogRefused as exc:
-        print(f"koroku import: {exc}", file=sys.stderr)
-        return 1
+        return refused("import", exc, 1)
     except ImportRefused as exc:
-        print(f"koroku import: {exc}", file=sys.stderr)
-        return 2
+        return refused("import", exc)
     print(outcome.line)
     print_repairs(outcome.repairs)
     try:

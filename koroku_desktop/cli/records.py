@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.app.runtime import import_tutorial
+from koroku_desktop.cli.conversation_switch import add_conversation_option
 from koroku_desktop.cli.foreign_import_command import import_foreign_export
 from koroku_desktop.cli.recall_commands import (
     compact_long_history,
@@ -29,12 +30,10 @@ def register(sub: Any) -> None:
     form = history.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="a JSON array of events")
     form.add_argument("--jsonl", action="store_true", help="one JSON object per line")
-    history.add_argument(
-        "-c",
-        "--conversation",
-        metavar="NAME|ID",
-        help="this conversation (default: the live context of the most recent one; with "
-        "--all, every conversation)",
+    add_conversation_option(
+        history,
+        "this conversation (default: the live context of the most recent one; with --all, "
+        "every conversation)",
     )
     history.set_defaults(handler=cmd_history)
 

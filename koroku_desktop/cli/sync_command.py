@@ -24,6 +24,7 @@ from koroku_desktop.app.sync_wiring import (
     SyncConfigError,
     describe_hub_error,
 )
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.errors import SyncError
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         try:
             store_sync_password(getpass.getpass("Hub password (input hidden): "))
         except (KeyringUnavailable, EOFError) as exc:
-            print(f"koroku sync: {exc}", file=sys.stderr)
-            return 2
+            return refused("sync", exc)
         print("Hub password stored in your OS keyring (service 'koroku').")
         return 0
     if not getattr(args, "verbose", False):  # libpq's and psycopg's own words: with -v only
@@ -69,8 +69,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     try:
         sync = open_sync_once(paths, batch=batch)
     except (SettingsError, DatabaseUnavailable, SyncConfigError, ValueError) as exc:
-        print(f"koroku sync: {exc}", file=sys.stderr)
-        return 2
+        return refused("sync", exc)
     if sync is None:
         print("koroku sync: no hub configured: set sync_url in settings or KOROKU_SYNC_URL")
         return 2
@@ -104,8 +103,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         print(f"koroku sync: {describe_hub_error(exc, setup.address.display())}", file=sys.stderr)
         return 1
     except SyncError as exc:  # HubMismatchError, HubMovedError
-        print(f"koroku sync: {exc}", file=sys.stderr)
-        return 1
+        return refused("sync", exc, 1)
     finally:
         sync.close()
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from koroku_desktop.mcp import sdk_log
@@ -43,6 +44,16 @@ class McpSignIn:
     def _notify(self, line: str) -> None:
         raise NotImplementedError
 
+    async def _oauth_for(self, name: str) -> tuple[ServerConfig, SecretStore, ModuleType]:
+        """HTTP server `name`'s config, the keyring and `oauth.py` (with the SDK, imported
+        off the loop); `SignInFailed` when it is no HTTP server or there is no keyring."""
+        if not self._started:
+            self._read()
+        cfg = self._http_server(name)
+        assert self.secrets is not None
+        oauth = await asyncio.to_thread(importlib.import_module, "koroku_desktop.mcp.oauth")
+        return cfg, self.secrets, oauth
+
     def _http_server(self, name: str) -> ServerConfig:
         cfg = self._config.servers.get(name)
         if cfg is None:
@@ -59,28 +70,20 @@ class McpSignIn:
         """Sign in to HTTP server `name` in the browser (`open_url` opens the page), keep the
         tokens in the keyring and reconnect with them. Raises `SignInFailed` saying why."""
         await self.refresh()
-        if not self._started:
-            self._read()
-        cfg = self._http_server(name)
-        assert self.secrets is not None
-        oauth = await asyncio.to_thread(importlib.import_module, "koroku_desktop.mcp.oauth")
+        cfg, secrets, oauth = await self._oauth_for(name)
         sdk_log.install(self.log_dir)
         sink = self._connections.get(name) or sdk_log.FileSink(self.log_dir, name)
         token = sdk_log.current_sink.set(sink)
         try:
-            await oauth.sign_in(cfg, self.secrets, open_url, browser_wait_s)
+            await oauth.sign_in(cfg, secrets, open_url, browser_wait_s)
         finally:
             sdk_log.current_sink.reset(token)
         await self._reconnect(name)
 
     async def sign_out(self, name: str) -> None:
         """Forget HTTP server `name`'s tokens and registration, and reconnect without them."""
-        if not self._started:
-            self._read()
-        cfg = self._http_server(name)
-        assert self.secrets is not None
-        oauth = await asyncio.to_thread(importlib.import_module, "koroku_desktop.mcp.oauth")
-        await oauth.sign_out(cfg, self.secrets)
+        cfg, secrets, oauth = await self._oauth_for(name)
+        await oauth.sign_out(cfg, secrets)
         await self._reconnect(name)
 
     async def _reconnect(self, name: str) -> None:

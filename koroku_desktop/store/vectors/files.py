@@ -18,7 +18,6 @@ the model) means they are rebuilt. Writers take an exclusive `flock` on `lock`.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import secrets
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koroku_desktop.fsutil import atomic_write
+from koroku_desktop.fsutil import atomic_write, exclusive_lock
 
 FORMAT = 1
 
@@ -77,17 +76,6 @@ class Arrays:
         return np.frombuffer(data, dtype=np.int8).reshape(len(rows), dims)
 
 
-def private_dir(folder: Path) -> None:
-    """Create `folder` and any missing parents as 0700 (the umask does not widen them)."""
-    missing = []
-    while not folder.is_dir():
-        missing.append(folder)
-        folder = folder.parent
-    for path in reversed(missing):
-        path.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(path, 0o700)
-
-
 def words(dims: int) -> int:
     """64-bit words of sign bits per vector."""
     return (dims + 63) // 64
@@ -115,13 +103,8 @@ class VectorFiles:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the folder's writer lock (exclusive, across processes)."""
-        private_dir(self.folder)
-        fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with exclusive_lock(self.folder / "lock"):
             yield
-        finally:
-            os.close(fd)  # releases the lock
 
     def read_meta(self) -> IndexMeta | None:
         """The meta of these files, None when missing, unreadable or of another space."""

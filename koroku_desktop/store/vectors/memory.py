@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -26,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.domain.recall import MemoryChunk, MemoryMatch
-from koroku_desktop.fsutil import atomic_write
+from koroku_desktop.fsutil import atomic_write, exclusive_lock
 from koroku_desktop.store.vectors.embed_text import CHUNK_CHARS, chunks
 
 log = logging.getLogger(__name__)
@@ -109,15 +107,8 @@ class MemoryVectors:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        from koroku_desktop.store.vectors.files import private_dir  # numpy: only when used
-
-        private_dir(self.index_dir)
-        fd = os.open(self.index_dir / "memory.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with exclusive_lock(self.index_dir / "memory.lock"):
             yield
-        finally:
-            os.close(fd)
 
     def pending(self, model: str, dims: int) -> list[MemoryChunk]:
         """The chunks of memory files that are new or changed since they were embedded;

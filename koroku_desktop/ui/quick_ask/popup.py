@@ -41,6 +41,7 @@ from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.attachment_tray import AttachmentTray
 from koroku_desktop.ui.widgets.chat_input import ChatInput
+from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.icons import app_icon, tinted_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
@@ -114,9 +115,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         self.input.escape_pressed.connect(self.hide)
         box.addWidget(self.input)
         col.addWidget(composer)
-        self.question_label = QLabel()
-        self.question_label.setObjectName("Muted")
-        self.question_label.setWordWrap(True)
+        self.question_label = note_label()
         self.question_label.setVisible(False)
         col.addWidget(self.question_label)
         self._workspace = workspace

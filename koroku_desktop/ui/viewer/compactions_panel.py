@@ -34,6 +34,7 @@ from koroku_desktop.ui.viewer.timeline_model import (
     TimelineQuery,
 )
 from koroku_desktop.ui.viewer.timeline_panel import make_table
+from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
@@ -100,9 +101,7 @@ class CompactionsPanel(QWidget):
         self.compactions: list[CompactionInfo] = []
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 8, 0, 0)
-        self.note = QLabel("Loading compactions…")
-        self.note.setObjectName("Muted")
-        self.note.setWordWrap(True)
+        self.note = note_label("Loading compactions…")
         col.addWidget(self.note)
         split = QSplitter(Qt.Orientation.Vertical)
         self.list = QTreeWidget()

@@ -9,7 +9,6 @@ from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QStackedWidget,
     QTextBrowser,
@@ -23,6 +22,7 @@ from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.chat.attachment_rows import THUMBNAILS, attachment_part
 from koroku_desktop.ui.viewer import event_render
+from koroku_desktop.ui.widgets.controls import note_label
 
 
 class AttachmentBrowser(QTextBrowser):
@@ -75,9 +75,8 @@ class EntryDetail(QWidget):
         col.setContentsMargins(0, 4, 0, 0)
         col.setSpacing(4)
         bar = QHBoxLayout()
-        self.title = QLabel("Select an event to see it in full.")
-        self.title.setObjectName("Muted")
-        self.title.setWordWrap(True)  # a long title never widens the window
+        # word-wrapped: a long title never widens the window
+        self.title = note_label("Select an event to see it in full.")
         bar.addWidget(self.title, 1)
         self.raw_button = QToolButton()
         self.raw_button.setText("Raw JSON")

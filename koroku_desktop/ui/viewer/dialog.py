@@ -30,6 +30,7 @@ from koroku_desktop.ui.viewer.import_run import Importer, ImportRunner
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel, MemoryRecorder
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
+from koroku_desktop.ui.widgets.controls import note_label, push_button
 from koroku_desktop.ui.widgets.facts_editor import FactsEditor, FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -129,15 +130,12 @@ class HistoryDialog(QDialog):
 
     def _buttons(self, export: ExportWriter) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.status = QLabel("")
-        self.status.setObjectName("Muted")
-        self.status.setWordWrap(True)  # a long line wraps, never widens the window
+        self.status = note_label()  # a long line wraps, never widens the window
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.status, 1)
-        refresh = QPushButton("Refresh")
-        refresh.setToolTip("Read the log and the memory folder again")
-        refresh.clicked.connect(self.refresh)
-        row.addWidget(refresh)
+        row.addWidget(
+            push_button("Refresh", self.refresh, tip="Read the log and the memory folder again")
+        )
         if self.importer is not None:
             self.import_button = self.importer.button(self)
             row.addWidget(self.import_button)

@@ -18,13 +18,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QProgressBar,
     QPushButton,
     QWidget,
 )
 
 from koroku_desktop.app.imports import ImportCancelled, ImportOutcome, ImportRefused, Progress
+from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
@@ -48,9 +48,7 @@ class ImportProgress(QWidget):
         super().__init__(parent)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        self.label = QLabel("")
-        self.label.setObjectName("Muted")
-        self.label.setWordWrap(True)
+        self.label = note_label()
         row.addWidget(self.label, 1)
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(220)

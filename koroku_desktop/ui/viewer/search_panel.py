@@ -10,7 +10,7 @@ import asyncio
 import html
 import logging
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +28,7 @@ from koroku_desktop.domain.queries import SearchHit
 from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.render.text import when
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.controls import note_label, push_button, single_shot
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
@@ -92,21 +92,14 @@ class SearchPanel(QWidget):
         self.box.setClearButtonEnabled(True)
         self.box.returnPressed.connect(self.search_now)
         row.addWidget(self.box, 1)
-        go = QPushButton("Search")
-        go.setObjectName("Primary")
-        go.clicked.connect(self.search_now)
-        row.addWidget(go)
+        row.addWidget(push_button("Search", self.search_now, name="Primary"))
         col.addLayout(row)
-        self.summary = QLabel(
+        self.summary = note_label(
             "Type to search the whole log, including cleared and compacted history."
         )
-        self.summary.setObjectName("Muted")
-        self.summary.setWordWrap(True)
         col.addWidget(self.summary)
-        self.progress = QLabel("")
+        self.progress = note_label()
         """How much of the log is embedded for search by meaning (see `show_progress`)."""
-        self.progress.setObjectName("Muted")
-        self.progress.setWordWrap(True)
         self.progress.setVisible(False)
         col.addWidget(self.progress)
         self.results = QListWidget()
@@ -116,17 +109,12 @@ class SearchPanel(QWidget):
         self.results.itemActivated.connect(self._activated)
         self.results.itemDoubleClicked.connect(self._activated)
         col.addWidget(self.results, 1)
-        hint = QLabel(
+        hint = note_label(
             "Double-click or press Enter on a hit to show it in the timeline"
             " (a memory file's opens in Memory)."
         )
-        hint.setObjectName("Muted")
-        hint.setWordWrap(True)
         col.addWidget(hint)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(350)
-        self._debounce.timeout.connect(self.search_now)
+        self._debounce = single_shot(self, 350, self.search_now)
         self.box.textEdited.connect(lambda _t: self._debounce.start())
 
     def show_progress(self, text: str) -> None:

@@ -9,6 +9,7 @@ reported right away and never stored. Nothing is kept until the message is sent.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -204,18 +205,16 @@ class AttachmentTray(QWidget):
 
     def add_bytes(self, data: bytes, name: str) -> bool:
         """Check and add bytes (a pasted image, a screenshot); False (and `refused`) if not."""
-        try:
-            pending = check_attachment(data, name)
-        except AttachmentRefused as exc:
-            self.refused.emit(str(exc))
-            return False
-        self._add(pending)
-        return True
+        return self._add_checked(lambda: check_attachment(data, name))
 
     def add_path(self, path: Path) -> bool:
         """Read, check and add a local file; False (and `refused`) if it cannot be attached."""
+        return self._add_checked(lambda: read_attachment_file(path))
+
+    def _add_checked(self, check: Callable[[], PendingAttachment]) -> bool:
+        """Add what `check` gives; False, with its reason sent by `refused`, if it refuses."""
         try:
-            pending = read_attachment_file(path)
+            pending = check()
         except AttachmentRefused as exc:
             self.refused.emit(str(exc))
             return False
