@@ -86,8 +86,12 @@ class DBusNotifier:
         icon: str = "koroku",
         on_action: ActionHandler | None = None,
         capabilities: Sequence[str] = (),
+        default_actions: Sequence[tuple[str, str]] = (),
     ) -> None:
+        """`default_actions` are offered on a tagged notification that names none (the
+        app's Open and Snooze on what a task says)."""
         self._router = router
+        self.default_actions = tuple(default_actions)
         self.app_name = app_name
         self.icon = icon
         self.on_action = on_action
@@ -105,7 +109,8 @@ class DBusNotifier:
         self, title: str, body: str, *, actions: Sequence[tuple[str, str]] = (), tag: str = ""
     ) -> None:
         """Show a notification (replacing the one shown for `tag`); returns at once."""
-        future = self._worker.submit(self._send, title, body, tuple(actions), tag)
+        offered = tuple(actions) or (self.default_actions if tag else ())
+        future = self._worker.submit(self._send, title, body, offered, tag)
         with self._lock:
             self._pending.add(future)
         future.add_done_callback(self._done)
@@ -188,7 +193,11 @@ class DBusNotifier:
 
 
 def open_notifier(
-    *, app_name: str = "Koroku", icon: str = "koroku", on_action: ActionHandler | None = None
+    *,
+    app_name: str = "Koroku",
+    icon: str = "koroku",
+    on_action: ActionHandler | None = None,
+    default_actions: Sequence[tuple[str, str]] = (),
 ) -> DBusNotifier:
     """Connect to the session bus's notification service; `NotificationsUnavailable` says why
     not (no session bus, no service answering `GetCapabilities`)."""
@@ -199,7 +208,12 @@ def open_notifier(
     try:
         capabilities = _capabilities(router)
         return DBusNotifier(
-            router, app_name=app_name, icon=icon, on_action=on_action, capabilities=capabilities
+            router,
+            app_name=app_name,
+            icon=icon,
+            on_action=on_action,
+            capabilities=capabilities,
+            default_actions=default_actions,
         )
     except Exception as exc:
         with contextlib.suppress(Exception):

@@ -132,3 +132,18 @@ def test_a_bus_without_a_notification_service_is_unavailable(private_bus: str) -
 def test_first_lines_keeps_the_first_non_empty_lines_and_shortens() -> None:
     assert first_lines("\n\n a \n\nb\nc\nd\ne") == "a\nb\nc\nd"
     assert first_lines("x" * 500).endswith("…") and len(first_lines("x" * 500)) == 400
+
+
+def test_a_tagged_notification_without_actions_offers_the_default_ones(
+    fake_notifications: FakeNotifications,
+) -> None:
+    notifier = open_notifier(default_actions=OPEN_SNOOZE)
+    try:
+        notifier.notify("Task", "done", tag="t")
+        notifier.notify("Untagged", "plain")
+        notifier.flush()
+    finally:
+        notifier.close()
+    tagged, plain = fake_notifications.calls()
+    assert tagged["actions"] == ["default", "Open", "open", "Open", "snooze", "Snooze"]
+    assert plain["actions"] == []
