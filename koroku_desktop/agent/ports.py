@@ -180,6 +180,18 @@ class Approver(Protocol):
         ...
 
 
+class Notifier(Protocol):
+    """Tells the person something while no window may be open (a desktop notification, or a
+    line on stderr). `actions` are (key, label) pairs a notification may offer; `tag` names
+    what it is about (e.g. a task's id) so a newer one can replace it."""
+
+    def notify(
+        self, title: str, body: str, *, actions: Sequence[tuple[str, str]] = (), tag: str = ""
+    ) -> None:
+        """Show it; must not raise (a notification that cannot be shown is logged)."""
+        ...
+
+
 class Embedder(Protocol):
     """An embedding model: stored text and queries to vectors (`ModelError` on failure)."""
 

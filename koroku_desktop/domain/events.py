@@ -226,6 +226,42 @@ class ConversationEvent(BaseModel):
     origin: str | None = None
 
 
+TaskAction = Literal[
+    "created", "changed", "paused", "resumed", "run_started", "run_finished", "removed"
+]
+
+
+class TaskEvent(BaseModel):
+    """A change to a scheduled task, or one of its runs, in the task's conversation
+    (domain/tasks.py folds them). `created`/`changed` carry what they set (None: unchanged;
+    a schedule is the four `schedule_*` fields). A run is `run_started` for one `due` time
+    (ISO, UTC; never twice for one time: agent/task_runs.py), then `run_finished` with its
+    `outcome`, turn and `detail`; `at` is when (the writer's clock, ISO). Kept as written."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["task"] = "task"
+    schema_version: int = SCHEMA_VERSION
+    action: TaskAction
+    task_id: str
+    title: str | None = None
+    prompt: str | None = None
+    reminder: bool | None = None
+    schedule_kind: str | None = None
+    schedule_rule: str | None = None
+    schedule_tz: str | None = None
+    schedule_start: str | None = None
+    allowed_tools: list[str] | None = None
+    tool_budget: int | None = None
+    device: str | None = None
+    due: str | None = None
+    at: str | None = None
+    outcome: str | None = None
+    run_turn_id: str | None = None
+    late: bool | None = None
+    detail: str | None = None
+
+
 Event = Annotated[
     MessageEvent
     | CompactionEvent
@@ -235,7 +271,8 @@ Event = Annotated[
     | RememberedDismissedEvent
     | MemoryEditEvent
     | FactEvent
-    | ConversationEvent,
+    | ConversationEvent
+    | TaskEvent,
     Field(discriminator="kind"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

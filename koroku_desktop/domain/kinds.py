@@ -36,6 +36,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("memory_edit", "Memory edits"),
         KindSpec("fact", "Facts about you"),
         KindSpec("conversation", "Conversations"),
+        KindSpec("task", "Tasks"),
     )
 }
 """Every kind's entry, by its stable string."""

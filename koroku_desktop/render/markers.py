@@ -23,6 +23,7 @@ from koroku_desktop.domain.events import (
     RejectedEvent,
     RememberedDismissedEvent,
     SupersededEvent,
+    TaskEvent,
 )
 from koroku_desktop.render.blocks import Marker, Reference
 
@@ -161,6 +162,36 @@ def _conversation(e: ConversationEvent) -> Marker:
     )
 
 
+def _task(e: TaskEvent) -> Marker:
+    name = f"“{e.title}”" if e.title else f"task {e.task_id[:8]}"
+    outcome = f": {e.outcome}" if e.outcome else ""
+    late = " (late)" if e.late else ""
+    title = {
+        "created": f"Task {name} scheduled",
+        "changed": f"Task {name} changed",
+        "paused": f"Task {name} paused",
+        "resumed": f"Task {name} resumed",
+        "run_started": f"Task {name} started{late}",
+        "run_finished": f"Task {name} ran{late}{outcome}",
+        "removed": f"Task {name} removed (kept in the log)",
+    }[e.action]
+    detail = e.detail or e.prompt or ""
+    return Marker(
+        "task",
+        title,
+        detail,
+        references=(Reference("task_turn", turn_id=e.run_turn_id),) if e.run_turn_id else (),
+        style="record",
+        by="Koroku" if e.action.startswith("run_") else "you",
+        explanation=(
+            "A scheduled task: its changes and each of its runs are events in the log like "
+            "any other. `koroku tasks list` shows its schedule, next run and last outcome."
+        ),
+        chat=title if e.action == "run_finished" else None,
+        search_text=" ".join(t for t in (e.title, e.prompt, e.detail) if t),
+    )
+
+
 def event_marker(event: Event) -> Marker | None:
     """The marker an event other than a message stands for (None for a message)."""
     match event:
@@ -211,6 +242,8 @@ def event_marker(event: Event) -> Marker | None:
             return _fact(event)
         case ConversationEvent():
             return _conversation(event)
+        case TaskEvent():
+            return _task(event)
         case _:
             assert_never(event)
 
