@@ -9,6 +9,7 @@ import pytest
 from jeepney import DBusAddress, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 
+from koroku_desktop.app.notifications import LogNotifier, make_notifier
 from koroku_desktop.notify.dbus_notifier import (
     DBusNotifier,
     NotificationsUnavailable,
@@ -147,3 +148,19 @@ def test_a_tagged_notification_without_actions_offers_the_default_ones(
     tagged, plain = fake_notifications.calls()
     assert tagged["actions"] == ["default", "Open", "open", "Open", "snooze", "Snooze"]
     assert plain["actions"] == []
+
+
+def test_the_app_notifier_is_the_desktop_service_when_there_is_one(
+    fake_notifications: FakeNotifications, actions: Actions
+) -> None:
+    notifier = make_notifier(on_action=actions)
+    assert isinstance(notifier, DBusNotifier)
+    notifier.notify("Inbox", "three things are due", tag="task-9")
+    notifier.flush()
+    notifier.close()
+    (call,) = fake_notifications.calls()
+    assert call["actions"] == ["default", "Open", "open", "Open", "snooze", "Snooze"]
+
+
+def test_without_a_service_the_app_notifier_writes_lines(private_bus: str) -> None:
+    assert isinstance(make_notifier(), LogNotifier)

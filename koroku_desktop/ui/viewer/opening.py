@@ -1,0 +1,29 @@
+"""Making the History & memory viewer for the running app: the runtime's log, search, memory
+files and facts, and (when the app runs tasks) the Tasks tab. Split out of `ui/app.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from koroku_desktop.agent.memory_events import record_edit
+from koroku_desktop.app.runtime import Runtime
+from koroku_desktop.ui.tasks.panel import TasksPanel
+from koroku_desktop.ui.viewer.dialog import HistoryDialog
+
+
+def make_history(runtime: Runtime, tasks: Callable[[], TasksPanel] | None = None) -> HistoryDialog:
+    """The viewer over `runtime`'s current conversation; `tasks` makes its Tasks tab."""
+    return HistoryDialog(
+        runtime.log,
+        runtime.export_to_file,
+        runtime.paths.memory,
+        runtime.agent.conversation_id,
+        find=runtime.find,
+        progress=runtime.embedding_progress,
+        record_memory=partial(
+            record_edit, runtime.log, runtime.agent.conversation_id, runtime.paths.home
+        ),
+        facts=runtime.facts,
+        tasks=tasks() if tasks is not None else None,
+    )
