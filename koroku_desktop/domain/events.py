@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from koroku_desktop.domain.grounding import Grounding
+from koroku_desktop.domain.log_order import UNSYNCED_BASE as UNSYNCED_BASE
+from koroku_desktop.domain.log_order import order_key
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, Part
 
 SCHEMA_VERSION = 1
@@ -284,10 +286,6 @@ EVENT_KINDS: tuple[str, ...] = tuple(
 else each kind needs to say of itself is its entry in domain/kinds.py."""
 BOUNDARY_KINDS = ("compaction", "cleared")
 
-UNSYNCED_BASE = 1 << 62
-"""Added to the seq of an event not synced yet to make its order key: above any position a
-sync hub will ever hand out (see `StoredEvent.order_key`)."""
-
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
@@ -316,7 +314,7 @@ class StoredEvent:
         the hub's order, then this log's unsynced ones in the order they were written. Every
         device syncing with one hub puts its synced events in the same order, and a turn is
         pushed whole, so turns never interleave. Without a hub it is simply the seq order."""
-        return self.hub_seq if self.hub_seq is not None else UNSYNCED_BASE + self.seq
+        return order_key(self.seq, self.hub_seq)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from koroku_desktop.domain.errors import RefusedError
-from koroku_desktop.domain.events import LogEntry, StoredEvent, TaskEvent
 from koroku_desktop.domain.schedules import (
     SCHEDULE_KINDS,
     Schedule,
@@ -24,7 +24,11 @@ from koroku_desktop.domain.schedules import (
     last_due,
     next_due,
 )
+from koroku_desktop.domain.task_records import TaskRecord, record_of
 from koroku_desktop.domain.task_words import describe
+
+if TYPE_CHECKING:
+    from koroku_desktop.domain.events import LogEntry
 
 __all__ = [
     "LATE_AFTER",
@@ -37,6 +41,7 @@ __all__ = [
     "describe",
     "due_key",
     "due_runs",
+    "fold_records",
     "fold_tasks",
     "next_due",
     "resolve_task",
@@ -152,13 +157,13 @@ class _Draft:
     problem: str = ""
 
 
-def _set(draft: _Draft, event: TaskEvent, at: datetime) -> None:
+def _set(draft: _Draft, event: TaskRecord, at: datetime) -> None:
     for name in ("title", "prompt", "reminder", "tool_budget", "device"):
         value = getattr(event, name)
         if value is not None:
             setattr(draft, name, value)
     if event.allowed_tools is not None:
-        draft.allowed_tools = tuple(event.allowed_tools)
+        draft.allowed_tools = event.allowed_tools
     if event.schedule_kind is not None:
         draft.schedule_kind = event.schedule_kind
         draft.schedule_rule = event.schedule_rule or ""
@@ -167,7 +172,7 @@ def _set(draft: _Draft, event: TaskEvent, at: datetime) -> None:
         draft.anchor = max(draft.anchor, at)
 
 
-def _run(draft: _Draft, event: TaskEvent, at: datetime) -> None:
+def _run(draft: _Draft, event: TaskRecord, at: datetime) -> None:
     if not event.due:
         return
     try:
@@ -194,18 +199,18 @@ def _run(draft: _Draft, event: TaskEvent, at: datetime) -> None:
     draft.anchor = max(draft.anchor, due)
 
 
-def _when(event: TaskEvent, stored: StoredEvent) -> datetime:
+def _when(event: TaskRecord) -> datetime:
     """When the event happened: its `at` (the writer's clock), else when it was stored."""
     if event.at:
         try:
             return _moment(event.at)
         except ValueError:
             pass
-    return _utc(stored.created_at)
+    return _utc(event.stored_at)
 
 
-def _apply(draft: _Draft, event: TaskEvent, stored: StoredEvent) -> None:
-    at = _when(event, stored)
+def _apply(draft: _Draft, event: TaskRecord) -> None:
+    at = _when(event)
     match event.action:
         case "created" | "changed":
             _set(draft, event, at)
@@ -259,23 +264,29 @@ def _finish(draft: _Draft) -> Task:
     )
 
 
-def fold_tasks(events: Iterable[LogEntry]) -> dict[str, Task]:
-    """Every task the `task` events name, by id (removed ones included), in log order.
-    A task whose events say nothing usable about its schedule gets `problem`, not an error;
-    run events for a task never created are left out."""
+def fold_records(records: Iterable[TaskRecord]) -> dict[str, Task]:
+    """Every task the records name, by id (removed ones included), in log order. A task
+    whose events say nothing usable about its schedule gets `problem`, not an error; run
+    events for a task never created are left out."""
     drafts: dict[str, _Draft] = {}
-    stored = [e for e in events if isinstance(e, StoredEvent) and isinstance(e.event, TaskEvent)]
-    for entry in sorted(stored, key=lambda s: s.order_key):
-        event = entry.event
-        assert isinstance(event, TaskEvent)
+    for event in sorted(records, key=lambda r: r.order):
         draft = drafts.get(event.task_id)
         if draft is None:
             if event.action != "created":
                 continue
-            at = _when(event, entry)
-            draft = drafts[event.task_id] = _Draft(event.task_id, entry.conversation_id, at, at)
-        _apply(draft, event, entry)
+            at = _when(event)
+            draft = drafts[event.task_id] = _Draft(event.task_id, event.conversation_id, at, at)
+        _apply(draft, event)
     return {tid: _finish(d) for tid, d in drafts.items()}
+
+
+def fold_tasks(events: Iterable[LogEntry]) -> dict[str, Task]:
+    """Every task the log's `task` events name, by id (see `fold_records`); other events
+    and damaged rows are passed over."""
+    from koroku_desktop.domain.events import StoredEvent
+
+    records = (record_of(e) for e in events if isinstance(e, StoredEvent))
+    return fold_records(r for r in records if r is not None)
 
 
 def due_runs(tasks: Iterable[Task], now: datetime, *, device: str | None = None) -> list[DueRun]:

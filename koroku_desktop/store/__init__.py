@@ -1,17 +1,22 @@
-"""The event log on SQLite via Peewee: the only Peewee importer in the app."""
+"""The event log on SQLite via Peewee: the only Peewee importer in the app (store/database.py).
 
-import sys
+`SqliteEventLog` is loaded on first use, so a module of the package that needs no event log
+(e.g. store/log/task_rows.py, what `koroku tasks run-due` reads first) starts without it.
+"""
 
-# Peewee imports psycopg at import time for a PostgreSQL database Koroku never opens through
-# it (the sync hub uses psycopg itself): that cost most of a `koroku search` cold start. So
-# peewee is imported here with psycopg hidden, and psycopg stays importable afterwards.
-if "peewee" not in sys.modules and "psycopg" not in sys.modules:
-    sys.modules["psycopg"] = None  # type: ignore[assignment]
-    try:
-        import peewee  # noqa: F401
-    finally:
-        del sys.modules["psycopg"]
+from __future__ import annotations
 
-from koroku_desktop.store.log.event_log import SqliteEventLog, StoreClosedError
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from koroku_desktop.store.log.event_log import SqliteEventLog, StoreClosedError
 
 __all__ = ["SqliteEventLog", "StoreClosedError"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from koroku_desktop.store.log import event_log
+
+        return getattr(event_log, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

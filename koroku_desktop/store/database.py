@@ -13,14 +13,25 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import threading
 import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from peewee import PeeweeException, SqliteDatabase
+# Peewee imports psycopg at import time for a PostgreSQL database Koroku never opens through
+# it (the sync hub uses psycopg itself): that cost most of a `koroku search` cold start. So
+# peewee is imported with psycopg hidden, and psycopg stays importable afterwards.
+_hide = "peewee" not in sys.modules and "psycopg" not in sys.modules
+if _hide:
+    sys.modules["psycopg"] = None  # type: ignore[assignment]
+try:
+    from peewee import PeeweeException, SqliteDatabase
+finally:
+    if _hide:
+        del sys.modules["psycopg"]
 
-from koroku_desktop.domain.errors import StorageError
+from koroku_desktop.domain.errors import StorageError  # noqa: E402 — after peewee, on purpose
 
 Connection = sqlite3.Connection
 Error = sqlite3.Error

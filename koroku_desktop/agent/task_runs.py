@@ -1,0 +1,280 @@
+"""Running a due task: claimed once, run unattended within what it was granted, recorded.
+
+A run is claimed by appending `run_started` for (task, due) while holding the task
+conversation's turn lease, after re-reading the log: a second process (or device) that
+comes for the same due time finds the claim and skips, so a time never runs twice. A
+reminder only notifies. A prompt runs as a turn in the task's conversation by an agent of
+its own: only the tools granted to the task run without asking, within the task's tool
+budget; any other call goes to the `approver` (headless: refused, the run records
+`needs_approval` and notifies). `run_finished` records the outcome, and a notification
+shows the reply's first lines. A failed model call records `failed`; the task runs again
+at its next time (a run is never retried for the same time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from koroku_desktop.agent.hooks import TurnResult
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.options import AgentOptions
+from koroku_desktop.agent.ports import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    ChatModel,
+    EventLog,
+    Notifier,
+    TurnLock,
+)
+from koroku_desktop.agent.tasks import task_events
+from koroku_desktop.agent.turn_gate import acquire_lease
+from koroku_desktop.domain.events import TaskEvent
+from koroku_desktop.domain.ids import new_id
+from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, due_key, fold_tasks
+from koroku_desktop.tools.approval import ApprovalPolicy, ToolLookup
+from koroku_desktop.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+NOTIFY_LINES = 3
+NOTIFY_CHARS = 300
+ACTIONS = (("open", "Open"), ("snooze", "Snooze"))
+
+
+class TaskPolicy(ApprovalPolicy):
+    """An unattended run's policy: the task's granted tools run without asking (unless a
+    call always asks, e.g. a secret path, or an MCP server marks the tool destructive);
+    every other tool asks, even one that never asks when the person is there."""
+
+    def __init__(self, granted: Sequence[str]) -> None:
+        super().__init__(always=granted)
+
+    def needs_asking(
+        self,
+        tool_name: str,
+        registry: ToolLookup,
+        args: dict[str, Any] | None = None,
+        workspace: Path | None = None,
+    ) -> bool:
+        """Ask unless granted to the task, then as the base policy says of a granted tool."""
+        if not self.is_granted(tool_name):
+            return True
+        return super().needs_asking(tool_name, registry, args, workspace)
+
+    def grant(self, tool_name: str, scope: Any) -> None:
+        """A yes in a run holds for that call only: nothing is remembered."""
+
+
+class HeadlessApprover:
+    """Nobody is there to ask: every call that needs asking is refused, with a reason the
+    model reads (the run then records `needs_approval`)."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Refuse, saying why."""
+        return ApprovalDecision(
+            allowed=False,
+            reason=(
+                f"not run: this scheduled task may not use {request.tool} unattended; the "
+                "person was notified and can run the task themselves"
+            ),
+        )
+
+
+class _Asked:
+    """Passes requests to the run's approver and keeps what was asked and refused."""
+
+    def __init__(self, inner: Approver) -> None:
+        self.inner = inner
+        self.refused: list[str] = []
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        decision = await self.inner.approve(request)
+        if not decision.allowed:
+            self.refused.append(request.tool)
+        return decision
+
+
+def first_lines(text: str) -> str:
+    """The first few non-empty lines of a reply, cut to a notification's length."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()][:NOTIFY_LINES]
+    body = "\n".join(lines)
+    return body if len(body) <= NOTIFY_CHARS else body[: NOTIFY_CHARS - 1].rstrip() + "…"
+
+
+class TaskRunner:
+    """Runs due tasks over one log. `make_agent(task, policy, approver)` builds the agent a
+    prompt's turn runs in (the composition root wires it; `agent_factory` below is the
+    plain one); `turn_lock` is the lease runs are claimed under (None: this process only)."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        make_agent: Callable[[Task, ApprovalPolicy, Approver], Agent],
+        notifier: Notifier,
+        clock: Callable[[], datetime],
+        *,
+        turn_lock: TurnLock | None = None,
+        approver: Approver | None = None,
+    ) -> None:
+        self.log = log
+        self.make_agent = make_agent
+        self.notifier = notifier
+        self.clock = clock
+        self.turn_lock = turn_lock
+        self.approver: Approver = approver or HeadlessApprover()
+        self._local: dict[str, asyncio.Lock] = {}
+
+    @contextlib.asynccontextmanager
+    async def _lease(self, conversation_id: str, turn_id: str) -> AsyncIterator[None]:
+        async with self._local.setdefault(conversation_id, asyncio.Lock()):
+            if self.turn_lock is None:
+                yield
+                return
+            lock = self.turn_lock
+            await acquire_lease(lock, conversation_id, turn_id, wait=True, on_wait=lambda _h: None)
+            try:
+                yield
+            finally:
+                await asyncio.to_thread(lock.release, conversation_id)
+
+    def _claim(self, due: DueRun, turn_id: str) -> Task | None:
+        """Under the lease: the task as it stands, with `run_started` appended for this due
+        time; None when it was run (or started) for it already, or is paused or removed."""
+        events = task_events(self.log)
+        key = due_key(due.due)
+        for stored in events:
+            event = stored.event
+            if (
+                isinstance(event, TaskEvent)
+                and event.task_id == due.task.id
+                and event.action == "run_started"
+                and event.due == key
+            ):
+                return None
+        task = fold_tasks(events).get(due.task.id)
+        if task is None or task.paused or task.removed:
+            return None
+        started = TaskEvent(
+            action="run_started",
+            task_id=task.id,
+            due=key,
+            late=due.late,
+            at=self.clock().isoformat(),
+            run_turn_id=None if task.reminder else turn_id,
+            device=task.device or None,
+        )
+        self.log.append(task.conversation_id, [started])
+        return task
+
+    async def run(self, due: DueRun) -> RunRecord:
+        """Claim and make one run; its record (`skipped` when it was not this one's to run)."""
+        turn_id = new_id()
+        started_at = self.clock()
+        async with self._lease(due.task.conversation_id, turn_id):
+            task = await asyncio.to_thread(self._claim, due, turn_id)
+        if task is None:
+            return RunRecord(
+                due.due,
+                started_at,
+                started_at,
+                "skipped",
+                None,
+                due.late,
+                "already run for this time, or paused or removed",
+            )
+        try:
+            if task.reminder:
+                outcome, detail, ran = self._remind(task, due), task.prompt, None
+            else:
+                outcome, detail, ran = await self._turn(task, due, turn_id)
+        except Exception as exc:  # a run that breaks is recorded as failed, never lost
+            log.exception("task %s failed", task.id)
+            outcome, detail, ran = "failed", f"{type(exc).__name__}: {exc}", None
+            self.notifier.notify(f"Task failed: {task.title}", detail, tag=task.id)
+        finished = TaskEvent(
+            action="run_finished",
+            task_id=task.id,
+            due=due_key(due.due),
+            late=due.late,
+            outcome=outcome,
+            run_turn_id=ran,
+            detail=detail,
+            at=self.clock().isoformat(),
+        )
+        await asyncio.to_thread(self.log.append, task.conversation_id, [finished])
+        return RunRecord(due.due, started_at, self.clock(), outcome, ran, due.late, detail)
+
+    def _remind(self, task: Task, due: DueRun) -> str:
+        late = " (late)" if due.late else ""
+        self.notifier.notify(
+            f"Reminder{late}: {task.title}", task.prompt, actions=ACTIONS, tag=task.id
+        )
+        return "notified"
+
+    async def _turn(self, task: Task, due: DueRun, turn_id: str) -> tuple[str, str, str]:
+        asked = _Asked(self.approver)
+        agent = self.make_agent(task, TaskPolicy(task.allowed_tools), asked)
+        result: TurnResult = await agent.run_turn(task.prompt, turn_id=turn_id)
+        late = " (late)" if due.late else ""
+        if result.error is not None or result.cancelled:
+            detail = str(result.error) if result.error is not None else "cancelled"
+            self.notifier.notify(f"Task failed{late}: {task.title}", detail, tag=task.id)
+            return "failed", detail, turn_id
+        reply = first_lines(result.text)
+        if asked.refused:
+            tools = ", ".join(sorted(set(asked.refused)))
+            detail = f"waiting for approval: {tools} (not granted to this task)"
+            self.notifier.notify(
+                f"Task needs your approval{late}: {task.title}",
+                f"It wanted to use {tools}.\n{reply}",
+                actions=ACTIONS,
+                tag=task.id,
+            )
+            return "needs_approval", detail, turn_id
+        self.notifier.notify(
+            f"{task.title}{late}", reply or "(no text)", actions=ACTIONS, tag=task.id
+        )
+        return "ok", reply, turn_id
+
+
+def agent_factory(
+    log: EventLog,
+    model: ChatModel,
+    tools: ToolRegistry,
+    options: AgentOptions,
+    *,
+    turn_lock: TurnLock | None = None,
+    clock: Callable[[], datetime] | None = None,
+    setup: Callable[[Agent], object] | None = None,
+) -> Callable[[Task, ApprovalPolicy, Approver], Agent]:
+    """Agents for task runs: each in its task's conversation, with the task's own tool budget
+    (a copy of `options`), policy and approver; `setup` wires the rest (recall, facts)."""
+
+    def make(task: Task, policy: ApprovalPolicy, approver: Approver) -> Agent:
+        own = dataclasses.replace(options, max_tool_calls=task.tool_budget)
+        agent = Agent(
+            log,
+            model,
+            tools,
+            policy,
+            approver,
+            own,
+            conversation_id=task.conversation_id,
+            turn_lock=turn_lock,
+        )
+        agent.conversation_title = task.title
+        if clock is not None:
+            agent.clock = clock
+        if setup is not None:
+            setup(agent)
+        return agent
+
+    return make
