@@ -10,13 +10,11 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Coroutine
-from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
-from koroku_desktop.agent.memory_events import record_edit
 from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
@@ -44,9 +42,11 @@ from koroku_desktop.ui.screen_capture import capture_for_asking
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, send_command, server_name
 from koroku_desktop.ui.sync_follow import SyncFollower
+from koroku_desktop.ui.task_center import TaskCenter
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.tray_notices import TrayNotices
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
+from koroku_desktop.ui.viewer.opening import make_history
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -110,6 +110,8 @@ class Desktop(QObject):
             self.bridge, self.window, self.popup, self.tray, self.ui_settings
         )
         """The tray icon's state and notifications."""
+        self.tasks = TaskCenter(runtime, bridge.approve, lambda: runtime.agent.conversation_id)
+        """Scheduled tasks: the scheduler, notifications, the Tasks tab."""
         self._wire()
 
     def _read_page(self, before_seq: int | None, limit: int) -> list[LogEntry]:
@@ -143,6 +145,7 @@ class Desktop(QObject):
         self.conversations.wire(self.tray, self.show_chat)
         self.conversations.switched.connect(self._forget_viewer)
         self.conversations.current_title.connect(self.popup.show_conversation)
+        self.tasks.wire(self.bridge, self.conversations, self.notices, self.window, self.show_chat)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -184,6 +187,7 @@ class Desktop(QObject):
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
         self._keep(compact_long_history(self.runtime))
+        self._keep(self.tasks.start())
 
     async def _reload(self) -> None:
         """Show the chat again from the log after a reordering sync (the agent rebuilt its
@@ -211,6 +215,7 @@ class Desktop(QObject):
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
         await self.global_shortcut.close()
+        await self.tasks.close()
         await self.conversations.close()
         await self.bridge.shutdown()
         await self.runtime.compactor.cancel()  # nothing half-written; the next start resumes
@@ -274,21 +279,7 @@ class Desktop(QObject):
     def show_history(self) -> HistoryDialog:
         """Open (or raise) the History & memory viewer."""
         if self.history is None:
-            self.history = HistoryDialog(
-                self.runtime.log,
-                self.runtime.export_to_file,
-                self.runtime.paths.memory,
-                self.runtime.agent.conversation_id,
-                find=self.runtime.find,
-                progress=self.runtime.embedding_progress,
-                record_memory=partial(
-                    record_edit,
-                    self.runtime.log,
-                    self.runtime.agent.conversation_id,
-                    self.runtime.paths.home,
-                ),
-                facts=self.runtime.facts,
-            )
+            self.history = make_history(self.runtime)
             self.history.finished.connect(self.window.refocus_input)
         else:
             self.history.refresh()
@@ -331,6 +322,7 @@ class Desktop(QObject):
                 rt.sync_switch,
                 facts=rt.facts,
                 conversation_id=rt.agent.conversation_id,
+                tasks=self.tasks.make_panel(),
             )
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)

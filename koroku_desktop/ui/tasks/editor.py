@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QTimeEdit,
@@ -139,6 +140,9 @@ class TaskEditor(QDialog):
         self.cron.setPlaceholderText("minute hour day month weekday")
         self.pages.addWidget(self.cron)
         form.addRow(self.pages)
+        self._page_widgets: list[QWidget] = [self.once_at, repeat, self.cron]
+        for page in self._page_widgets[1:]:
+            page.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.tz = QComboBox()
         self.tz.setEditable(True)
         self.tz.addItems(sorted({local_zone_name(), "UTC"}))
@@ -230,7 +234,7 @@ class TaskEditor(QDialog):
         tz = self.tz.currentText().strip()
         where = zone(tz)
         kind = self.kind.currentData()
-        self.pages.setCurrentIndex([k for k, _ in KINDS].index(kind))
+        self._show_page([k for k, _ in KINDS].index(kind))
         now = self._clock()
         if kind == "once":
             local = from_qt(self.once_at.dateTime())
@@ -249,6 +253,16 @@ class TaskEditor(QDialog):
             schedule = Schedule("rrule", rule, tz, today)
         check(schedule)
         return schedule
+
+    def _show_page(self, index: int) -> None:
+        """Show the kind's fields, the stack as tall as they are (not as its tallest page)."""
+        if self.pages.currentIndex() == index:
+            return
+        self.pages.setCurrentIndex(index)
+        for i, page in enumerate(self._page_widgets):
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(policy, policy)
+        self.pages.adjustSize()
 
     def update_preview(self, *_args: object) -> None:
         """Say the schedule in words with its next runs, or why it cannot be used."""

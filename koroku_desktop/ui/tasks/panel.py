@@ -1,11 +1,13 @@
-"""TasksPanel: the Tasks tab of the History & memory viewer — every scheduled task with its
-schedule in words, its next run and its last outcome; New/Edit, Pause/Resume, Run now, Delete.
+"""TasksPanel: the Scheduled tasks section of Settings — every task with its schedule in
+words, its next run and its last outcome; New/Edit, Pause/Resume, Run now, Delete.
 
-Each button writes its event at once (like the viewer's memory edits, unlike Settings, whose
-form waits for Save): a task is events in the log, and the list is read back from the log
-(off the event loop) after each change and whenever the app sees the log change, so what
-`koroku tasks` or another app does shows up here too. Narrow, the table keeps its first two
-columns and the details under it say the rest.
+In Settings rather than the History viewer: Settings scrolls and works at 400 px (the
+viewer's timeline needs about 1,500 px for its row of kind filters), and it is where the
+person already manages what acts on their behalf (tool approvals, facts, MCP servers). Like
+those sections, each button acts at once (Save and Cancel are about the form above): a task
+is events in the log, and the list is read back from the log (off the event loop) after each
+change and whenever the app sees the log change, so what `koroku tasks` or another app does
+shows up here too. Narrow, the table keeps its first two columns; the details say the rest.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
+    QGroupBox,
     QHeaderView,
     QLabel,
     QMessageBox,
@@ -82,6 +85,22 @@ def outcome_words(task: Task, now: datetime) -> str:
     return f"{words}, {when(run.started_at, task.schedule.tz, now)}{late}"
 
 
+def tasks_group(panel: TasksPanel) -> QGroupBox:
+    """The panel as Settings' "Scheduled tasks" group, read from the log now."""
+    group = QGroupBox("Scheduled tasks")
+    col = QVBoxLayout(group)
+    note = QLabel(
+        "Reminders and prompts that run on their own, even with the window closed. "
+        "These buttons act at once."
+    )
+    note.setObjectName("Muted")
+    note.setWordWrap(True)
+    col.addWidget(note)
+    col.addWidget(panel)
+    panel.refresh()
+    return group
+
+
 class TasksPanel(QWidget):
     """The list of tasks and what can be done to them."""
 
@@ -108,9 +127,11 @@ class TasksPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in range(1, len(COLUMNS)):
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        for c in range(len(COLUMNS)):  # title and schedule share the room, elided
+            mode = QHeaderView.ResizeMode
+            header.setSectionResizeMode(c, mode.Stretch if c < 2 else mode.ResizeToContents)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setMinimumHeight(150)
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda *_: self.edit())
         col.addWidget(self.table, 1)
@@ -201,6 +222,7 @@ class TasksPanel(QWidget):
             item = QTreeWidgetItem([task.title, schedule, next_run, outcome_words(task, now)])
             item.setData(0, Qt.ItemDataRole.UserRole, task.id)
             item.setToolTip(0, task.prompt or "A reminder")
+            item.setToolTip(1, schedule)
             self.table.addTopLevelItem(item)
             if chosen is not None and task.id == chosen.id:
                 item.setSelected(True)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.agent.ports import LogReader
 from koroku_desktop.agent.recall import Finder
-from koroku_desktop.ui.tasks.panel import TasksPanel
 from koroku_desktop.ui.viewer.compactions_panel import CompactionsPanel
 from koroku_desktop.ui.viewer.export import Exporter, ExportWriter
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel, MemoryRecorder
@@ -34,7 +33,7 @@ from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
-TABS = ("Timeline", "Search", "Compactions", "Memory", "Tasks")
+TABS = ("Timeline", "Search", "Compactions", "Memory")
 
 
 class HistoryDialog(QDialog):
@@ -52,12 +51,10 @@ class HistoryDialog(QDialog):
         progress: Callable[[], Awaitable[str]] | None = None,
         record_memory: MemoryRecorder | None = None,
         facts: FactsKeeper | None = None,
-        tasks: TasksPanel | None = None,
     ) -> None:
         """`find` is the one search; `progress` says how much of the log is embedded;
         `record_memory` makes memory-file edits events in the log; `facts` shows what
-        Koroku knows about the user at the top of the Memory tab; `tasks` (a `TasksPanel`)
-        is the Tasks tab, read when first shown."""
+        Koroku knows about the user at the top of the Memory tab."""
         super().__init__(parent)
         self.setWindowTitle("Koroku — History & memory")
         self.setWindowIcon(app_icon())
@@ -79,12 +76,9 @@ class HistoryDialog(QDialog):
         self.facts = FactsEditor(facts, conversation_id) if facts is not None else None
         memory_tab = self._memory_tab(self.memory, self.facts)
         for name, panel in zip(
-            TABS[:4], (self.timeline, self.search, self.compactions, memory_tab), strict=True
+            TABS, (self.timeline, self.search, self.compactions, memory_tab), strict=True
         ):
             self.tabs.addTab(panel, name)
-        self.tasks = tasks
-        if self.tasks is not None:
-            self.tabs.addTab(self.tasks, "Tasks")
         self.tabs.currentChanged.connect(self._tab_changed)
         col.addWidget(self.tabs, 1)
         col.addLayout(self._buttons(export))
@@ -149,8 +143,6 @@ class HistoryDialog(QDialog):
             self.memory.refresh()
             if self.facts is not None:
                 self.facts.reload()
-        elif index == TABS.index("Tasks") and self.tasks is not None:
-            self.tasks.refresh()
         elif index == TABS.index("Search"):
             self.search.box.setFocus()
             if self._progress is not None:
@@ -171,8 +163,6 @@ class HistoryDialog(QDialog):
             self.memory.refresh()
             if self.facts is not None:
                 self.facts.reload()
-        if TABS.index("Tasks") in self._loaded and self.tasks is not None:
-            self.tasks.refresh()
 
     def open_memory(self, name: str) -> None:
         """Show the memory file `name` (e.g. `30-11-2026.md`) in the Memory tab."""

@@ -1,19 +1,17 @@
 """Making the History & memory viewer for the running app: the runtime's log, search, memory
-files and facts, and (when the app runs tasks) the Tasks tab. Split out of `ui/app.py`."""
+files and facts. Split out of `ui/app.py`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 from koroku_desktop.agent.memory_events import record_edit
 from koroku_desktop.app.runtime import Runtime
-from koroku_desktop.ui.tasks.panel import TasksPanel
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 
 
-def make_history(runtime: Runtime, tasks: Callable[[], TasksPanel] | None = None) -> HistoryDialog:
-    """The viewer over `runtime`'s current conversation; `tasks` makes its Tasks tab."""
+def make_history(runtime: Runtime) -> HistoryDialog:
+    """The viewer over `runtime`'s current conversation."""
     return HistoryDialog(
         runtime.log,
         runtime.export_to_file,
@@ -25,5 +23,4 @@ def make_history(runtime: Runtime, tasks: Callable[[], TasksPanel] | None = None
             record_edit, runtime.log, runtime.agent.conversation_id, runtime.paths.home
         ),
         facts=runtime.facts,
-        tasks=tasks() if tasks is not None else None,
     )
