@@ -27,9 +27,14 @@ def xdg_data_home() -> Path:
     return _xdg_home("XDG_DATA_HOME", Path.home() / ".local" / "share")
 
 
+def xdg_config_home() -> Path:
+    """`$XDG_CONFIG_HOME`, or ~/.config when unset, empty or relative."""
+    return _xdg_home("XDG_CONFIG_HOME", Path.home() / ".config")
+
+
 def autostart_file() -> Path:
     """`$XDG_CONFIG_HOME/autostart/koroku.desktop` (default under ~/.config)."""
-    return _xdg_home("XDG_CONFIG_HOME", Path.home() / ".config") / "autostart" / DESKTOP_FILE
+    return xdg_config_home() / "autostart" / DESKTOP_FILE
 
 
 def koroku_command() -> list[str]:

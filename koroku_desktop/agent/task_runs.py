@@ -214,9 +214,8 @@ class TaskRunner:
 
     def _remind(self, task: Task, due: DueRun) -> str:
         late = " (late)" if due.late else ""
-        self.notifier.notify(
-            f"Reminder{late}: {task.title}", task.prompt, actions=ACTIONS, tag=task.id
-        )
+        body = "" if task.prompt == task.title else task.prompt
+        self.notifier.notify(f"Reminder{late}: {task.title}", body, actions=ACTIONS, tag=task.id)
         return "notified"
 
     async def _turn(self, task: Task, due: DueRun, turn_id: str) -> tuple[str, str, str]:

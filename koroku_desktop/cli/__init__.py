@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 from koroku_desktop import __version__
 from koroku_desktop.cli import desktop
-from koroku_desktop.cli.terminal import EXIT_PIPE, stdout_to_devnull
 from koroku_desktop.domain.errors import ConfigError, KorokuError
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
@@ -46,6 +45,7 @@ def build_parser(
         recall_commands,
         records,
         sync_command,
+        tasks_command,
     )
 
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -60,6 +60,7 @@ def build_parser(
     mcp_commands.register(sub)
     doctor.register(sub)
     sync_command.register(sub)
+    tasks_command.register(sub)
     return parser
 
 
@@ -74,6 +75,8 @@ def main(
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["search"]:
         return _search(words[1:])
+    if words == ["tasks", "run-due"]:  # every minute from a timer: nothing else imported
+        return _run_due()
     parser = build_parser(start_desktop)
     args = parser.parse_args(words)
     # Without -v no log record reaches the terminal: failures are told in one friendly line
@@ -119,6 +122,22 @@ def _search(argv: list[str]) -> int:
         return _pipe_closed()
 
 
+def _run_due() -> int:
+    from koroku_desktop.cli.tasks_due import run_due
+
+    logging.basicConfig(level=logging.CRITICAL + 1, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        from koroku_desktop.app.task_peek import task_clock
+
+        return run_due(task_clock())
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except KorokuError as exc:
+        print(f"koroku tasks: {exc}", file=sys.stderr)
+        return exit_code(exc)
+
+
 def exit_code(exc: KorokuError) -> int:
     """A terminal command's exit code for an error: 2 for what the user must set up
     differently (settings, a hub URL, a key), 1 for everything else."""
@@ -128,5 +147,7 @@ def exit_code(exc: KorokuError) -> int:
 def _pipe_closed() -> int:
     """The reader of stdout went away (`koroku history --all | head`): end quietly, as
     `cat` does, with no traceback and no second error when Python flushes stdout at exit."""
+    from koroku_desktop.cli.terminal import EXIT_PIPE, stdout_to_devnull
+
     stdout_to_devnull()
     return EXIT_PIPE

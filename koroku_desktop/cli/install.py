@@ -3,6 +3,8 @@
 Writes `$XDG_DATA_HOME/applications/koroku.desktop` (from `resources/koroku.desktop`, with `Exec`
 pointing at the running `koroku`) and the icon into `$XDG_DATA_HOME/icons/hicolor/`, so Koroku
 appears in the desktop's application menu with a "Quick ask" action. Plain file copies, no Qt.
+It also writes the systemd user timer that runs due tasks while the app is closed, or an
+autostart loop where there is no systemd user session (koroku_desktop/task_timer.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.fsutil import atomic_write
+from koroku_desktop.task_timer import install_task_runner, uninstall_task_runner
 from koroku_desktop.xdg import (
     DESKTOP_FILE,
     autostart_file,
@@ -122,7 +125,7 @@ def cmd_install_desktop(args: argparse.Namespace) -> int:
     data_home = xdg_data_home()
     try:
         if args.uninstall:
-            removed = uninstall(data_home)
+            removed = uninstall(data_home) + uninstall_task_runner()
             if not removed:
                 print(f"Nothing to remove: no Koroku launcher under {data_home}.")
             for path in removed:
@@ -130,6 +133,7 @@ def cmd_install_desktop(args: argparse.Namespace) -> int:
             return 0
         command = koroku_command()
         written = install(data_home, command)
+        runner_files, how = install_task_runner(command)
     except OSError as exc:
         print(f"koroku install-desktop: {exc}", file=sys.stderr)
         return 1
@@ -137,4 +141,7 @@ def cmd_install_desktop(args: argparse.Namespace) -> int:
     print(f"  it runs: {shlex.join(command)}")
     print(f"Installed {len(written) - 1} icons under {DesktopFiles(data_home).icon_theme}")
     print("Koroku is in your application menu (log out and in if it does not show yet).")
+    for path in runner_files:
+        print(f"Installed {path}")
+    print(f"  scheduled tasks run while Koroku is closed: {how}")
     return 0

@@ -20,10 +20,12 @@ SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
 
 @pytest.fixture
 def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A temporary XDG_DATA_HOME (and XDG_CONFIG_HOME beside it)."""
+    """A temporary XDG_DATA_HOME (and XDG_CONFIG_HOME beside it), and a runtime dir with no
+    systemd user manager (install never touches the developer's own session)."""
     data = tmp_path / "xdg-data"
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-runtime"))
     return data
 
 
@@ -73,7 +75,9 @@ def test_uninstall_removes_exactly_what_install_wrote(
     assert not list(xdg.rglob("koroku.*"))
     assert other.read_bytes() == b"someone else's icon"
     out = capsys.readouterr().out
-    assert out.count("removed ") == 1 + len(SIZES) + 1
+    assert (
+        out.count("removed ") == 1 + len(SIZES) + 1 + 3
+    )  # + the tasks timer, its service, autostart
 
 
 def test_uninstall_also_removes_the_start_at_login_entry(xdg: Path) -> None:
