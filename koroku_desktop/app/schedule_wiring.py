@@ -4,46 +4,20 @@ over the TaskBook, and the snooze a notification's action asks for."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.app.task_wiring import local_zone
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.json_value import JsonObject
-from koroku_desktop.domain.schedules import Schedule, ScheduleError, zone
+from koroku_desktop.domain.schedules import Schedule, zone
 from koroku_desktop.domain.task_words import describe
 from koroku_desktop.domain.tasks import Task
 from koroku_desktop.tools.base import ScheduleTask, tool_error
 from koroku_desktop.tools.schedule import ScheduleRequest, build_schedule
 
 SNOOZE = timedelta(minutes=10)
-ZONEINFO = "zoneinfo/"
-
-
-def local_zone_name(localtime: Path = Path("/etc/localtime")) -> str:
-    """This machine's IANA zone: `TZ` when it names one, else where /etc/localtime points,
-    else /etc/timezone; UTC when none of them says."""
-    candidates = [os.environ.get("TZ", "").removeprefix(":")]
-    try:
-        target = str(localtime.resolve())
-        if ZONEINFO in target:
-            candidates.append(target.split(ZONEINFO, 1)[1])
-    except OSError:
-        pass
-    with contextlib.suppress(OSError):
-        candidates.append(localtime.with_name("timezone").read_text().strip())
-    for name in candidates:
-        if not name:
-            continue
-        try:
-            zone(name)
-        except ScheduleError:
-            continue
-        return name
-    return "UTC"
 
 
 def schedule_writer(book: TaskBook, conversation: Callable[[], str] | None = None) -> ScheduleTask:
@@ -52,7 +26,7 @@ def schedule_writer(book: TaskBook, conversation: Callable[[], str] | None = Non
 
     async def write(request: object) -> JsonObject:
         assert isinstance(request, ScheduleRequest)
-        tz = request.time_zone or local_zone_name()
+        tz = request.time_zone or local_zone()
         now = book.clock()
         try:
             schedule = build_schedule(request, tz, now)

@@ -18,11 +18,11 @@ from datetime import datetime
 from PySide6.QtCore import QEvent, QObject, Signal
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, Notifier
-from koroku_desktop.agent.tasks import TaskBook
 from koroku_desktop.app.notifications import make_notifier
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.app.schedule_wiring import schedule_writer, snooze
-from koroku_desktop.app.task_runner_wiring import build_task_runner
+from koroku_desktop.app.task_peek import this_device
+from koroku_desktop.app.task_wiring import task_book, task_runs
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
 from koroku_desktop.domain.tasks import DueRun, RunRecord, Task
 from koroku_desktop.ui.bridge import AgentBridge
@@ -38,9 +38,6 @@ from koroku_desktop.ui.widgets.tasks import TaskSet
 log = logging.getLogger(__name__)
 
 OPEN, SNOOZE = "open", "snooze"
-DEVICE = ""
-"""The device tasks made here belong to: none (any device may run them) until sync names
-devices for tasks."""
 ACTIONS = ((OPEN, "Open"), (SNOOZE, "Snooze"))
 
 
@@ -65,17 +62,17 @@ class TaskCenter(QObject):
         self.runtime = runtime
         # The agent's clock (injected in tests) is naive local time by default: made aware.
         self.clock = clock or (lambda: runtime.agent.clock().astimezone())
-        self.book = TaskBook(runtime.log, self.clock, device=DEVICE)
+        self.book = task_book(runtime, self.clock)
+        device = this_device()
         self._approve_in_chat = approve_in_chat
         self._current = current_conversation
         self._jobs = TaskSet()
         self._running: Task | None = None
         self._shown: asyncio.Event = asyncio.Event()
         self.notifier = notifier or make_notifier(on_action=self._action_from_bus)
-        self.runner = build_task_runner(runtime, self, self.notifier)
-        self.scheduler = TaskScheduler(
-            self.book.list, self._run, self.clock, self, device=DEVICE or None
-        )
+        self.runs = task_runs(runtime, self.notifier, self.clock, approver=self)
+        self.runner = self.runs.runner
+        self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
         self._loop: asyncio.AbstractEventLoop | None = None
         runtime.agent.calls.schedule = schedule_writer(self.book)
@@ -95,6 +92,7 @@ class TaskCenter(QObject):
         await self.scheduler.stop()
         await self.resume_watch.close()
         await self._jobs.cancel()
+        self.runs.close()  # a lease still held is given back
         close = getattr(self.notifier, "close", None)
         if close is not None:
             await asyncio.to_thread(close)

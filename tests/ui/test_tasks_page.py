@@ -139,7 +139,7 @@ def test_a_task_made_by_another_process_shows_up(desk: Desktop, qtbot: QtBot) ->
     assert done.returncode == 0, done.stderr
     qtbot.waitUntil(lambda: panel.table.topLevelItemCount() == 1, timeout=15000)
     assert panel.table.topLevelItem(0).text(0) == "Wrap the presents"
-    assert desk.tasks.scheduler.next_wake is not None  # the scheduler re-armed for it
+    qtbot.waitUntil(lambda: desk.tasks.scheduler.next_wake is not None, timeout=5000)
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

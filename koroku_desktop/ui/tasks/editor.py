@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimeZone
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.app.task_wiring import local_zone
 from koroku_desktop.domain.schedules import Schedule, ScheduleError, check, occurrences, zone
 from koroku_desktop.domain.task_words import describe
 from koroku_desktop.domain.tasks import Task
@@ -62,16 +63,6 @@ class TaskDraft:
     allowed_tools: tuple[str, ...]
     tool_budget: int
     conversation_id: str
-
-
-def local_zone_name() -> str:
-    """This machine's IANA zone name (UTC where it cannot be told)."""
-    name = bytes(QTimeZone.systemTimeZoneId().data()).decode() or "UTC"
-    try:
-        zone(name)
-    except ScheduleError:
-        return "UTC"
-    return name
 
 
 def to_qt(moment: datetime) -> QDateTime:
@@ -145,8 +136,8 @@ class TaskEditor(QDialog):
             page.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.tz = QComboBox()
         self.tz.setEditable(True)
-        self.tz.addItems(sorted({local_zone_name(), "UTC"}))
-        self.tz.setCurrentText(local_zone_name())
+        self.tz.addItems(sorted({local_zone(), "UTC"}))
+        self.tz.setCurrentText(local_zone())
         form.addRow("Time &zone", self.tz)
         self.preview = QLabel()
         self.preview.setObjectName("Muted")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from koroku_desktop.app.schedule_wiring import local_zone_name
+from koroku_desktop.app.task_wiring import local_zone
 from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.tools.schedule import CallSummary, describe_call
 from koroku_desktop.ui.widgets import theme
@@ -42,7 +42,7 @@ def summary_html(summary: CallSummary) -> str:
 
 def schedule_summary(args: JsonObject, now: datetime | None = None) -> QLabel:
     """A label for the card (the time now, unless given, is only for the words)."""
-    summary = describe_call(args, local_zone_name(), now or datetime.now(UTC))
+    summary = describe_call(args, local_zone(), now or datetime.now(UTC))
     label = QLabel(summary_html(summary))
     label.setObjectName("ScheduleSummary")
     label.setWordWrap(True)
