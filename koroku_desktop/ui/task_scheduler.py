@@ -17,11 +17,12 @@ the app, which marks the tray unread. The clock is injected (`Callable[[], datet
 from __future__ import annotations
 
 import asyncio
+import math
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, due_runs
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -60,6 +61,9 @@ class TaskScheduler(QObject):
         self._device = device
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
+        # Precise: a coarse timer may fire up to 5 % early, which finds nothing due and
+        # costs a second wake for the same time.
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.timeout.connect(self.wake)
         self._tasks = TaskSet()
         self._reading = False
@@ -118,7 +122,7 @@ class TaskScheduler(QObject):
             self.next_wake = None
             self.armed.emit(None)
             return
-        wait_ms = max(0, int((soonest - now).total_seconds() * 1000))
+        wait_ms = max(0, math.ceil((soonest - now).total_seconds() * 1000))
         if self._stuck and wait_ms < MIN_WAKE_MS:
             wait_ms = MIN_WAKE_MS  # those runs did not advance: not a tight loop
         self._start_timer(min(wait_ms, MAX_SLEEP_MS), soonest)
