@@ -11,11 +11,12 @@ switches there when the person opens the notification) and a notification says s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal, SignalInstance
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, Notifier
 from koroku_desktop.app.notifications import make_notifier
@@ -80,6 +81,8 @@ class TaskCenter(QObject):
         self.panel: TasksPanel | None = None
         self._switcher: ConversationSwitcher | None = None
         self._seen: Callable[[], None] | None = None
+        self._outside: list[tuple[SignalInstance, Callable[..., None]]] = []
+        self._window: ChatWindow | None = None
 
     async def start(self) -> None:
         """Arm the scheduler and listen for resumes."""
@@ -89,6 +92,7 @@ class TaskCenter(QObject):
 
     async def close(self) -> None:
         """Stop running tasks and listening."""
+        self._unwire()
         await self.scheduler.stop()
         await self.resume_watch.close()
         await self._jobs.cancel()
@@ -233,12 +237,29 @@ class TaskCenter(QObject):
 
         self.open_requested.connect(open_conversation)
         self.result_landed.connect(landed)
-        conversations.switched.connect(shown)
         window.installEventFilter(self)
         self._seen = lambda: notices.mark_read(self._current())
-        bridge.log_changed.connect(self._log_changed)
-        bridge.event_appended.connect(self._appended)
         self.changed.connect(self._log_changed)
+        self._outside = [
+            (conversations.switched, shown),
+            (bridge.log_changed, self._log_changed),
+            (bridge.event_appended, self._appended),
+        ]
+        for signal, slot in self._outside:
+            signal.connect(slot)
+        self._window = window
+
+    def _unwire(self) -> None:
+        """Let go of the app's objects (they are deleted after the quit)."""
+        for signal, slot in self._outside:
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect(slot)
+        self._outside = []
+        if self._window is not None:
+            with contextlib.suppress(RuntimeError):
+                self._window.removeEventFilter(self)
+            self._window = None
+        self._seen = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """The chat window shown: the conversation it shows is read."""
