@@ -15,6 +15,7 @@ from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import running_desktop
 from tests.ui.helpers import type_and_send
+from tests.ui.screenshots import save_screenshot
 
 WEEKDAYS = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=8;BYMINUTE=0"
 ARGS = {
@@ -56,6 +57,7 @@ def test_the_model_schedules_a_task_through_the_approval_card(
         assert "every Monday–Friday at 08:00, Europe/Berlin; next:" in text
         assert "Summarise ~/notes/inbox.md" in text
         assert "Tools it may use unattended:</b> read_file" in text
+        save_screenshot(desk.window, "schedule-approval-card")
         card.allow_once.click()
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
         (task,) = desk.tasks.book.list()
