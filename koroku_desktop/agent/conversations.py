@@ -9,8 +9,7 @@ finish (its events are kept); the conversation stays hidden until restored.
 
 from __future__ import annotations
 
-import threading
-
+from koroku_desktop.agent.kind_events import KindFollower, kind_events
 from koroku_desktop.agent.ports import ConversationLog, LogReader
 from koroku_desktop.domain.conversations import (
     DEFAULT_CONVERSATION,
@@ -26,25 +25,16 @@ from koroku_desktop.domain.conversations import (
 from koroku_desktop.domain.events import ConversationAction, ConversationEvent, StoredEvent
 from koroku_desktop.domain.ids import new_conversation_id
 
-PAGE = 2000
-
 
 class ConversationBook:
     """The conversations of one log. Blocking (run it off the event loop); thread-safe."""
 
     def __init__(self, log: ConversationLog) -> None:
         self.log = log
-        self._events: list[StoredEvent] = []
-        self._after = 0
-        self._lock = threading.Lock()
+        self._follower = KindFollower(log, "conversation")
 
     def _read(self) -> list[StoredEvent]:
-        with self._lock:
-            new = conversation_events(self.log, self._after)
-            if new:
-                self._after = new[-1].seq
-                self._events.extend(new)
-            return list(self._events)
+        return self._follower.read()
 
     def all(self, *, counts: bool = True) -> dict[str, Conversation]:
         """Every conversation, deleted ones included, by id, as the log stands now
@@ -117,14 +107,7 @@ class ConversationBook:
 
 def conversation_events(log: LogReader, after_seq: int = 0) -> list[StoredEvent]:
     """The `conversation` events after `after_seq`, in seq order, page by page. Blocking."""
-    found: list[StoredEvent] = []
-    while True:
-        page = log.entries(None, after_seq=after_seq, limit=PAGE, kinds=("conversation",))
-        if page:
-            after_seq = page[-1].seq
-        found.extend(e for e in page if isinstance(e, StoredEvent))
-        if len(page) < PAGE:
-            return found
+    return kind_events(log, "conversation", after_seq)
 
 
 def read_titles(log: LogReader) -> dict[str, str]:

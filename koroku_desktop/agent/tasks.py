@@ -10,12 +10,12 @@ sees; runs (agent/task_runs.py) take the conversation's turn lease.
 from __future__ import annotations
 
 import builtins
-import threading
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from koroku_desktop.agent.conversations import ConversationBook
+from koroku_desktop.agent.kind_events import KindFollower, kind_events
 from koroku_desktop.agent.ports import ConversationLog, LogReader
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import StoredEvent, TaskAction, TaskEvent
@@ -31,7 +31,6 @@ from koroku_desktop.domain.tasks import (
     schedule_fields,
 )
 
-PAGE = 2000
 DEFAULT_BUDGET = 10
 """The tool calls one unattended run may make, unless the task says otherwise."""
 TITLE_LIMIT = 120
@@ -39,14 +38,7 @@ TITLE_LIMIT = 120
 
 def task_events(log: LogReader, after_seq: int = 0) -> list[StoredEvent]:
     """The `task` events after `after_seq`, in seq order, page by page. Blocking."""
-    found: list[StoredEvent] = []
-    while True:
-        page = log.entries(None, after_seq=after_seq, limit=PAGE, kinds=("task",))
-        if page:
-            after_seq = page[-1].seq
-        found.extend(e for e in page if isinstance(e, StoredEvent))
-        if len(page) < PAGE:
-            return found
+    return kind_events(log, "task", after_seq)
 
 
 def _title(text: str) -> str:
@@ -66,17 +58,10 @@ class TaskBook:
         self.log = log
         self.clock = clock
         self.device = device
-        self._events: list[StoredEvent] = []
-        self._after = 0
-        self._lock = threading.Lock()
+        self._follower = KindFollower(log, "task")
 
     def _read(self) -> list[StoredEvent]:
-        with self._lock:
-            new = task_events(self.log, self._after)
-            if new:
-                self._after = new[-1].seq
-                self._events.extend(new)
-            return list(self._events)
+        return self._follower.read()
 
     def all(self) -> dict[str, Task]:
         """Every task, removed ones included, by id, as the log stands now."""

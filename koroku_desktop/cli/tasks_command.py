@@ -147,6 +147,7 @@ def task_json(task: Any, now: datetime) -> dict[str, Any]:
 def list_lines(task: Any, now: datetime) -> list[str]:
     """A task as `koroku tasks list` shows it: a title line, then its schedule in words and
     its last outcome."""
+    from koroku_desktop.domain.schedules import ScheduleError, zone
     from koroku_desktop.domain.task_words import when_words
     from koroku_desktop.domain.tasks import describe
 
@@ -155,11 +156,17 @@ def list_lines(task: Any, now: datetime) -> list[str]:
     lines = [f"{task.short_id}  {task.title}  [{kind}]{flags}"]
     if task.problem:
         lines.append(f"    ⚠ cannot run: {task.problem}")
+    elif task.paused or task.removed:
+        lines.append(f"    {describe(task.schedule, now).split('; next:')[0]}; not running")
     else:
         lines.append(f"    {describe(task.schedule, now)}")
     last = task.last_run
     if last is not None:
-        at = when_words(last.due.astimezone(task.next_due.tzinfo if task.next_due else None), now)
+        try:
+            local = last.due.astimezone(zone(task.schedule.tz))
+        except ScheduleError:  # a task whose zone is bad: its runs in UTC
+            local = last.due
+        at = when_words(local, now)
         late = ", late" if last.late else ""
         detail = f": {last.detail.splitlines()[0][:80]}" if last.detail else ""
         lines.append(f"    last run ({at}{late}): {last.outcome}{detail}")

@@ -18,6 +18,9 @@ from koroku_desktop.app.paths import Paths, default_paths
 from koroku_desktop.app.task_peek import peek, peek_due
 from koroku_desktop.domain.tasks import DueRun, RunRecord, Task
 
+MCP_WAIT_S = 20.0
+"""How long a run waits for the MCP servers to start when it was granted one of their tools."""
+
 
 def _problems(tasks: dict[str, Task]) -> None:
     for task in tasks.values():
@@ -69,8 +72,21 @@ def _run(paths: Paths, due: list[DueRun], clock: Callable[[], datetime]) -> int:
 
     runtime = open_runtime_for(paths, due[0].task.conversation_id, clock)
     runs = task_runs(runtime, make_notifier(), clock)
+    # MCP servers start only when a run was granted a tool that is not Koroku's own.
+    granted = {t for d in due if not d.task.reminder for t in d.task.allowed_tools}
+    mcp = any(not runtime.tools.is_builtin(name) for name in granted)
+
+    async def all_runs() -> list[RunRecord]:
+        if mcp:
+            await runtime.start_mcp(wait_s=MCP_WAIT_S)
+        try:
+            return await _each(runs.runner.run, due)
+        finally:
+            if mcp:
+                await runtime.stop_mcp()
+
     try:
-        records = asyncio.run(_each(runs.runner.run, due))
+        records = asyncio.run(all_runs())
     finally:
         runs.close()
         runtime.close()

@@ -17,8 +17,8 @@ the app, which marks the tray unread. The clock is injected (`Callable[[], datet
 from __future__ import annotations
 
 import asyncio
-import math
 import logging
+import math
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 

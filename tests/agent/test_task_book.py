@@ -17,6 +17,7 @@ from koroku_desktop.domain.schedules import ScheduleError
 from koroku_desktop.domain.task_words import every_to_rrule
 from koroku_desktop.domain.tasks import Schedule, UnknownTask, due_key, fold_tasks
 from koroku_desktop.store import SqliteEventLog
+from tests.support.builders import task_written_as
 
 MONDAY = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)  # 07:00 in Berlin
 
@@ -115,26 +116,8 @@ def test_bad_input_is_refused_and_damaged_events_spoil_one_task_only(log: Sqlite
     log.append(
         "elsewhere",
         [
-            TaskEvent(
-                action="created",
-                task_id="bad-rule",
-                title="Bad rule",
-                prompt="x",
-                schedule_kind="rrule",
-                schedule_rule="FREQ=NEVER",
-                schedule_tz="UTC",
-                schedule_start=MONDAY.isoformat(),
-            ),
-            TaskEvent(
-                action="created",
-                task_id="bad-zone",
-                title="Bad zone",
-                prompt="x",
-                schedule_kind="cron",
-                schedule_rule="0 8 * * *",
-                schedule_tz="Mars/Base",
-                schedule_start=MONDAY.isoformat(),
-            ),
+            task_written_as("bad-rule", "Bad rule", "rrule", "FREQ=NEVER", "UTC", MONDAY),
+            task_written_as("bad-zone", "Bad zone", "cron", "0 8 * * *", "Mars/Base", MONDAY),
             TaskEvent(action="run_started", task_id="never-made", due="nonsense"),
         ],
     )
@@ -154,3 +137,27 @@ def test_only_the_owning_device_runs_a_task(log: SqliteEventLog) -> None:
     assert {r.task.id for r in TaskBook(log, clock, device="desktop").due()} == {anyone.id}
     assert {r.task.id for r in TaskBook(log, clock, device="laptop").due()} == {mine.id, anyone.id}
     assert fold_tasks([]) == {}
+
+
+def test_the_fast_read_of_the_file_folds_the_same_tasks(log: SqliteEventLog) -> None:
+    from koroku_desktop.domain.task_records import record_from_payload
+    from koroku_desktop.domain.tasks import fold_records
+    from koroku_desktop.store.log.task_rows import read_task_records
+
+    clock = Clock(MONDAY)
+    book = TaskBook(log, clock, device="laptop")
+    made = book.create(weekdays(), prompt="one", allowed_tools=["read_file"])
+    book.create(Schedule("cron", "0 9 * * *", "UTC", MONDAY), prompt="two", reminder=True)
+    book.pause(made.id)
+    records = read_task_records(log.path)
+    assert records is not None
+    assert fold_records(records) == book.all()
+    assert record_from_payload({"action": "created", "task_id": "x", "new": 1}, "c", 0.0, 1) is None
+    assert (
+        record_from_payload({"action": "created", "task_id": "x", "schema_version": 2}, "c", 0.0, 1)
+        is None
+    )
+    assert (
+        record_from_payload({"action": "created", "task_id": "x", "tool_budget": "3"}, "c", 0.0, 1)
+        is None
+    )

@@ -14,6 +14,7 @@ from koroku_desktop.domain.tasks import Schedule, due_key
 from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.builders import task_written_as
 
 NOW = datetime(2026, 12, 7, 7, 0, 30, tzinfo=UTC)  # Monday, 08:00:30 in Berlin
 AT_NOW = {"KOROKU_NOW": NOW.isoformat()}
@@ -68,21 +69,8 @@ def test_run_due_runs_what_is_due_once_and_nothing_else(
             action="run_started", task_id=running.id, due=due_key(NOW - timedelta(seconds=30))
         )
         log.append(running.conversation_id, [started])
-        log.append(
-            "elsewhere",
-            [
-                TaskEvent(
-                    action="created",
-                    task_id="bad",
-                    title="Broken zone",
-                    prompt="x",
-                    schedule_kind="cron",
-                    schedule_rule="0 8 * * *",
-                    schedule_tz="Mars/Base",
-                    schedule_start=NOW.isoformat(),
-                )
-            ],
-        )
+        bad = task_written_as("bad", "Broken zone", "cron", "0 8 * * *", "Mars/Base", NOW)
+        log.append("elsewhere", [bad])
     fake_gemini.reply_text("Three mails need an answer.\nThe rest can wait.")
     result = koroku.run("tasks", "run-due", **AT_NOW)
     assert result.returncode == 0, result.stderr
@@ -117,6 +105,10 @@ def test_run_due_runs_what_is_due_once_and_nothing_else(
     assert by_title["due"]["last_run"]["outcome"] == "ok"
     assert by_title["due"]["next_due"] == "2026-12-08T07:00:00+00:00"
     assert by_title["Broken zone"]["problem"].startswith("unknown time zone")
+    text = koroku.run("tasks", "list", **AT_NOW).stdout
+    assert "    last run (today 08:00): ok: Three mails need an answer." in text
+    assert "    last run (today 06:00, late): notified: Stretch" in text
+    assert "⚠ cannot run: unknown time zone" in text and "(paused)" in text
 
 
 def test_two_processes_racing_for_one_due_time_run_it_once(
@@ -174,3 +166,47 @@ def test_add_list_pause_and_bad_input(koroku: Koroku) -> None:
     unknown = koroku.run("tasks", "run", "nothing-like-it", **AT_NOW)
     assert unknown.returncode == 2 and "no task" in unknown.stderr
     assert StoredEvent  # the log's types are what the helpers above read
+
+
+def test_run_due_with_nothing_due_loads_no_pydantic_sdk_or_event_log(koroku: Koroku) -> None:
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    make(koroku.home, later={"prompt": "Not yet", "schedule": schedule(days_ago=0)})
+    probe = (
+        "import sys\n"
+        "from koroku_desktop.launcher import main\n"
+        "code = main(['tasks', 'run-due'])\n"
+        "heavy = [m for m in ('pydantic', 'google.genai', 'koroku_desktop.store.log.event_log',"
+        " 'koroku_desktop.agent.loop') if m in sys.modules]\n"
+        "print(code, heavy)\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=koroku.env(KOROKU_HOME=str(koroku.home), **AT_NOW),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == "0 []", done.stderr
+
+
+def test_a_failed_model_call_records_failed_and_the_task_runs_next_time(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    ids = make(koroku.home, flaky={"prompt": "Summarise"})
+    fake_gemini.fail(400, message="Invalid request")
+    failed = koroku.run("tasks", "run-due", **AT_NOW)
+    assert failed.returncode == 0, failed.stderr
+    assert failed.stdout.strip() == f"flaky ({ids['flaky'][:8]}): failed"
+    assert "Task failed: flaky" in failed.stderr
+    fake_gemini.reply_text("All done.")
+    assert koroku.run("tasks", "run-due", **AT_NOW).stdout == ""  # not retried for that time
+    tomorrow = {"KOROKU_NOW": (NOW + timedelta(days=1)).isoformat()}
+    again = koroku.run("tasks", "run-due", **tomorrow)
+    assert again.stdout.strip() == f"flaky ({ids['flaky'][:8]}): ok", again.stderr
+    outcomes = [e.outcome for e in events(koroku.home, ids["flaky"]) if e.action == "run_finished"]
+    assert outcomes == ["failed", "ok"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from koroku_desktop.domain.events import MessageEvent
+from datetime import datetime
+
+from koroku_desktop.domain.events import MessageEvent, TaskEvent
 from koroku_desktop.domain.parts import TextPart
 
 
@@ -19,3 +21,20 @@ def model(text: str) -> MessageEvent:
 def said(text: str, role: str = "user") -> MessageEvent:
     """`user(text)` or `model(text)` by role (the role as a string, as tables of cases hold)."""
     return user(text) if role == "user" else model(text)
+
+
+def task_written_as(
+    task_id: str, title: str, kind: str, rule: str, tz: str, start: datetime
+) -> TaskEvent:
+    """A task's `created` event as some writer put it in the log, whether Koroku would have
+    accepted that schedule or not (a bad rule, an unknown zone)."""
+    return TaskEvent(
+        action="created",
+        task_id=task_id,
+        title=title,
+        prompt="x",
+        schedule_kind=kind,
+        schedule_rule=rule,
+        schedule_tz=tz,
+        schedule_start=start.isoformat(),
+    )
