@@ -19,7 +19,7 @@ from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings, SettingsError, default_paths
 from koroku_desktop.app.runtime import DatabaseUnavailable, Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
-from koroku_desktop.domain.events import FactEvent, LogEntry, StoredEvent
+from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.ui.background_work import (
     OnFirstShow,
     compact_long_history,
@@ -35,6 +35,7 @@ from koroku_desktop.ui.chat.slash_commands import SlashCommands
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
+from koroku_desktop.ui.dialogs import bring_up, follow_facts, make_history, make_settings
 from koroku_desktop.ui.heap import thaw_heap
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
 from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
@@ -46,7 +47,6 @@ from koroku_desktop.ui.task_center import TaskCenter
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.tray_notices import TrayNotices
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
-from koroku_desktop.ui.viewer.opening import make_history
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -132,7 +132,9 @@ class Desktop(QObject):
         self.window.history_seq_requested.connect(self.show_in_history)
         self.window.settings_requested.connect(self.show_settings)
         self.window.model_chosen.connect(self._choose_model)
-        self.bridge.event_appended.connect(self._follow_facts)
+        self.bridge.event_appended.connect(
+            lambda stored: follow_facts(stored, self.history, self.settings_dialog)
+        )
         self._show_model(self.runtime.settings)
         if self.setup_card is not None:
             self.setup_card.key_stored.connect(self._key_changed)
@@ -283,9 +285,7 @@ class Desktop(QObject):
             self.history.finished.connect(self.window.refocus_input)
         else:
             self.history.refresh()
-        self.history.show()
-        self.history.raise_()
-        self.history.activateWindow()
+        bring_up(self.history)
         return self.history
 
     def _forget_viewer(self, _conversation_id: str) -> None:
@@ -294,15 +294,6 @@ class Desktop(QObject):
             self.history.close()
             self.history.deleteLater()
             self.history = None
-
-    def _follow_facts(self, stored: StoredEvent) -> None:
-        """A fact came (a turn, `koroku memory` elsewhere, a sync): the open lists follow."""
-        if not isinstance(stored.event, FactEvent):
-            return
-        settings = self.settings_dialog.facts.editor if self.settings_dialog else None
-        for editor in (self.history.facts if self.history else None, settings):
-            if editor is not None:
-                editor.reload()
 
     def show_in_history(self, seq: int) -> HistoryDialog:
         """Open the viewer at event `seq`, selected (a remembered passage's source)."""
@@ -313,23 +304,11 @@ class Desktop(QObject):
     def show_settings(self) -> SettingsDialog:
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
-            rt = self.runtime
-            self.settings_dialog = SettingsDialog(
-                rt.settings_store,
-                rt.policy,
-                rt.model,
-                rt.mcp,
-                rt.sync_switch,
-                facts=rt.facts,
-                conversation_id=rt.agent.conversation_id,
-                tasks=self.tasks.make_panel(),
-            )
+            self.settings_dialog = make_settings(self.runtime, self.tasks.make_panel())
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
             self.settings_dialog.finished.connect(self.window.refocus_input)
-        self.settings_dialog.show()
-        self.settings_dialog.raise_()
-        self.settings_dialog.activateWindow()
+        bring_up(self.settings_dialog)
         return self.settings_dialog
 
     def _choose_model(self, model: str) -> None:
