@@ -6,8 +6,6 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
 
 from koroku_desktop.app.notifications import LogNotifier, make_notifier
 from koroku_desktop.notify.dbus_notifier import (
@@ -20,11 +18,6 @@ from tests.support.dbus import FakeNotifications
 from tests.support.waits import wait_until
 
 OPEN_SNOOZE = (("open", "Open"), ("snooze", "Snooze"))
-TEST = DBusAddress(
-    "/org/freedesktop/Notifications",
-    bus_name="org.freedesktop.Notifications",
-    interface="org.koroku.FakeNotifications",
-)
 
 
 class Actions:
@@ -49,13 +42,6 @@ def notifier(fake_notifications: FakeNotifications, actions: Actions) -> Iterato
     notifier = open_notifier(on_action=actions)
     yield notifier
     notifier.close()
-
-
-def person(member: str, *args: object) -> None:
-    """Act as the person at the notification (the fake service's test interface)."""
-    signature = "us" if member == "Invoke" else "u"
-    with open_dbus_connection(bus="SESSION") as conn:
-        conn.send_and_get_reply(new_method_call(TEST, member, signature, args), timeout=5)
 
 
 def test_a_notification_carries_the_app_its_icon_the_first_lines_and_the_actions(
@@ -96,8 +82,9 @@ def test_actions_and_clicks_reach_the_app_with_the_tag(
     notifier.notify("Garage", "call them", actions=OPEN_SNOOZE, tag="task-1")
     notifier.flush()
     (call,) = fake_notifications.calls()
-    person("Invoke", call["id"], "snooze")
-    person("Invoke", call["id"], "default")  # a click on the notification itself: Open
+    fake_notifications.act("Invoke", call["id"], "snooze")
+    # a click on the notification itself: Open
+    fake_notifications.act("Invoke", call["id"], "default")
     wait_until(lambda: len(actions.seen) == 2)
     assert actions.seen == [("task-1", "snooze"), ("task-1", "open")]
 
@@ -108,9 +95,10 @@ def test_a_closed_notification_is_forgotten_and_the_next_one_is_new(
     notifier.notify("Garage", "call them", actions=OPEN_SNOOZE, tag="task-1")
     notifier.flush()
     (first,) = fake_notifications.calls()
-    person("Close", first["id"])
+    fake_notifications.act("Close", first["id"])
     wait_until(lambda: notifier.shown("task-1") is None)
-    person("Invoke", first["id"], "open")  # gone: the service sends nothing, nothing happens
+    # gone: the service sends nothing, nothing happens
+    fake_notifications.act("Invoke", first["id"], "open")
     notifier.notify("Garage", "again", actions=OPEN_SNOOZE, tag="task-1")
     notifier.flush()
     second = fake_notifications.calls()[1]

@@ -14,8 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jeepney import DBusAddress, new_method_call
+from jeepney.io.blocking import open_dbus_connection
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
+PERSON = DBusAddress(
+    "/org/freedesktop/Notifications",
+    bus_name="org.freedesktop.Notifications",
+    interface="org.koroku.FakeNotifications",
+)
+"""The fake notification service's test interface: the person's side."""
 
 
 @pytest.fixture
@@ -50,6 +58,14 @@ class FakeNotifications:
         if not self.record.exists():
             return []
         return [json.loads(line) for line in self.record.read_text().splitlines() if line]
+
+    def act(self, member: str, *args: object) -> None:
+        """Act at a notification as the person would: `Invoke(id, action_key)` (a click on
+        the notification itself is the action `default`) or `Close(id)`."""
+        signature = "us" if member == "Invoke" else "u"
+        call = new_method_call(PERSON, member, signature, args)
+        with open_dbus_connection(bus="SESSION") as conn:
+            conn.send_and_get_reply(call, timeout=5)
 
 
 @pytest.fixture

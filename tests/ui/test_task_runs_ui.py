@@ -11,8 +11,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import qasync
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent
@@ -26,11 +24,6 @@ from tests.support.dbus import FakeNotifications
 from tests.ui.conftest import running_desktop
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
-PERSON = DBusAddress(
-    "/org/freedesktop/Notifications",
-    bus_name="org.freedesktop.Notifications",
-    interface="org.koroku.FakeNotifications",
-)
 
 
 class Clock:
@@ -39,13 +32,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-def person(member: str, *args: object) -> None:
-    """Act at the notification as the person would (the fake service's test interface)."""
-    signature = "us" if member == "Invoke" else "u"
-    with open_dbus_connection(bus="SESSION") as conn:
-        conn.send_and_get_reply(new_method_call(PERSON, member, signature, args), timeout=5)
 
 
 @pytest.fixture
@@ -102,7 +88,7 @@ def test_a_due_reminder_notifies_and_open_shows_its_conversation(
     assert shown["actions"] == ["default", "Open", "open", "Open", "snooze", "Snooze"]
     qtbot.waitUntil(lambda: desk.notices.unread == {task.conversation_id}, timeout=5000)
     assert desk.tray is not None and desk.tray.state == "unread"
-    person("Invoke", shown["id"], "default")  # a click on the notification: Open
+    fake_notifications.act("Invoke", shown["id"], "default")  # a click on the notification: Open
     qtbot.waitUntil(
         lambda: desk.runtime.agent.conversation_id == task.conversation_id, timeout=15000
     )
@@ -115,7 +101,7 @@ def test_snooze_makes_a_reminder_ten_minutes_later_that_survives_a_restart(
 ) -> None:
     task = reminder_due(desk, clock, qtbot)
     qtbot.waitUntil(lambda: len(fake_notifications.calls()) == 1, timeout=10000)
-    person("Invoke", fake_notifications.calls()[0]["id"], "snooze")
+    fake_notifications.act("Invoke", fake_notifications.calls()[0]["id"], "snooze")
     qtbot.waitUntil(lambda: len(desk.tasks.book.list()) == 2, timeout=15000)
     (snoozed,) = [t for t in desk.tasks.book.list() if t.id != task.id]
     assert snoozed.title == "Call the garage (snoozed)" and snoozed.reminder
@@ -147,7 +133,7 @@ def test_a_run_that_needs_approval_waits_for_the_card_in_its_conversation(
         assert waiting["summary"] == "Summarise the inbox: waiting for your approval"
         assert "bash" in waiting["body"]
         assert not desk.window.approvals.cards()  # not in the conversation on screen
-        person("Invoke", waiting["id"], "open")
+        fake_notifications.act("Invoke", waiting["id"], "open")
         qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
         assert desk.runtime.agent.conversation_id == task.conversation_id
         desk.window.approvals.cards()[0].allow_once.click()
