@@ -12,4 +12,5 @@ pytest_plugins = [
     "tests.support.postgres",
     "tests.support.keyring_memory",
     "tests.support.keyring_file",
+    "tests.support.dbus",
 ]

@@ -17,7 +17,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.json_value import JsonObject
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart
 from koroku_desktop.tools.approval import ApprovalPolicy
-from koroku_desktop.tools.base import RecallSearch, RememberFact, ToolContext
+from koroku_desktop.tools.base import RecallSearch, RememberFact, ScheduleTask, ToolContext
 from koroku_desktop.tools.registry import ToolRegistry, split_media
 
 DENIED = {"error": "denied by the user"}
@@ -38,6 +38,8 @@ class ToolCaller:
     """The `recall` tool's search (set by the composition once search is wired)."""
     remember: RememberFact | None = None
     """The `remember` tool's writer (set by the composition; None: facts are off)."""
+    schedule: ScheduleTask | None = None
+    """The `schedule` tool's writer (set by the composition; None: no tasks here)."""
 
     async def run_calls(
         self, journal: Journal, calls: list[FunctionCallPart], state: TurnState
@@ -83,7 +85,9 @@ class ToolCaller:
             if allowed:
                 state.executed += 1
                 remember = self.remember if options.remember_facts else None
-                ctx = ToolContext(options.workspace, options.data_dir, self.recall, remember)
+                ctx = ToolContext(
+                    options.workspace, options.data_dir, self.recall, remember, self.schedule
+                )
                 response, _ran = await self.tools.run(call.name, args, ctx)
                 media = split_media(response)
             else:

@@ -17,6 +17,8 @@ RecallSearch = Callable[[str, int], Awaitable[list[JsonObject]]]
 """Searches everything said before; injected by the composition root (used by `recall`)."""
 RememberFact = Callable[[str, str, Any], Awaitable[JsonObject]]
 """Stores a fact (subject, text, category) and says what it stored (used by `remember`)."""
+ScheduleTask = Callable[[Any], Awaitable[JsonObject]]
+"""Makes a scheduled task from a `tools.schedule.ScheduleRequest` (used by `schedule`)."""
 
 # Schema keywords worth sending to the model; anything else (title, additionalProperties,
 # pydantic extras) is dropped so that the declaration stays within what Gemini accepts.
@@ -52,6 +54,8 @@ class ToolContext:
     recall: RecallSearch | None = None
     remember: RememberFact | None = None
     """Stores a fact about the user (None: remembering facts is turned off)."""
+    schedule: ScheduleTask | None = None
+    """Makes a scheduled task (None: no task book here)."""
 
     def resolve(self, path: str) -> Path:
         """A user path: `~` expanded, relative paths against the workspace."""

@@ -19,6 +19,7 @@ from koroku_desktop.tools.builtin_bash import Bash
 from koroku_desktop.tools.builtin_files import EditFile, ReadFile, WriteFile
 from koroku_desktop.tools.recall import Recall
 from koroku_desktop.tools.remember import Remember
+from koroku_desktop.tools.schedule import ScheduleTool
 from koroku_desktop.tools.user_tools import UserToolLoader
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ BUILTIN_TOOLS: tuple[type[AgentTool], ...] = (
     Bash,
     Recall,
     Remember,
+    ScheduleTool,
 )
 
 MEDIA_KEY = "__media__"
@@ -102,8 +104,9 @@ class ToolRegistry:
         self._builtins: dict[str, type[AgentTool]] = {cls.name: cls for cls in builtins}
         self._user = UserToolLoader(user_tools_dir, reserved=self._builtins)
         self._sources: list[ToolSource] = []
-        self.switched_off: set[str] = set()
-        """Built-in tools not offered now (e.g. `remember` while facts are turned off)."""
+        self.switched_off: set[str] = {"schedule"}
+        """Built-in tools not offered now (e.g. `remember` while facts are turned off;
+        `schedule` is on only where a front end runs what it schedules)."""
 
     def add_source(self, source: ToolSource) -> None:
         """Offer the tools of `source` (after the built-ins and user tools)."""

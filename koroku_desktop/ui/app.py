@@ -18,7 +18,6 @@ from koroku_desktop.agent.ports import ChatModel
 from koroku_desktop.app.config import Paths, Settings
 from koroku_desktop.app.runtime import Runtime, build_runtime
 from koroku_desktop.app.settings_store import overriding_variable
-from koroku_desktop.domain.events import FactEvent, StoredEvent
 from koroku_desktop.ui.background_work import (
     OnFirstShow,
     compact_long_history,
@@ -34,6 +33,7 @@ from koroku_desktop.ui.chat.slash_commands import SlashCommands
 from koroku_desktop.ui.chat.welcome import WelcomeCard, welcome_if_first_start
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
+from koroku_desktop.ui.dialogs import bring_up, follow_facts, make_settings
 from koroku_desktop.ui.heap import thaw_heap
 from koroku_desktop.ui.history_pages import pages_of
 from koroku_desktop.ui.portal_shortcuts import GlobalShortcut
@@ -41,6 +41,7 @@ from koroku_desktop.ui.quick_ask.desk import QuickAskDesk
 from koroku_desktop.ui.settings.dialog import SettingsDialog
 from koroku_desktop.ui.single_instance import SingleInstanceServer, server_name
 from koroku_desktop.ui.sync_follow import SyncFollower
+from koroku_desktop.ui.task_center import TaskCenter
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.tray_notices import TrayNotices
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
@@ -109,6 +110,8 @@ class Desktop(QObject):
             self.bridge, self.window, self.popup, self.tray, self.ui_settings
         )
         """The tray icon's state and notifications."""
+        self.tasks = TaskCenter(runtime, bridge.approve, lambda: runtime.agent.conversation_id)
+        """Scheduled tasks: the scheduler, notifications, the Tasks tab."""
         self._wire()
 
     def _pool_lanes(self) -> None:
@@ -126,8 +129,9 @@ class Desktop(QObject):
         self.window.history_seq_requested.connect(self.show_in_history)
         self.window.settings_requested.connect(self.show_settings)
         self.window.model_chosen.connect(self._choose_model)
-        self.bridge.event_appended.connect(self._follow_facts)
-        self.bridge.background_event.connect(self._follow_facts)
+        follow = lambda stored: follow_facts(stored, self.history, self.settings_dialog)  # noqa: E731
+        self.bridge.event_appended.connect(follow)
+        self.bridge.background_event.connect(follow)  # a fact said in a conversation not shown
         self._show_model(self.runtime.settings)
         if self.setup_card is not None:
             self.setup_card.key_stored.connect(self._key_changed)
@@ -138,6 +142,7 @@ class Desktop(QObject):
         self.conversations.wire(self.tray, self.show_chat)
         self.conversations.switched.connect(self._forget_viewer)
         self.quick.wire(self.conversations, self._keep, self.notices)
+        self.tasks.wire(self.bridge, self.conversations, self.notices, self.window, self.show_chat)
         if self.tray is not None:
             self.window.hide_on_close = True
             self.tray.open_chat.connect(self.show_chat)
@@ -179,6 +184,7 @@ class Desktop(QObject):
         shortcut = self.runtime.settings.quick_ask_shortcut
         self._keep(self.global_shortcut.bind(self.show_quick_ask, shortcut))
         self._keep(compact_long_history(self.runtime))
+        self._keep(self.tasks.start())
 
     async def _reload(self) -> None:
         """Show the chat again from the log after a reordering sync (the agent rebuilt its
@@ -206,6 +212,7 @@ class Desktop(QObject):
         """Cancel turns, close the windows, the server and the database."""
         self._quitting = True
         await self.global_shortcut.close()
+        await self.tasks.close()
         await self.conversations.close()
         await self.bridge.shutdown()
         await self.quick.close()
@@ -252,9 +259,7 @@ class Desktop(QObject):
             self.history.finished.connect(self.window.refocus_input)
         else:
             self.history.refresh()
-        self.history.show()
-        self.history.raise_()
-        self.history.activateWindow()
+        bring_up(self.history)
         return self.history
 
     def _forget_viewer(self, _conversation_id: str) -> None:
@@ -265,15 +270,6 @@ class Desktop(QObject):
             self.history.deleteLater()
             self.history = None
 
-    def _follow_facts(self, stored: StoredEvent) -> None:
-        """A fact came (a turn, `koroku memory` elsewhere, a sync): the open lists follow."""
-        if not isinstance(stored.event, FactEvent):
-            return
-        settings = self.settings_dialog.facts.editor if self.settings_dialog else None
-        for editor in (self.history.facts if self.history else None, settings):
-            if editor is not None:
-                editor.reload()
-
     def show_in_history(self, seq: int) -> HistoryDialog:
         """Open the viewer at event `seq`, selected (a remembered passage's source)."""
         dialog = self.show_history()
@@ -283,22 +279,11 @@ class Desktop(QObject):
     def show_settings(self) -> SettingsDialog:
         """Open (or raise) the Settings dialog."""
         if self.settings_dialog is None or not self.settings_dialog.isVisible():
-            rt = self.runtime
-            self.settings_dialog = SettingsDialog(
-                rt.settings_store,
-                rt.policy,
-                rt.model,
-                rt.mcp,
-                rt.sync_switch,
-                facts=rt.facts,
-                conversation_id=rt.agent.conversation_id,
-            )
+            self.settings_dialog = make_settings(self.runtime, self.tasks.make_panel())
             self.settings_dialog.applied.connect(self._settings_applied)
             self.settings_dialog.key_changed.connect(self._key_changed)
             self.settings_dialog.finished.connect(self.window.refocus_input)
-        self.settings_dialog.show()
-        self.settings_dialog.raise_()
-        self.settings_dialog.activateWindow()
+        bring_up(self.settings_dialog)
         return self.settings_dialog
 
     def _choose_model(self, model: str) -> None:

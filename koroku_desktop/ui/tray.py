@@ -23,6 +23,7 @@ TOOLTIPS: dict[TrayState, str] = {
     "working": "Koroku — working…",
     "approval": "Koroku — a tool call waits for your approval",
     "error": "Koroku — the last request failed",
+    "unread": "Koroku — a scheduled task has a result you have not read",
 }
 
 

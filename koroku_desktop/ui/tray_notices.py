@@ -43,6 +43,8 @@ class TrayNotices:
     ) -> None:
         self._bridge, self._window, self._popup = bridge, window, popup
         self._tray, self._ui_settings = tray, ui_settings
+        self.unread: set[str] = set()
+        """Conversations with a task's result nobody has opened yet (the tray marks them)."""
 
     def wire(self) -> None:
         """Follow the bridge's turns and approvals, and the window hiding to the tray."""
@@ -80,7 +82,17 @@ class TrayNotices:
             return "working"
         if self._bridge.last_error:
             return "error"
-        return "idle"
+        return "unread" if self.unread else "idle"
+
+    def mark_unread(self, conversation_id: str) -> None:
+        """A task's result landed in `conversation_id`: the tray marks it until opened."""
+        self.unread.add(conversation_id)
+        self.update()
+
+    def mark_read(self, conversation_id: str) -> None:
+        """`conversation_id` was opened: its results are read."""
+        self.unread.discard(conversation_id)
+        self.update()
 
     def update(self, *_args: object) -> None:
         """Show the current state on the tray icon."""

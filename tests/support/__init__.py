@@ -7,4 +7,5 @@
 - `processes`: `Koroku`, the real `koroku` command in a subprocess, and its fixture.
 - `postgres`: one PostgreSQL cluster per session, a fresh database per test; every test that
   uses it runs in the one `postgres` xdist group.
+- `dbus`: a private D-Bus session bus per test and the fake notification service on it.
 """

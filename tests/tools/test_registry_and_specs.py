@@ -138,3 +138,12 @@ async def test_successful_call_is_ok(ctx: ToolContext) -> None:
     response, ok = await ToolRegistry(None).run("read_file", {"path": "a.txt"}, ctx)
     assert ok is True
     assert response["content"] == "a"
+
+
+def test_schedule_is_offered_only_where_a_front_end_runs_tasks() -> None:
+    registry = ToolRegistry(None)
+    assert registry.is_builtin("schedule") and "schedule" not in registry.names()
+    registry.switched_off.discard("schedule")
+    specs = {s.name: s.parameters for s in registry.specs()}
+    assert set(specs["schedule"]["required"]) == {"title", "prompt", "kind", "rule"}
+    assert specs["schedule"]["properties"]["kind"]["enum"] == ["once", "rrule", "cron"]

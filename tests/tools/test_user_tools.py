@@ -198,12 +198,13 @@ def test_private_and_non_python_files_are_ignored(tools_dir: Path) -> None:
     put(tools_dir, "notes.txt", "hello")
     registry = ToolRegistry(tools_dir)
     assert registry.errors == {}
-    assert len(registry.specs()) == len(BUILTIN_TOOLS)
+    assert len(registry.specs()) == len(BUILTIN_TOOLS) - len(registry.switched_off)
 
 
 def test_missing_or_absent_folder_means_builtins_only(tmp_path: Path) -> None:
-    assert len(ToolRegistry(None).specs()) == len(BUILTIN_TOOLS)
-    assert len(ToolRegistry(tmp_path / "does-not-exist").specs()) == len(BUILTIN_TOOLS)
+    registry = ToolRegistry(None)
+    assert len(registry.specs()) == len(BUILTIN_TOOLS) - len(registry.switched_off)
+    assert len(ToolRegistry(tmp_path / "does-not-exist").specs()) == len(registry.specs())
 
 
 def test_unchanged_files_are_not_reimported(tools_dir: Path) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -133,28 +131,6 @@ def desktop(
     """The whole app wired to the fake Gemini server and a real log; window shown."""
     with running_desktop(qtbot) as desk:
         yield desk
-
-
-@pytest.fixture
-def private_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A private session bus (dbus-daemon --session), its address set for this test only."""
-    daemon = shutil.which("dbus-daemon")
-    if daemon is None:
-        pytest.skip("dbus-daemon is not installed (Debian package dbus-daemon)")
-    proc = subprocess.Popen(
-        [daemon, "--session", "--print-address", "--nofork"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    address = proc.stdout.readline().strip()
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
-    try:
-        yield address
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

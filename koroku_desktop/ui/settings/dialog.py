@@ -49,6 +49,7 @@ from koroku_desktop.ui.settings.mcp_page import McpSection
 from koroku_desktop.ui.settings.recall_group import RecallGroup
 from koroku_desktop.ui.settings.sync_group import SyncControl, SyncGroup
 from koroku_desktop.ui.settings.web_group import WebGroup
+from koroku_desktop.ui.tasks.panel import TasksPanel, tasks_group
 from koroku_desktop.ui.tray import SHORTCUT_HELP
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.controls import note_label, push_button
@@ -113,8 +114,10 @@ class SettingsDialog(QDialog):
         *,
         facts: FactsKeeper | None = None,
         conversation_id: str = "default",
+        tasks: TasksPanel | None = None,
     ) -> None:
-        """`facts` lists what Koroku knows about the user, to edit (None: the switch only)."""
+        """`facts` lists what Koroku knows about the user, to edit (None: the switch only);
+        `tasks` is the Scheduled tasks section (None where the app runs none)."""
         super().__init__()
         self.settings = settings
         self.policy = policy
@@ -142,6 +145,9 @@ class SettingsDialog(QDialog):
         col.addWidget(self._grants_group())
         col.addWidget(self._desktop_group())
         col.addWidget(McpSection(mcp, settings))
+        self.tasks = tasks
+        if tasks is not None:
+            col.addWidget(tasks_group(tasks))
         self.sync = SyncGroup(sync)
         col.addWidget(self.sync)
         col.addStretch(1)

@@ -27,12 +27,14 @@ from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.command_risk import destructive_reasons
 from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
+from koroku_desktop.ui.widgets.schedule_summary import schedule_summary
 from koroku_desktop.ui.widgets.text_fit import fitting_height
 
 TITLES = {
     "bash": "Koroku wants to run a shell command",
     "write_file": "Koroku wants to write a file",
     "edit_file": "Koroku wants to edit a file",
+    "schedule": "Koroku wants to schedule a task that runs on its own",
 }
 
 
@@ -156,6 +158,9 @@ class ApprovalCard(QFrame):
             self.diff_view.setMaximumHeight(260)
             layout.addWidget(self.diff_view)
             self._diff_task = asyncio.ensure_future(self._load_diff())
+        elif request.tool == "schedule":
+            self.schedule_view = schedule_summary(dict(request.args))
+            layout.addWidget(self.schedule_view)
         else:
             layout.addWidget(self._args_view(request.args, 12))
 

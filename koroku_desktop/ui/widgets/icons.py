@@ -10,8 +10,8 @@ from PySide6.QtCore import QByteArray, QSize, Qt
 from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-TrayState = Literal["idle", "working", "approval", "error"]
-TRAY_STATES: tuple[TrayState, ...] = ("idle", "working", "approval", "error")
+TrayState = Literal["idle", "working", "approval", "error", "unread"]
+TRAY_STATES: tuple[TrayState, ...] = ("idle", "working", "approval", "error", "unread")
 
 
 def svg_bytes(name: str) -> bytes:
@@ -45,7 +45,8 @@ def app_icon() -> QIcon:
 
 
 def tray_icon(state: TrayState) -> QIcon:
-    """The tray icon for a state: idle, working, approval or error."""
+    """The tray icon for a state: idle, working, approval, error or unread (a task's
+    result nobody has looked at yet)."""
     return icon(f"tray-{state}")
 
 

@@ -1,0 +1,1 @@
+"""The Tasks page: scheduled tasks listed, made, edited, paused, run and deleted."""

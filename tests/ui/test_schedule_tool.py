@@ -1,0 +1,84 @@
+"""The `schedule` tool through the whole app: the model (a scripted FakeChatModel) asks for a
+task, the approval card in the chat says the schedule in words, the prompt and the tools it
+may use unattended, and allowing it writes the task to the log."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import qasync
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.domain.parts import FunctionResponsePart
+from koroku_desktop.tools.schedule import describe_call
+from tests.fakes.chat_model import FakeChatModel, call
+from tests.fakes.gemini_server import FakeGemini
+from tests.ui.conftest import running_desktop
+from tests.ui.helpers import type_and_send
+from tests.ui.screenshots import save_screenshot
+
+WEEKDAYS = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=8;BYMINUTE=0"
+ARGS = {
+    "title": "Inbox summary",
+    "prompt": "Summarise ~/notes/inbox.md and list what is due",
+    "kind": "rrule",
+    "rule": WEEKDAYS,
+    "time_zone": "Europe/Berlin",
+    "allowed_tools": ["read_file"],
+}
+NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)  # a Thursday
+
+
+def test_the_card_says_the_schedule_in_words_with_the_next_run() -> None:
+    summary = describe_call(ARGS, "UTC", NOW)
+    assert summary.when.startswith("every Monday–Friday at 08:00, Europe/Berlin; next: ")
+    assert "tomorrow 08:00" in summary.when
+    assert summary.tools == ("read_file",) and not summary.problem
+
+
+def test_a_bad_rule_is_shown_as_the_reason_not_a_crash() -> None:
+    summary = describe_call({**ARGS, "rule": "FREQ=SOMETIMES"}, "UTC", NOW)
+    assert summary.problem and summary.title == "Inbox summary"
+    missing = describe_call({"title": "x"}, "UTC", NOW)
+    assert missing.problem
+
+
+def test_the_model_schedules_a_task_through_the_approval_card(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini
+) -> None:
+    model = FakeChatModel.scripted([call("schedule", "s1", **ARGS)], then="Scheduled it.")
+    with running_desktop(qtbot, model) as desk:
+        if desk.welcome is not None:
+            desk.welcome.ok_button.click()
+        type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
+        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
+        card = desk.window.approvals.cards()[0]
+        text = card.schedule_view.text()
+        assert "every Monday–Friday at 08:00, Europe/Berlin; next:" in text
+        assert "Summarise ~/notes/inbox.md" in text
+        assert "Tools it may use unattended:</b> read_file" in text
+        save_screenshot(desk.window, "schedule-approval-card")
+        card.allow_once.click()
+        qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
+        (task,) = desk.tasks.book.list()
+        assert task.title == "Inbox summary"
+        assert task.schedule.kind == "rrule" and task.schedule.tz == "Europe/Berlin"
+        assert task.allowed_tools == ("read_file",)
+        assert task.conversation_id != desk.runtime.agent.conversation_id  # its own
+        answer = model.requests[-1].contents[-1].parts[0]
+        assert isinstance(answer, FunctionResponsePart)
+        assert answer.response["scheduled"] == "Inbox summary"
+
+
+def test_denying_the_card_makes_no_task(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini
+) -> None:
+    model = FakeChatModel.scripted([call("schedule", "s1", **ARGS)], then="Not scheduled.")
+    with running_desktop(qtbot, model) as desk:
+        if desk.welcome is not None:
+            desk.welcome.ok_button.click()
+        type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
+        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
+        desk.window.approvals.cards()[0].deny.click()
+        qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
+        assert desk.tasks.book.list() == []
