@@ -1,7 +1,8 @@
 """The first visit to a conversation shows its page at once and reads its live context after
 (ui/live_loads.py): the switch returns while the read is held by a gate, the composer stays
 usable (a message sent meanwhile is shown queued and sent once the agent is ready, into the
-conversation chosen, once), the context meter says "…" until it is known, and a switch on
+conversation chosen, once), the context meter says "…" until it is known, regenerate and edit
+are offered once the agent is ready, and a switch on
 to a third conversation during the read ends there with nothing sent to the one passed."""
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtGui import QKeySequence
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.domain.events import SupersededEvent
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.builders import model, user
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import texts, type_and_send
+from tests.ui.helpers import rows, texts, type_and_send
 from tests.ui.test_background_turns import said_in
 from tests.ui.test_sidebar import titled_replies
 
@@ -70,6 +73,12 @@ def conversation(desk: Desktop, qtbot: QtBot, title: str, *said: str) -> str:
         desk.runtime.log.append(made, [user(text), model(f"re: {text}")])
     run(qtbot, desk.conversations.load())
     return made
+
+
+def replaced(desk: Desktop, conversation_id: str) -> list[str]:
+    """Why turns of the conversation were replaced (its `superseded` events)."""
+    entries = desk.runtime.log.entries(conversation_id)
+    return [e.event.reason for e in entries if isinstance(e.event, SupersededEvent)]
 
 
 def gate_for(desk: Desktop, monkeypatch: pytest.MonkeyPatch, conversation_id: str) -> LiveGate:
@@ -145,3 +154,22 @@ def test_a_switch_on_during_the_read_ends_in_the_last_choice_with_nothing_sent_t
     qtbot.waitUntil(lambda: "re: and eagles?" in texts(window.model, "model"), timeout=10000)
     assert said_in(desk, b)[-2:] == ["and eagles?", "re: and eagles?"]
     assert "and eagles?" not in said_in(desk, start) + said_in(desk, c)
+
+
+def test_regenerate_and_edit_are_offered_once_the_live_context_is_read(
+    desk: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = desk.window
+    b = conversation(desk, qtbot, "Birds", "owls")
+    gate = gate_for(desk, monkeypatch, b)
+    assert run(qtbot, desk.conversations.switch(b)) is True
+    qtbot.waitUntil(gate.entered.is_set)
+    answer = rows(window.model, "model")[-1]
+    assert answer.actions == () and window.last_turn.replaceable() is None  # not known yet
+
+    gate.opened.set()
+    qtbot.waitUntil(lambda: rows(window.model, "model")[-1].actions == ("regenerate",))
+    qtbot.keySequence(window, QKeySequence("Ctrl+Shift+R"))
+    qtbot.waitUntil(lambda: replaced(desk, b) == ["regenerate"], timeout=10000)
+    qtbot.waitUntil(lambda: not desk.bridge.busy)
+    assert texts(window.model, "user") == ["owls"] and texts(window.model, "model") == ["re: owls"]
