@@ -47,6 +47,9 @@ class LiveLoads:
             return
         try:
             await agent.load()
+            # Its size estimate (remembered per live context) is counted off the loop too:
+            # thousands of messages without usage figures (an import) take tens of ms.
+            await asyncio.to_thread(agent.estimate_context_tokens)
         except Exception as exc:  # a database that cannot be read now: the next turn tries
             if not isinstance(exc, KorokuError):
                 log.warning("could not read the conversation's live context", exc_info=True)
