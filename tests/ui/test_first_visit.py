@@ -81,21 +81,24 @@ def replaced(desk: Desktop, conversation_id: str) -> list[str]:
     return [e.event.reason for e in entries if isinstance(e.event, SupersededEvent)]
 
 
-def gate_for(desk: Desktop, monkeypatch: pytest.MonkeyPatch, conversation_id: str) -> LiveGate:
-    gate = LiveGate(desk.runtime.log, conversation_id)
+def switched_while_held(
+    desk: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, LiveGate]:
+    """A conversation "Birds" (the person said "owls"), switched to: the switch is over
+    while the read of its live context is held by the gate."""
+    b = conversation(desk, qtbot, "Birds", "owls")
+    gate = LiveGate(desk.runtime.log, b)
     gate.install(monkeypatch)
-    return gate
+    assert run(qtbot, desk.conversations.switch(b)) is True
+    qtbot.waitUntil(gate.entered.is_set)
+    return b, gate
 
 
 def test_a_message_sent_while_the_live_context_is_read_waits_and_lands_there_once(
     desk: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window = desk.window
-    b = conversation(desk, qtbot, "Birds", "owls")
-    gate = gate_for(desk, monkeypatch, b)
-
-    assert run(qtbot, desk.conversations.switch(b)) is True  # while the read is held
-    qtbot.waitUntil(gate.entered.is_set)
+    b, gate = switched_while_held(desk, qtbot, monkeypatch)
     assert texts(window.model, "user") == ["owls"] and window.windowTitle() == "Birds — Koroku"
     assert window.meter_label.text() == "context …"
     live = desk.conversations.live
@@ -120,12 +123,8 @@ def test_a_switch_on_during_the_read_ends_in_the_last_choice_with_nothing_sent_t
 ) -> None:
     window = desk.window
     start = desk.runtime.agent.conversation_id
-    b = conversation(desk, qtbot, "Birds", "owls")
     c = conversation(desk, qtbot, "Cats", "lions")
-    gate = gate_for(desk, monkeypatch, b)
-
-    assert run(qtbot, desk.conversations.switch(b)) is True
-    qtbot.waitUntil(gate.entered.is_set)
+    b, gate = switched_while_held(desk, qtbot, monkeypatch)
     assert run(qtbot, desk.conversations.switch(c)) is True  # B's read still held
     assert desk.runtime.agent.conversation_id == c
     assert texts(window.model, "user") == ["lions"] and window.windowTitle() == "Cats — Koroku"
@@ -160,10 +159,7 @@ def test_regenerate_and_edit_are_offered_once_the_live_context_is_read(
     desk: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window = desk.window
-    b = conversation(desk, qtbot, "Birds", "owls")
-    gate = gate_for(desk, monkeypatch, b)
-    assert run(qtbot, desk.conversations.switch(b)) is True
-    qtbot.waitUntil(gate.entered.is_set)
+    b, gate = switched_while_held(desk, qtbot, monkeypatch)
     answer = rows(window.model, "model")[-1]
     assert answer.actions == () and window.last_turn.replaceable() is None  # not known yet
 
