@@ -18,7 +18,7 @@ import qasync
 from PySide6.QtGui import QKeySequence
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.domain.events import SupersededEvent
+from koroku_desktop.domain.events import StoredEvent, SupersededEvent
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
@@ -78,7 +78,11 @@ def conversation(desk: Desktop, qtbot: QtBot, title: str, *said: str) -> str:
 def replaced(desk: Desktop, conversation_id: str) -> list[str]:
     """Why turns of the conversation were replaced (its `superseded` events)."""
     entries = desk.runtime.log.entries(conversation_id)
-    return [e.event.reason for e in entries if isinstance(e.event, SupersededEvent)]
+    return [
+        e.event.reason
+        for e in entries
+        if isinstance(e, StoredEvent) and isinstance(e.event, SupersededEvent)
+    ]
 
 
 def switched_while_held(
