@@ -7,6 +7,7 @@ to a third conversation during the read ends there with nothing sent to the one 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -173,3 +174,22 @@ def test_regenerate_and_edit_are_offered_once_the_live_context_is_read(
     qtbot.waitUntil(lambda: replaced(desk, b) == ["regenerate"], timeout=10000)
     qtbot.waitUntil(lambda: not desk.bridge.busy)
     assert texts(window.model, "user") == ["owls"] and texts(window.model, "model") == ["re: owls"]
+
+
+def test_a_live_context_that_cannot_be_read_says_so_and_the_page_stays(
+    desk: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = desk.window
+    b = conversation(desk, qtbot, "Birds", "owls")
+    read = desk.runtime.log.load_live
+
+    def broken(conversation_id: str, *args: Any, **kwargs: Any) -> Any:
+        if conversation_id == b:
+            raise sqlite3.OperationalError("disk I/O error")
+        return read(conversation_id, *args, **kwargs)
+
+    monkeypatch.setattr(desk.runtime.log, "load_live", broken)
+    assert run(qtbot, desk.conversations.switch(b)) is True
+    qtbot.waitUntil(lambda: window.notice.isVisibleTo(window))
+    assert window.notice.text() == "Could not read the conversation: disk I/O error"
+    assert texts(window.model, "user") == ["owls"] and window.meter_label.text() == "context …"
