@@ -6,12 +6,15 @@ Prints a table and writes benchmarks/results/bench_conversations.json.
 
 1. Switching between two conversations of `--messages` messages each (10,000 by default):
    `ConversationSwitcher.switch` as the person sees it — the registry read, the agent of the
-   other conversation, its newest page of history shown in the chat window, its live
-   context (the context meter) built, the conversation list refreshed — then the rows laid
-   out and painted. Both ways (A -> B, B -> A), median of `--repeat` rounds; the first visit
-   to each (its agent built, its live context read) is reported apart. Baseline: the same
-   between two conversations of 100 messages, in the same app and run. Also measured
-   while a turn runs in the conversation left (it goes on there). Target < 100 ms.
+   other conversation, its newest page of history shown in the chat window, the
+   conversation list refreshed — then the rows laid out and painted. Both ways (A -> B,
+   B -> A), median of `--repeat` rounds. Baseline: the same between two conversations of
+   100 messages, in the same app and run. Also measured while a turn runs in the
+   conversation left (it goes on there). Target < 100 ms. The first visit to each (its
+   agent built, its live context read) is reported apart, twice: as the person sees it
+   (its page and title shown, the composer accepting input; the live context is read
+   after, ui/live_loads.py) and until its agent is ready (`ConversationSwitcher.live`
+   done: the meter shown, a message sent then starts at once).
 2. Opening the sidebar with `--conversations` conversations (1,000 by default): the
    registry read off the loop and shown in the sidebar, laid out and painted
    (`ConversationSwitcher.load` + a repaint). Baseline: 10 conversations, in the same run.
@@ -68,11 +71,23 @@ def paint(desk: Any) -> None:
 
 
 async def switch_ms(desk: Any, conversation_id: str) -> float:
-    """One switch as the person sees it, in ms."""
+    """One switch as the person sees it, in ms: its page and title shown, laid out and
+    painted, the composer accepting input (the live context may still be read)."""
     t = time.perf_counter()
     assert await desk.conversations.switch(conversation_id)
     paint(desk)
     return (time.perf_counter() - t) * 1000
+
+
+async def first_visit_ms(desk: Any, conversation_id: str) -> tuple[float, float]:
+    """A first visit, in ms: as the person sees it (`switch_ms`), and until its agent is
+    ready (its live context read, the meter shown: a message sent now starts at once)."""
+    t = time.perf_counter()
+    seen = await switch_ms(desk, conversation_id)
+    live = desk.conversations.live
+    assert live is not None
+    await live
+    return seen, (time.perf_counter() - t) * 1000
 
 
 async def bench_switch(
@@ -80,11 +95,11 @@ async def bench_switch(
 ) -> dict[str, Any]:
     """Long A <-> long B against short A <-> short B, idle and with a turn running."""
 
-    first: list[float] = []
+    first: list[tuple[float, float]] = []
 
     async def rounds(a: str, b: str) -> list[float]:
         # The first visits build each conversation's agent and read its live context.
-        first.extend([await switch_ms(desk, a), await switch_ms(desk, b)])
+        first.extend([await first_visit_ms(desk, a), await first_visit_ms(desk, b)])
         times = []
         for _ in range(repeat):
             times.append(await switch_ms(desk, a))
@@ -92,7 +107,8 @@ async def bench_switch(
         return times
 
     long_times = await rounds(ids["long A"], ids["long B"])
-    long_first = max(first)
+    long_first = max(seen for seen, _ready in first)
+    long_ready = max(ready for _seen, ready in first)
     short_times = await rounds(ids["short A"], ids["short B"])
     # A turn runs in long A (its model waits) while the person switches away and back.
     await desk.conversations.switch(ids["long A"])
@@ -110,6 +126,7 @@ async def bench_switch(
         "switch_10000_ms": long_ms,
         "switch_10000_max_ms": max(long_times),
         "first_visit_10000_ms": long_first,
+        "first_visit_10000_agent_ready_ms": long_ready,
         "switch_100_ms": short_ms,
         "ratio_10000_vs_100": long_ms / short_ms,
         "switch_with_a_turn_running_ms": statistics.median(running),
@@ -141,6 +158,7 @@ async def bench_sidebar(desk: Any, conversations: int, repeat: int) -> dict[str,
     full = statistics.median([await opened(None) for _ in range(repeat)])
     shown = len(switcher.conversations)
     small = statistics.median([await opened(10) for _ in range(repeat)])
+    await switcher.load()  # the list as the app holds it: every conversation
     return {
         "conversations": shown,
         "sidebar_all_ms": full,
@@ -184,6 +202,8 @@ def run(work: Path, messages: int, conversations: int, repeat: int) -> dict[str,
         if desk.welcome is not None:
             desk.welcome.ok_button.click()
         await asyncio.sleep(0.2)
+        if desk.warm_up is not None:  # the SDK's import (a thread) would take the GIL meanwhile
+            await desk.warm_up
         out = await bench_sidebar(desk, conversations, repeat)
         out.update(await bench_switch(desk, ids, repeat, gate))
         await desk.quit()
@@ -206,7 +226,7 @@ def main() -> None:
     for key, value in out.items():
         shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
         print(f"{key:<34} {shown:>12}")
-    print("targets: switch_10000_ms < 100, sidebar_all_ms < 200")
+    print("targets: switch_10000_ms and first_visit_10000_ms < 100, sidebar_all_ms < 200")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_conversations.json").write_text(json.dumps(out, indent=2))
 

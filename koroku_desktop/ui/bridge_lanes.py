@@ -43,6 +43,7 @@ class LaneSignals(QObject):
     error = Signal(str)
     compaction_done = Signal(object)  # CompactionEvent
     context_meter = Signal(int, int)  # used, threshold
+    context_meter_pending = Signal()  # the shown agent's live context is still being read
     context_cache_note = Signal(str)  # how much of the last request came from the cache
     status = Signal(str)  # a passing status text (e.g. the progress of a long compaction)
     queue_changed = Signal(list)  # texts waiting for their turn
@@ -290,6 +291,9 @@ class LaneSignals(QObject):
             self.status.emit(f"Compacting a long history: part {done} of {total}…")
 
     def _on_meter(self, meter: ContextMeter) -> None:
+        if not self.agent.loaded:  # an empty live context would say 0: not known yet
+            self.context_meter_pending.emit()
+            return
         self.context_meter.emit(meter.used_tokens, meter.threshold_tokens)
         self.context_cache_note.emit(meter.cache_note())
 

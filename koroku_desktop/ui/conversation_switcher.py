@@ -3,12 +3,14 @@ drop-down and the tray's recent list filled from the registry, and switching the
 and the agent from one conversation to another.
 
 Every read and write of the registry runs in a worker thread (`ConversationBook` is
-blocking); switching loads the chosen conversation's page and live context off the loop, as
-the app's start does. The list follows the log: our own changes, the titler's, and other
-processes' (`koroku conversations` in a terminal) through the log follower's `log_changed`.
-A switch never waits for a turn: a turn running in the conversation left goes on there with
-its own agent (app/agent_pool.py), and the sidebar marks it running, or needing the person
-when its approval waits; coming back shows its progress (`AgentBridge.show_lane`).
+blocking); switching loads the chosen conversation's page off the loop and shows it with its
+title at once; its live context is read after (`LiveLoads`: a message sent meanwhile waits
+for it, shown as queued, and the context meter says "…"). The list follows the log: our own
+changes, the titler's, and other processes' (`koroku conversations` in a terminal) through
+the log follower's `log_changed`. A switch never waits for a turn: a turn running in the
+conversation left goes on there with its own agent (app/agent_pool.py), and the sidebar
+marks it running, or needing the person when its approval waits; coming back shows its
+progress (`AgentBridge.show_lane`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
+from koroku_desktop.ui.live_loads import LiveLoads
 from koroku_desktop.ui.pin_migration import forget_ini_pins, ini_pins, pin_in_log
 from koroku_desktop.ui.tray import TrayIcon
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -66,6 +69,9 @@ class ConversationSwitcher(QObject):
         self.switching = False
         self._next: str | None = None
         self._closed = False
+        self.live_loads = LiveLoads(bridge, window.show_hint)
+        self.live: asyncio.Future[None] | None = None
+        """The shown conversation's live context being read (done: its agent is ready)."""
 
     @property
     def current_id(self) -> str:
@@ -102,6 +108,7 @@ class ConversationSwitcher(QObject):
         if self._refreshing is not None:
             self._refreshing.cancel()
         await self._tasks.cancel()
+        await self.live_loads.wait()
 
     def _keep(self, coro: Coroutine[Any, Any, object]) -> None:
         self._tasks.start(coro)
@@ -189,6 +196,13 @@ class ConversationSwitcher(QObject):
         if self.switching:  # the one chosen last is shown once this switch ends
             self._next = conversation_id
             return False
+        switched = await self._switch(conversation_id)
+        if self._next is not None:  # (also after a switch that could not be made)
+            chosen, self._next = self._next, None
+            return await self.switch(chosen)
+        return switched
+
+    async def _switch(self, conversation_id: str) -> bool:
         self.switching = True
         # One the list shows needs no read (the list follows every change to the log).
         listed = next((c for c in self.conversations if c.id == conversation_id), None)
@@ -200,14 +214,15 @@ class ConversationSwitcher(QObject):
             entries: list[LogEntry] = []
             try:
                 await self.runtime.switch_to(found)
-                if self.runtime.agent.loaded:  # kept: what others wrote since, held till shown
-                    await self.runtime.agent.catch_up()
+                agent = self.runtime.agent
+                if agent.loaded:  # kept: what others wrote since, held till shown
+                    await agent.catch_up()
                 self.window.hide_hint()
                 entries = await self.bridge.load_history(None, FIRST_PAGE)
                 self.window.set_history(entries)
             finally:  # (on a failure the page shown stays as it was)
                 self.bridge.show_lane(entries[-1].seq if entries else 0)
-            await self.bridge.load_live()
+            self.live = self.live_loads.start(agent)
         except Exception as exc:  # a database that cannot be read now
             if not isinstance(exc, KorokuError):
                 log.warning("could not switch the conversation", exc_info=True)
@@ -221,9 +236,6 @@ class ConversationSwitcher(QObject):
         else:
             await self.load()
         self.window.refocus_input()
-        if self._next is not None:
-            chosen, self._next = self._next, None
-            return await self.switch(chosen)
         return True
 
     def new(self) -> None:

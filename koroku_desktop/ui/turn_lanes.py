@@ -65,8 +65,9 @@ class Lane:
         return LaneState(self.running, "".join(self.partial), self.tool)
 
     def book(self, entry: QueuedTurn | None) -> bool:
-        """Count a new turn; its message (if any) is queued behind a running one or next.
-        True when the queue changed."""
+        """Count a new turn; its message (if any) is queued behind a running one or next
+        (shown as queued while the agent's live context is still read: its turn waits for
+        it). True when the queue changed."""
         queued = self.active > 0
         self.active += 1
         if entry is None:
@@ -75,6 +76,9 @@ class Lane:
             self.queued.append(entry)
             return True
         self.head = entry
+        if not self.agent.loaded:  # its turn waits for the live context being read
+            self.queued.append(entry)
+            return True
         return False
 
     def track(self, turn_id: str, task: asyncio.Task[Any]) -> None:

@@ -82,7 +82,13 @@ class LastTurnActions(QObject):
         row.addWidget(self.cancel_button)
         self.banner.setVisible(False)
         self._refresh = single_shot(self, 0, self.refresh)
-        for signal in (bridge.busy_changed, bridge.turn_finished, bridge.event_appended):
+        # The meter is shown once the live context is read (after a switch): offered then.
+        for signal in (
+            bridge.busy_changed,
+            bridge.turn_finished,
+            bridge.event_appended,
+            bridge.context_meter,
+        ):
             signal.connect(self.schedule_refresh)
         window.model.modelReset.connect(self.schedule_refresh)
         bridge.supersede_failed.connect(self._failed)

@@ -43,6 +43,7 @@ class ChatStatusBar(QStatusBar):
     def follow(self, bridge: AgentBridge) -> None:
         """Show the bridge's context meter, cache note, status texts, sync state and waiting."""
         bridge.context_meter.connect(self.show_meter)
+        bridge.context_meter_pending.connect(self.show_meter_pending)
         bridge.context_cache_note.connect(self.show_cache_note)
         bridge.status.connect(lambda text: self.showMessage(text, 10_000))
         bridge.sync_status.connect(self.show_sync_status)
@@ -75,6 +76,14 @@ class ChatStatusBar(QStatusBar):
         words = f"context {used / 1000:.1f}k / {threshold / 1000:.0f}k"
         self.meter_label.setText(words if self._wide else f"{fraction:.0%}")
         self._meter_tip = f"{words}: {fraction:.0%} of the context before Koroku compacts it"
+        self._show_meter_tip()
+
+    def show_meter_pending(self) -> None:
+        """The conversation's live context is still being read: its use is not known yet."""
+        self._meter = (0, 0)
+        self.meter.setValue(0)
+        self.meter_label.setText("context …" if self._wide else "…")
+        self._meter_tip = "Reading this conversation's context…"
         self._show_meter_tip()
 
     def set_wide(self, wide: bool) -> None:
