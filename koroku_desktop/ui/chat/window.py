@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
 from koroku_desktop.agent.hooks import TurnResult
@@ -29,9 +29,9 @@ from koroku_desktop.ui.chat.row_actions import RowActions
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
-from koroku_desktop.ui.chat.shortcut_sheet import ShortcutSheet
 from koroku_desktop.ui.chat.status_bar import ChatStatusBar
 from koroku_desktop.ui.chat.turn_status import TurnStatus
+from koroku_desktop.ui.chat.window_keys import WindowKeys
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.icons import app_icon
 
@@ -39,11 +39,12 @@ NARROW = 600
 """Below this width the status bar shortens the context meter's words to a percentage."""
 
 
-class ChatWindow(AttachmentDrops, QMainWindow):
+class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
     """The main window. Reports intent through the bridge's slots and its own signals.
 
     Files dropped on it, pasted into the message box or chosen with the paper clip wait as
     chips above the box and go with the next message (`attach_bytes` adds a screenshot too).
+    Its own keys (Ctrl+L, Find, the shortcut sheet, Esc) are `WindowKeys`'.
     """
 
     older_requested = Signal(int)
@@ -145,14 +146,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.open_url = QDesktopServices.openUrl
         """Opens an attachment's copy (tests record the URL instead)."""
         THUMBNAILS.use(bridge.attachments)
-        focus = QShortcut(QKeySequence("Ctrl+L"), self)
-        focus.activated.connect(self.input.setFocus)
-        self.input.escape_pressed.connect(self.escape)
-        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
-        find.activated.connect(self.find_bar.open)
-        for keys in ("Ctrl+/", "F1"):
-            QShortcut(QKeySequence(keys), self).activated.connect(self.show_shortcuts)
-        self.shortcut_sheet: ShortcutSheet | None = None
+        self.bind_keys(self)
         self.input.setFocus()
 
     # -- building ----------------------------------------------------------------------
@@ -280,25 +274,6 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     def on_turn_finished(self, result: TurnResult) -> None:
         """Drop a half-streamed answer nobody persisted."""
         self.model.end_stream()
-
-    def show_shortcuts(self) -> ShortcutSheet:
-        """Open (or raise) the keyboard-shortcut sheet; the message box gets the keys back
-        when it closes."""
-        if self.shortcut_sheet is None:
-            self.shortcut_sheet = ShortcutSheet(self)
-            self.shortcut_sheet.finished.connect(self.refocus_input)
-        self.shortcut_sheet.show()
-        self.shortcut_sheet.raise_()
-        self.shortcut_sheet.activateWindow()
-        return self.shortcut_sheet
-
-    def escape(self) -> None:
-        """Esc in the message box stops the running turn (a waiting approval takes its Esc
-        first, as a denial; an edit being made is cancelled instead)."""
-        if self.bridge.busy and self.last_turn.editing is None:
-            self.bridge.cancel()
-            self.statusBar().showMessage("Stopped", 2000)
-        self.refocus_input()
 
     def on_busy(self, busy: bool) -> None:
         """Show Stop while a turn runs."""
