@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
@@ -22,6 +22,7 @@ from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.chat.find_bar import FindBar
 from koroku_desktop.ui.chat.header import ChatHeader
+from koroku_desktop.ui.chat.inline_notice import InlineNotice
 from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.queued_strip import QueuedStrip
@@ -113,10 +114,7 @@ class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
         col.addWidget(self.find_bar)
         self.queued_strip = QueuedStrip()
         col.addWidget(self.queued_strip)
-        self.notice = QLabel()
-        self.notice.setObjectName("InlineNotice")
-        self.notice.setWordWrap(True)
-        self.notice.setVisible(False)
+        self.notice = InlineNotice()
         col.addWidget(self.notice)
         composer = self._composer(model_name)
         self.approvals.focus_after = self.input
@@ -335,11 +333,7 @@ class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
     def show_hint(self, text: str) -> None:
         """A sentence above the message box about what just did not happen and why; several
         stack until the next message is sent."""
-        lines = self.notice.text().splitlines() if self.notice.isVisibleTo(self) else []
-        if text not in lines:
-            lines.append(text)
-        self.notice.setText("\n".join(lines[-4:]))
-        self.notice.setVisible(True)
+        self.notice.add(text)
 
     def hide_hint(self) -> None:
         """Drop the notice above the message box."""
