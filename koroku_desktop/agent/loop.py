@@ -1,4 +1,7 @@
-"""The agent loop: one user turn = request, persist, run tools, persist, repeat until text."""
+"""The agent loop: one user turn = request, persist, run tools, persist, repeat until text.
+
+The steps of a turn are agent/steps.py; this holds the live context, the turn lock and the
+turn around them (the user message, remembered passages, a cancel)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from koroku_desktop.agent.memory_events import write_memory
 from koroku_desktop.agent.options import AgentOptions as AgentOptions  # importable from here
 from koroku_desktop.agent.ports import Approver, ChatModel, EventLog, TurnLock
 from koroku_desktop.agent.prompts import budget_guardrail, system_instruction
+from koroku_desktop.agent.steps import run_steps
 from koroku_desktop.agent.supersede import supersede
 from koroku_desktop.agent.tool_calls import (  # the answers stay importable from here
     CANCELLED as CANCELLED,
@@ -26,7 +30,7 @@ from koroku_desktop.agent.tool_calls import DENIED as DENIED
 from koroku_desktop.agent.tool_calls import OVER_BUDGET as OVER_BUDGET
 from koroku_desktop.agent.tool_calls import ToolCaller
 from koroku_desktop.agent.turn import TurnState
-from koroku_desktop.agent.turn_endings import after_cancel, set_aside
+from koroku_desktop.agent.turn_endings import after_cancel
 from koroku_desktop.agent.turn_gate import TurnGate
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import (
@@ -38,13 +42,8 @@ from koroku_desktop.domain.events import (
 )
 from koroku_desktop.domain.facts import REMEMBER_HINT
 from koroku_desktop.domain.ids import new_id
-from koroku_desktop.domain.model_io import ModelError, ModelRequest
-from koroku_desktop.domain.parts import (
-    AttachmentPart,
-    Part,
-    TextPart,
-    visible_text,
-)
+from koroku_desktop.domain.model_io import ModelRequest
+from koroku_desktop.domain.parts import AttachmentPart, Part, TextPart
 from koroku_desktop.domain.remembered import Remembered, remembered_part
 from koroku_desktop.domain.turn_time import time_note
 from koroku_desktop.tools.approval import ApprovalPolicy
@@ -53,9 +52,6 @@ from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
-# After the budget is spent no tools are offered; if the model still calls, how often we
-# answer with errors before ending the turn ourselves.
-MAX_CALLS_WITHOUT_TOOLS = 2
 LIVE_TAIL_LIMIT = 5_000
 """At most this many events of an uncompacted history are loaded; a compaction reads the
 rest from the log (so the first turn after a big import does not wait for them)."""
@@ -369,7 +365,7 @@ class Agent:
         level = self.options.quick_thinking_level if quick else self.options.thinking_level
         state = TurnState(calls_made=view.tool_calls_since_user_turn(), thinking_level=level)
         try:
-            return await self._loop(state)
+            return await run_steps(self, state)
         except asyncio.CancelledError:
             await after_cancel(self, state)
             return TurnResult(
@@ -384,56 +380,3 @@ class Agent:
         if self.memories is None or not self.options.surface_memories:
             return []
         return await self.memories.for_new_turn(self.log, self.conversation_id, text, self.view)
-
-    async def _loop(self, state: TurnState) -> TurnResult:
-        calls_without_tools = 0
-        while True:
-            budget = self.options.max_tool_calls
-            tools_offered = state.calls_made < budget
-            state.budget_exhausted = not tools_offered
-            state.partial_text = []
-
-            def on_delta(piece: str) -> None:
-                state.partial_text.append(piece)
-                self.hooks.on_text_delta(piece)
-
-            try:
-                reply = await self.model.generate(
-                    self.request(tools_offered, thinking_level=state.thinking_level), on_delta
-                )
-            except ModelError as exc:
-                log.warning("model request failed: %s", exc)
-                if exc.kind == "too_large":
-                    exc = await set_aside(self, exc)
-                return TurnResult(
-                    text="", tool_calls=state.executed, error=exc, last_seq=self.view.last_seq
-                )
-            state.partial_text = []
-            await self.append([reply])
-            self.hooks.on_model_response(reply)
-            calls = reply.function_calls
-            if not calls:
-                return TurnResult(
-                    text=visible_text(reply.parts),
-                    tool_calls=state.executed,
-                    budget_exhausted=state.budget_exhausted,
-                    last_seq=self.view.last_seq,
-                    finish_reason=reply.finish_reason,
-                )
-            if not tools_offered:
-                calls_without_tools += 1
-            await self.calls.run_calls(self, calls, state)
-            if calls_without_tools >= MAX_CALLS_WITHOUT_TOOLS:
-                note = (
-                    f"I stopped after {state.executed} tool calls (the limit for one turn). "
-                    "Tell me how you would like to go on."
-                )
-                await self.append(
-                    [MessageEvent(role="model", origin="model", parts=[TextPart(text=note)])]
-                )
-                return TurnResult(
-                    text=note,
-                    tool_calls=state.executed,
-                    budget_exhausted=True,
-                    last_seq=self.view.last_seq,
-                )

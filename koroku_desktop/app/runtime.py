@@ -18,11 +18,9 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.embedding import BackgroundEmbedder
 from koroku_desktop.agent.facts import FactBook
 from koroku_desktop.agent.loop import Agent, AgentOptions
-from koroku_desktop.agent.memory_events import sync_memory_files
 from koroku_desktop.agent.ports import Approver, ChatModel
 from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.agent.titles import Titler
-from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.agent_pool import AgentKit, AgentPool, follow_settings
 from koroku_desktop.app.config import (
     ApiKey,
@@ -37,6 +35,7 @@ from koroku_desktop.app.conversation_wiring import (
 )
 from koroku_desktop.app.exports import export_file
 from koroku_desktop.app.lazy_model import LazyGeminiModel
+from koroku_desktop.app.memory_sync import sync_memory_held
 from koroku_desktop.app.recall_wiring import (
     LazyGeminiEmbedder,
     build_recall,
@@ -224,33 +223,12 @@ class Runtime:
 
     async def sync_memory(self, *, wait: bool = True) -> bool:
         """Take memory files changed while Koroku was closed into the log, then write every
-        file from the log (agent/memory_events.py), in a worker thread. False when skipped:
-        a read-only runtime, or another front end's turn runs and `wait` is False.
-
-        It holds the conversation's turn lease meanwhile, so two processes starting together
-        do not both record the same outside edit: the second sees the first's edit in the
-        log. Front ends call it before their first turn (the app once its window is up); a
-        disk problem is only logged. Cancelled, it returns once a write under way has ended.
-        """
+        file from the log, under the turn lease (see app/memory_sync.py). False when skipped:
+        a read-only runtime, or another front end's turn runs and `wait` is False. Front
+        ends call it before their first turn (the app once its window is up)."""
         if self.log.read_only:
             return False
-        agent = self.agent
-        try:
-            async with agent.hold_turn(wait=wait):
-                home = self.paths.home
-                work = asyncio.ensure_future(
-                    asyncio.to_thread(sync_memory_files, self.log, agent.conversation_id, home)
-                )
-                try:
-                    await asyncio.shield(work)
-                except asyncio.CancelledError:  # (quit) the write ends before anything closes
-                    await asyncio.wait([work])
-                    raise
-        except TurnBusyError:
-            return False
-        except DB_ERRORS as exc:
-            log.info("could not bring the memory files up to date: %s", exc)
-        return True
+        return await sync_memory_held(self.agent, self.log, self.paths.home, wait=wait)
 
     async def start_mcp(
         self, wait_s: float = 0.0, notice: Callable[[str], object] | None = None

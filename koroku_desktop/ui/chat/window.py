@@ -6,8 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.domain.events import LogEntry, StoredEvent
@@ -22,6 +22,7 @@ from koroku_desktop.ui.chat.empty_state import EmptyState
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
 from koroku_desktop.ui.chat.find_bar import FindBar
 from koroku_desktop.ui.chat.header import ChatHeader
+from koroku_desktop.ui.chat.inline_notice import InlineNotice
 from koroku_desktop.ui.chat.last_turn import LastTurnActions
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.chat.queued_strip import QueuedStrip
@@ -29,9 +30,9 @@ from koroku_desktop.ui.chat.row_actions import RowActions
 from koroku_desktop.ui.chat.row_painting import MAX_COLUMN
 from koroku_desktop.ui.chat.send_guard import looks_like_api_key
 from koroku_desktop.ui.chat.setup_card import SetupCard
-from koroku_desktop.ui.chat.shortcut_sheet import ShortcutSheet
 from koroku_desktop.ui.chat.status_bar import ChatStatusBar
 from koroku_desktop.ui.chat.turn_status import TurnStatus
+from koroku_desktop.ui.chat.window_keys import WindowKeys
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 from koroku_desktop.ui.widgets.icons import app_icon
 
@@ -39,11 +40,12 @@ NARROW = 600
 """Below this width the status bar shortens the context meter's words to a percentage."""
 
 
-class ChatWindow(AttachmentDrops, QMainWindow):
+class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
     """The main window. Reports intent through the bridge's slots and its own signals.
 
     Files dropped on it, pasted into the message box or chosen with the paper clip wait as
     chips above the box and go with the next message (`attach_bytes` adds a screenshot too).
+    Its own keys (Ctrl+L, Find, the shortcut sheet, Esc) are `WindowKeys`'.
     """
 
     older_requested = Signal(int)
@@ -112,10 +114,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         col.addWidget(self.find_bar)
         self.queued_strip = QueuedStrip()
         col.addWidget(self.queued_strip)
-        self.notice = QLabel()
-        self.notice.setObjectName("InlineNotice")
-        self.notice.setWordWrap(True)
-        self.notice.setVisible(False)
+        self.notice = InlineNotice()
         col.addWidget(self.notice)
         composer = self._composer(model_name)
         self.approvals.focus_after = self.input
@@ -145,14 +144,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         self.open_url = QDesktopServices.openUrl
         """Opens an attachment's copy (tests record the URL instead)."""
         THUMBNAILS.use(bridge.attachments)
-        focus = QShortcut(QKeySequence("Ctrl+L"), self)
-        focus.activated.connect(self.input.setFocus)
-        self.input.escape_pressed.connect(self.escape)
-        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
-        find.activated.connect(self.find_bar.open)
-        for keys in ("Ctrl+/", "F1"):
-            QShortcut(QKeySequence(keys), self).activated.connect(self.show_shortcuts)
-        self.shortcut_sheet: ShortcutSheet | None = None
+        self.bind_keys(self)
         self.input.setFocus()
 
     # -- building ----------------------------------------------------------------------
@@ -281,25 +273,6 @@ class ChatWindow(AttachmentDrops, QMainWindow):
         """Drop a half-streamed answer nobody persisted."""
         self.model.end_stream()
 
-    def show_shortcuts(self) -> ShortcutSheet:
-        """Open (or raise) the keyboard-shortcut sheet; the message box gets the keys back
-        when it closes."""
-        if self.shortcut_sheet is None:
-            self.shortcut_sheet = ShortcutSheet(self)
-            self.shortcut_sheet.finished.connect(self.refocus_input)
-        self.shortcut_sheet.show()
-        self.shortcut_sheet.raise_()
-        self.shortcut_sheet.activateWindow()
-        return self.shortcut_sheet
-
-    def escape(self) -> None:
-        """Esc in the message box stops the running turn (a waiting approval takes its Esc
-        first, as a denial; an edit being made is cancelled instead)."""
-        if self.bridge.busy and self.last_turn.editing is None:
-            self.bridge.cancel()
-            self.statusBar().showMessage("Stopped", 2000)
-        self.refocus_input()
-
     def on_busy(self, busy: bool) -> None:
         """Show Stop while a turn runs."""
         self.stop_button.setVisible(busy)
@@ -360,11 +333,7 @@ class ChatWindow(AttachmentDrops, QMainWindow):
     def show_hint(self, text: str) -> None:
         """A sentence above the message box about what just did not happen and why; several
         stack until the next message is sent."""
-        lines = self.notice.text().splitlines() if self.notice.isVisibleTo(self) else []
-        if text not in lines:
-            lines.append(text)
-        self.notice.setText("\n".join(lines[-4:]))
-        self.notice.setVisible(True)
+        self.notice.add(text)
 
     def hide_hint(self) -> None:
         """Drop the notice above the message box."""

@@ -1,0 +1,44 @@
+"""The memory files and the log brought together as a front end starts, under the lease.
+
+Memory files changed while Koroku was closed are taken into the log, then every file is
+written from the log (agent/memory_events.py), in a worker thread. It holds the
+conversation's turn lease meanwhile, so two processes starting together do not both record
+the same outside edit: the second sees the first's edit in the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from koroku_desktop.agent.loop import Agent
+from koroku_desktop.agent.memory_events import sync_memory_files
+from koroku_desktop.agent.turn_gate import TurnBusyError
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.db_errors import DB_ERRORS
+
+log = logging.getLogger(__name__)
+
+
+async def sync_memory_held(
+    agent: Agent, event_log: SqliteEventLog, home: Path, *, wait: bool = True
+) -> bool:
+    """Sync the memory files under `agent`'s turn lease. False when skipped: another front
+    end's turn runs and `wait` is False. A disk problem is only logged. Cancelled, it returns
+    once a write under way has ended."""
+    try:
+        async with agent.hold_turn(wait=wait):
+            work = asyncio.ensure_future(
+                asyncio.to_thread(sync_memory_files, event_log, agent.conversation_id, home)
+            )
+            try:
+                await asyncio.shield(work)
+            except asyncio.CancelledError:  # (quit) the write ends before anything closes
+                await asyncio.wait([work])
+                raise
+    except TurnBusyError:
+        return False
+    except DB_ERRORS as exc:
+        log.info("could not bring the memory files up to date: %s", exc)
+    return True
