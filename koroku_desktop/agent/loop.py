@@ -138,7 +138,13 @@ class Agent:
         if self._view is None:
             if self._loading is None:
                 self._loading = asyncio.ensure_future(asyncio.to_thread(self._read_live))
-            view, seen = await asyncio.shield(self._loading)
+            loading = self._loading
+            try:
+                view, seen = await asyncio.shield(loading)
+            except BaseException:
+                if loading.done() and self._loading is loading:  # failed: read again next time
+                    self._loading = None
+                raise
             if self._view is None:
                 self._view = view
                 self._gate.saw(seen)

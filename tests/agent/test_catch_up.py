@@ -150,3 +150,25 @@ async def test_a_crashed_owner_s_dangling_call_is_seen_once_its_lease_expires(
     async with next_one.hold_turn(wait=False):
         assert [c.name for c in next_one.view.pending_calls()] == ["bash"]
         assert next_one.view.repair() is not None, "now the repair may be appended"
+
+
+async def test_a_live_context_that_failed_to_read_is_read_again_next_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One passing database error does not leave the agent failing every later load."""
+    log, board = InMemoryEventLog(), LeaseBoard()
+    log.append("default", [text("user", "hello"), text("model", "hi")])
+    agent = agent_on(log, board, "app", tmp_path)
+    real = log.load_live
+    failures = iter([OSError("disk I/O error")])
+
+    def flaky(*args: object, **kwargs: object) -> object:
+        for failure in failures:
+            raise failure
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(log, "load_live", flaky)
+    with pytest.raises(OSError, match="disk I/O error"):
+        await agent.load()
+    view = await agent.load()
+    assert [m.event.parts[0].text for m in view.messages] == ["hello", "hi"]  # type: ignore[union-attr]
