@@ -22,6 +22,7 @@ import numpy.typing as npt
 from koroku_desktop.domain.recall import VectorMatch
 from koroku_desktop.store.database import Connection
 from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, words
+from koroku_desktop.store.vectors.quantise import quantise_unit, unit_of
 
 log = logging.getLogger(__name__)
 
@@ -42,19 +43,13 @@ PAGE_ROWS = 200_000
 _COUNT = "SELECT COUNT(*) FROM event_vectors WHERE space = ? AND rowid <= ?"
 
 
-def quantise(vector: npt.NDArray[np.float32]) -> tuple[float, bytes]:
-    """A unit vector as (scale, int8 bytes) with `vector ≈ scale * int8`."""
-    peak = float(np.max(np.abs(vector))) if vector.size else 0.0
-    scale = peak / 127.0 if peak > 0 else 1.0
-    q = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
-    return scale, q.tobytes()
+quantise = quantise_unit
+"""A float32 unit vector as (scale, int8 bytes); see `store/vectors/quantise.py`."""
 
 
 def unit(values: list[float]) -> npt.NDArray[np.float32]:
     """`values` as a float32 unit vector (a zero vector stays zero)."""
-    vector = np.asarray(values, dtype=np.float32)
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 else vector
+    return unit_of(np.asarray(values, dtype=np.float32))
 
 
 Row = tuple[int, int, float, bytes]
