@@ -57,7 +57,7 @@ def test_the_quantised_vector_is_close_to_the_unit_vector() -> None:
 def test_out_of_range_values_fall_back_to_numpy_without_an_error() -> None:
     values = [float("inf"), 1.0, 3e38 * 10]
     with np.errstate(all="ignore"):
-        scale, blob = quantise_one(values, use_numpy=False)
+        _, blob = quantise_one(values, use_numpy=False)
     assert len(blob) == 3
 
 
