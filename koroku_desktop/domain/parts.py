@@ -159,9 +159,6 @@ class CodeExecutionResultPart(_PartBase):
         return self.output or ""
 
 
-FunctionResponsePart.model_rebuild()
-
-
 class AttachmentPart(_PartBase):
     """A file the person attached: a reference to Koroku's own copy in the blob store.
 
