@@ -1,7 +1,8 @@
 """VectorIndex: the event vectors of one embedding space in memory, searched by brute force.
 
-Vectors are stored quantised to int8 with one float scale each (`quantise`): 768 dims take
-772 bytes instead of 3,072 as float32, and the cosine ranking is kept to within about 1 %.
+Vectors are stored quantised to int8 with one float scale each (`store/vectors/quantise.py`):
+768 dims take 772 bytes instead of 3,072 as float32, and the cosine ranking is kept to within
+about 1 %.
 Search is a brute-force scan (see `VectorIndex`): no extension to load (this Python's
 sqlite3 cannot load `sqlite-vec`, and a frozen bundle would have to ship it), no index to
 build or keep in step.
