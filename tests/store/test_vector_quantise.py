@@ -62,7 +62,8 @@ def test_out_of_range_values_fall_back_to_numpy_without_an_error() -> None:
 
 
 def test_storing_a_few_vectors_does_not_import_numpy(tmp_path: Path) -> None:
-    """The post-turn embedding of `koroku ask` stores one or two vectors: no numpy."""
+    """The post-turn embedding of `koroku ask` stores one or two vectors, and a search of a
+    space without vectors finds nothing: no numpy."""
     code = textwrap.dedent(
         f"""
         import sys
@@ -74,6 +75,8 @@ def test_storing_a_few_vectors_does_not_import_numpy(tmp_path: Path) -> None:
         log = SqliteEventLog(Path({str(tmp_path / "koroku.db")!r}))
         events = [MessageEvent(role="user", parts=[TextPart(text="my car is crimson")])] * 2
         seqs = [s.seq for s in log.append("default", events)]
+        assert log.vectors.nearest("m", 4, [1.0, 0.0, 0.0, 0.0], 5) == []
+        assert log.vectors.similarity_floor("m", 4, [1.0, 0.0, 0.0, 0.0]) is None
         batch = EmbeddingBatch([Chunk(s, 0, "x") for s in seqs], seqs[-1], len(seqs))
         log.vectors.store("m", 4, batch, [[0.1, 0.2, 0.3, 0.4], [0.4, -0.3, 0.2, 0.1]])
         status = log.vectors.status("m", 4)

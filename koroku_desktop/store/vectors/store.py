@@ -207,12 +207,12 @@ class VectorStore:
 
     def _index(self, model: str, dimensions: int) -> VectorIndex | None:
         """The space's index, up to date with the table (None: nothing embedded with it)."""
-        from koroku_desktop.store.vectors.files import VectorFiles
-        from koroku_desktop.store.vectors.index import VectorIndex
-
         space = self._space_id(model, dimensions)
         if space is None or not self._has_vectors(space):
             return None
+        from koroku_desktop.store.vectors.files import VectorFiles
+        from koroku_desktop.store.vectors.index import VectorIndex
+
         with self._lock:
             index = self._indexes.get(space)
             if index is None:
