@@ -21,7 +21,7 @@ Role = Literal["user", "model"]
 class Usage(BaseModel):
     """What one model response cost and how long it took."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     prompt_tokens: int | None = None
     output_tokens: int | None = None
@@ -39,7 +39,7 @@ class MessageEvent(BaseModel):
     an interrupted call (synthetic error responses).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["message"] = "message"
     schema_version: int = SCHEMA_VERSION
@@ -79,7 +79,7 @@ class CompactionEvent(BaseModel):
     `kept_from_seq` (upcast in `coverage`).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["compaction"] = "compaction"
     schema_version: int = SCHEMA_VERSION
@@ -95,7 +95,7 @@ class CompactionEvent(BaseModel):
 class ClearedEvent(BaseModel):
     """The user cleared the conversation: the live context restarts empty. Nothing is deleted."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["cleared"] = "cleared"
     schema_version: int = SCHEMA_VERSION
@@ -107,7 +107,7 @@ class RejectedEvent(BaseModel):
     The message stays in the log but is left out of every later request.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["rejected"] = "rejected"
     schema_version: int = SCHEMA_VERSION
@@ -126,7 +126,7 @@ class MemoryEditEvent(BaseModel):
     agent/memory_events.py).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["memory_edit"] = "memory_edit"
     schema_version: int = SCHEMA_VERSION
@@ -143,7 +143,7 @@ class SupersededEvent(BaseModel):
     """The turn `superseded_turn_id` was replaced: regenerated, or its message edited and sent
     again. Its events stay in the log (history, search, export) but leave the live context."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["superseded"] = "superseded"
     schema_version: int = SCHEMA_VERSION
@@ -160,7 +160,7 @@ class RememberedDismissedEvent(BaseModel):
     again in this conversation (see `MemorySurfacer`).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["remembered_dismissed"] = "remembered_dismissed"
     schema_version: int = SCHEMA_VERSION
@@ -187,7 +187,7 @@ class FactEvent(BaseModel):
     memory`), the model's `remember` tool, or a compaction's summariser.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["fact"] = "fact"
     schema_version: int = SCHEMA_VERSION
@@ -228,7 +228,7 @@ class ConversationEvent(BaseModel):
         it. `origin` says where a created conversation comes from (`koroku`, or `chatgpt`/`claude`
     for a chat imported from another assistant's export)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["conversation"] = "conversation"
     schema_version: int = SCHEMA_VERSION
@@ -252,7 +252,7 @@ class TaskEvent(BaseModel):
     (ISO, UTC; never twice for one time: agent/task_runs.py), then `run_finished` with its
     `outcome`, turn and `detail`; `at` is when (the writer's clock, ISO). Kept as written."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["task"] = "task"
     schema_version: int = SCHEMA_VERSION
@@ -289,7 +289,7 @@ Event = Annotated[
     | TaskEvent,
     Field(discriminator="kind"),
 ]
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=ConfigDict(defer_build=True))
 
 EVENT_KINDS: tuple[str, ...] = tuple(
     cls.model_fields["kind"].default for cls in get_args(get_args(Event)[0])

@@ -16,7 +16,7 @@ class WebSource(BaseModel):
     """One grounding chunk from the web: the link Gemini gives (often a redirect through
     vertexaisearch.cloud.google.com), its title, and the site's domain when known."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     uri: str
     title: str = ""
@@ -34,7 +34,7 @@ class GroundingSupport(BaseModel):
     that back it. `start_index`/`end_index` are Gemini's offsets into the text part;
     `text` is the stretch itself, which is what citation markers are placed by."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     text: str = ""
     start_index: int | None = None
@@ -47,7 +47,7 @@ class GroundingSupport(BaseModel):
 class UrlRetrieval(BaseModel):
     """A URL the URL-context tool fetched, and how that went (`URL_RETRIEVAL_STATUS_...`)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     url: str
     status: str = ""
@@ -62,7 +62,7 @@ class Grounding(BaseModel):
     """Everything a reply was grounded on: search queries, sources, which text they back,
     the Google Search suggestions widget (`search_entry_point`, HTML), URLs read."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     search_queries: list[str] = Field(default_factory=list)
     sources: list[WebSource] = Field(default_factory=list)

@@ -23,7 +23,7 @@ def compact_json(value: Any) -> str:
 
 
 class _PartBase(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     thought_signature: str | None = None
     """Standard base64 of the signature bytes, or None when the part carried none."""
@@ -159,9 +159,6 @@ class CodeExecutionResultPart(_PartBase):
         return self.output or ""
 
 
-FunctionResponsePart.model_rebuild()
-
-
 class AttachmentPart(_PartBase):
     """A file the person attached: a reference to Koroku's own copy in the blob store.
 
@@ -205,8 +202,10 @@ Part = Annotated[
     Field(discriminator="kind"),
 ]
 
-PART_ADAPTER: TypeAdapter[Part] = TypeAdapter(Part)
-PARTS_ADAPTER: TypeAdapter[list[Part]] = TypeAdapter(list[Part])
+_DEFERRED = ConfigDict(defer_build=True)
+"""Schemas built on first use, not at import (a process that never validates skips it)."""
+PART_ADAPTER: TypeAdapter[Part] = TypeAdapter(Part, config=_DEFERRED)
+PARTS_ADAPTER: TypeAdapter[list[Part]] = TypeAdapter(list[Part], config=_DEFERRED)
 
 
 def encode_signature(raw: bytes | None) -> str | None:

@@ -1,7 +1,8 @@
 """VectorIndex: the event vectors of one embedding space in memory, searched by brute force.
 
-Vectors are stored quantised to int8 with one float scale each (`quantise`): 768 dims take
-772 bytes instead of 3,072 as float32, and the cosine ranking is kept to within about 1 %.
+Vectors are stored quantised to int8 with one float scale each (`store/vectors/quantise.py`):
+768 dims take 772 bytes instead of 3,072 as float32, and the cosine ranking is kept to within
+about 1 %.
 Search is a brute-force scan (see `VectorIndex`): no extension to load (this Python's
 sqlite3 cannot load `sqlite-vec`, and a frozen bundle would have to ship it), no index to
 build or keep in step.
@@ -22,6 +23,7 @@ import numpy.typing as npt
 from koroku_desktop.domain.recall import VectorMatch
 from koroku_desktop.store.database import Connection
 from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, words
+from koroku_desktop.store.vectors.quantise import quantise_unit, unit_of
 
 log = logging.getLogger(__name__)
 
@@ -42,19 +44,13 @@ PAGE_ROWS = 200_000
 _COUNT = "SELECT COUNT(*) FROM event_vectors WHERE space = ? AND rowid <= ?"
 
 
-def quantise(vector: npt.NDArray[np.float32]) -> tuple[float, bytes]:
-    """A unit vector as (scale, int8 bytes) with `vector ≈ scale * int8`."""
-    peak = float(np.max(np.abs(vector))) if vector.size else 0.0
-    scale = peak / 127.0 if peak > 0 else 1.0
-    q = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
-    return scale, q.tobytes()
+quantise = quantise_unit
+"""A float32 unit vector as (scale, int8 bytes); see `store/vectors/quantise.py`."""
 
 
 def unit(values: list[float]) -> npt.NDArray[np.float32]:
     """`values` as a float32 unit vector (a zero vector stays zero)."""
-    vector = np.asarray(values, dtype=np.float32)
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 else vector
+    return unit_of(np.asarray(values, dtype=np.float32))
 
 
 Row = tuple[int, int, float, bytes]

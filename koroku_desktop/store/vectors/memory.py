@@ -26,6 +26,7 @@ from typing import Any
 from koroku_desktop.domain.recall import MemoryChunk, MemoryMatch
 from koroku_desktop.fsutil import atomic_write, exclusive_lock
 from koroku_desktop.store.vectors.embed_text import CHUNK_CHARS, chunks
+from koroku_desktop.store.vectors.quantise import quantise_all
 
 log = logging.getLogger(__name__)
 
@@ -130,13 +131,10 @@ class MemoryVectors:
         self, model: str, dims: int, chunks: list[MemoryChunk], vectors: list[list[float]]
     ) -> None:
         """Save the vectors of `chunks` (replacing older ones of the same files)."""
-        from koroku_desktop.store.vectors.index import quantise, unit
-
         with self._locked():
             files = {c.file for c in chunks}
             entries = [e for e in self._entries(model, dims) if e["file"] not in files]
-            for chunk, values in zip(chunks, vectors, strict=True):
-                scale, blob = quantise(unit(values))
+            for chunk, (scale, blob) in zip(chunks, quantise_all(vectors), strict=True):
                 entries.append(
                     {
                         "file": chunk.file,
@@ -156,13 +154,13 @@ class MemoryVectors:
     def nearest(self, model: str, dims: int, query: list[float], limit: int) -> list[MemoryMatch]:
         """The memory chunks most similar to `query`, best first (files since removed are
         left out; a file edited since keeps its old vectors until it is embedded again)."""
+        entries = [e for e in self._entries(model, dims) if (self.memory_dir / e["file"]).is_file()]
+        if not entries or limit <= 0:
+            return []
         import numpy as np
 
         from koroku_desktop.store.vectors.index import unit
 
-        entries = [e for e in self._entries(model, dims) if (self.memory_dir / e["file"]).is_file()]
-        if not entries or limit <= 0:
-            return []
         matrix = np.frombuffer(
             b"".join(base64.b64decode(e["vector"]) for e in entries), dtype=np.int8
         ).reshape(len(entries), -1)

@@ -28,6 +28,7 @@ from koroku_desktop.store.search.context import SEARCH_CATCH_UP, ContextIndex
 from koroku_desktop.store.search.index import SearchIndex
 from koroku_desktop.store.search.searchable import fts_any_query, searchable_text
 from koroku_desktop.store.vectors.embed_text import chunks, embeddable_text
+from koroku_desktop.store.vectors.quantise import quantise_all
 
 if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
     from koroku_desktop.store.vectors.index import VectorIndex
@@ -78,6 +79,14 @@ class VectorStore:
             .fetchone()
         )
         return None if row is None else int(row[0])
+
+    def _has_vectors(self, space: int) -> bool:
+        """Whether the space holds a vector (a search of an empty one needs no numpy)."""
+        if space in self._indexes:
+            return True
+        conn = self._db.conn()
+        found = conn.execute("SELECT 1 FROM event_vectors WHERE space = ? LIMIT 1", (space,))
+        return found.fetchone() is not None
 
     def _space(self, model: str, dimensions: int) -> int:
         """The space's id, created when missing (a write: only the embedder calls it)."""
@@ -139,13 +148,11 @@ class VectorStore:
         self, model: str, dimensions: int, batch: EmbeddingBatch, vectors: list[list[float]]
     ) -> None:
         """Save a batch's vectors and move the space's progress past it, in one transaction."""
-        from koroku_desktop.store.vectors.index import quantise, unit
-
         space = self._space(model, dimensions)
-        rows = []
-        for chunk, values in zip(batch.chunks, vectors, strict=True):
-            scale, blob = quantise(unit(values))
-            rows.append((space, chunk.seq, chunk.chunk, scale, blob))
+        rows = [
+            (space, chunk.seq, chunk.chunk, scale, blob)
+            for chunk, (scale, blob) in zip(batch.chunks, quantise_all(vectors), strict=True)
+        ]
         with self._db.atomic("IMMEDIATE"):
             conn = self._db.conn()
             conn.executemany(
@@ -189,24 +196,23 @@ class VectorStore:
         below_seq: int | None = None,
     ) -> list[VectorMatch]:
         """Events whose best chunk is most similar to `query`, best first."""
-        from koroku_desktop.store.vectors.index import unit
-
         if len(query) != dimensions:
             raise ValueError(f"a query vector of {len(query)} dimensions in a {dimensions}-d space")
-
         index = self._index(model, dimensions)
         if index is None:
             return []
+        from koroku_desktop.store.vectors.index import unit
+
         return index.nearest(unit(query), limit, below_seq)
 
     def _index(self, model: str, dimensions: int) -> VectorIndex | None:
         """The space's index, up to date with the table (None: nothing embedded with it)."""
+        space = self._space_id(model, dimensions)
+        if space is None or not self._has_vectors(space):
+            return None
         from koroku_desktop.store.vectors.files import VectorFiles
         from koroku_desktop.store.vectors.index import VectorIndex
 
-        space = self._space_id(model, dimensions)
-        if space is None:
-            return None
         with self._lock:
             index = self._indexes.get(space)
             if index is None:
@@ -302,10 +308,12 @@ class VectorStore:
     def similarity_floor(self, model: str, dimensions: int, query: list[float]) -> float | None:
         """The cosine below which a match for `query` is no closer than most of the log,
         calibrated on this space's own vectors (`VectorIndex.floor`); None while few."""
+        index = self._index(model, dimensions)
+        if index is None:
+            return None
         from koroku_desktop.store.vectors.index import unit
 
-        index = self._index(model, dimensions)
-        return None if index is None else index.floor(unit(query))
+        return index.floor(unit(query))
 
     def _snippets(self, match: str, seqs: list[int]) -> dict[int, str]:
         """The full-text index's snippets (matches in `[[`/`]]`) of these events, where their
