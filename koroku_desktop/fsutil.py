@@ -106,3 +106,32 @@ def exclusive_lock(lock_file: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+class HeldLock:
+    """An exclusive lock on a file, held until `release` (or until the process ends)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def release(self) -> None:
+        """Give the lock back (closing the file releases it); twice is harmless."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def try_exclusive_lock(lock_file: Path) -> HeldLock | None:
+    """Take an exclusive lock on `lock_file` (created 0600, in a private folder) without
+    waiting; None when another open file (another process, or this one) holds it."""
+    private_dir(lock_file.parent)
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return HeldLock(fd)

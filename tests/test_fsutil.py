@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.fsutil import atomic_write, atomic_writer
+from koroku_desktop.fsutil import atomic_write, atomic_writer, try_exclusive_lock
 
 
 def _mode(path: Path) -> int:
@@ -72,3 +72,16 @@ def test_modes_private_by_default_chosen_or_kept(tmp_path: Path) -> None:
     os.umask(umask)
     atomic_write(fresh, "z", mode=None, keep_mode=True)
     assert _mode(fresh) == 0o666 & ~umask, "a new file gets the umask's default"
+
+
+def test_a_held_lock_is_refused_to_another_open_until_released(tmp_path: Path) -> None:
+    lock_file = tmp_path / "home" / "tasks-runner.lock"
+    first = try_exclusive_lock(lock_file)
+    assert first is not None
+    assert try_exclusive_lock(lock_file) is None  # another open file: refused, not waited
+    first.release()
+    first.release()  # twice is harmless
+    again = try_exclusive_lock(lock_file)
+    assert again is not None
+    again.release()
+    assert stat.S_IMODE(lock_file.stat().st_mode) == 0o600

@@ -30,6 +30,9 @@ class Paths:
     """settings.json."""
     blobs: Path = field(init=False, repr=False, compare=False)
     """Attachments, content-addressed by SHA-256 (blobs/blob_store.py)."""
+    task_runner_lock: Path = field(init=False, repr=False, compare=False)
+    """Locked by the process that runs this device's due tasks: the desktop app while it
+    runs, else the `koroku tasks run-due` of the moment (which defers to the app)."""
 
     def __post_init__(self) -> None:
         derived = {
@@ -40,6 +43,7 @@ class Paths:
             "logs": "logs",
             "settings_file": "settings.json",
             "blobs": "blobs",
+            "task_runner_lock": "tasks-runner.lock",
         }
         for name, leaf in derived.items():
             object.__setattr__(self, name, self.home / leaf)

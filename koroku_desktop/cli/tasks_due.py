@@ -2,14 +2,17 @@
 
 `run-due` is what the systemd timer (or the autostart loop) runs every minute, so it first
 reads the tasks straight from the log file (app/task_peek.py: no pydantic, no SDK) and
-exits when nothing is due. Only then does it open the runtime (the model, tools, recall)
-and run each due task through `TaskRunner`: claimed once under the turn lease, the outcome
-recorded in the log, a notification (a line on stderr here) for each. A task that cannot
-run (a bad rule, an unknown zone) is one line on stderr and does not stop the others.
+exits when nothing is due, or when the desktop app runs them (it holds the data dir's
+task-runner lock while it runs, and a run that needs the person waits in its chat there).
+Only then does it open the runtime (the model, tools, recall) and run each due task
+through `TaskRunner`: claimed once under the turn lease, the outcome recorded in the log,
+a notification for each. A task that cannot run (a bad rule, an unknown zone) is one line
+on stderr and does not stop the others.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -17,6 +20,9 @@ from datetime import datetime
 from koroku_desktop.app.paths import Paths, default_paths
 from koroku_desktop.app.task_peek import peek, peek_due
 from koroku_desktop.domain.tasks import DueRun, RunRecord, Task
+from koroku_desktop.fsutil import try_exclusive_lock
+
+log = logging.getLogger(__name__)
 
 MCP_WAIT_S = 20.0
 """How long a run waits for the MCP servers to start when it was granted one of their tools."""
@@ -47,7 +53,14 @@ def run_due(clock: Callable[[], datetime]) -> int:
         due = book.due(clock())
     if not due:
         return 0
-    return _run(paths, due, clock)
+    runner = try_exclusive_lock(paths.task_runner_lock)
+    if runner is None:  # the desktop app (or another run-due) runs this device's tasks now
+        log.info("the app or another koroku tasks run-due runs the due tasks now")
+        return 0
+    try:
+        return _run(paths, due, clock)
+    finally:
+        runner.release()
 
 
 def run_now(ref: str, clock: Callable[[], datetime]) -> int:

@@ -26,6 +26,7 @@ from koroku_desktop.app.task_peek import this_device
 from koroku_desktop.app.task_wiring import task_book, task_runs
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
 from koroku_desktop.domain.tasks import DueRun, RunRecord, Task
+from koroku_desktop.fsutil import HeldLock, try_exclusive_lock
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 
 OPEN, SNOOZE = "open", "snooze"
 ACTIONS = ((OPEN, "Open"), (SNOOZE, "Snooze"))
+LOCK_RETRY_S = 30.0
+"""How soon the app tries again for the task-runner lock a `run-due` holds."""
 
 
 class TaskCenter(QObject):
@@ -76,7 +79,12 @@ class TaskCenter(QObject):
         self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
         self._loop: asyncio.AbstractEventLoop | None = None
-        runtime.agent.calls.schedule = schedule_writer(self.book)
+        writer = schedule_writer(self.book)
+        runtime.agent.calls.schedule = writer
+        if runtime.pool is not None:  # every conversation's agent can schedule
+            runtime.pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
+        self._runner_lock: HeldLock | None = None
+        self._lock_retry: asyncio.TimerHandle | None = None
         runtime.tools.switched_off.discard("schedule")  # this app runs what it schedules
         self.panel: TasksPanel | None = None
         self._switcher: ConversationSwitcher | None = None
@@ -85,10 +93,24 @@ class TaskCenter(QObject):
         self._window: ChatWindow | None = None
 
     async def start(self) -> None:
-        """Arm the scheduler and listen for resumes."""
+        """Arm the scheduler and listen for resumes; say (by the lock) that this app runs
+        the due tasks here, so the timer's `koroku tasks run-due` leaves them to it."""
         self._loop = asyncio.get_running_loop()
+        self._take_runner_lock()
         self.scheduler.rearm()
         await self.resume_watch.start()
+
+    def _take_runner_lock(self) -> None:
+        """Hold the task-runner lock; while a `run-due` holds it, try again in a while (its
+        claims keep a due time from running twice meanwhile)."""
+        self._lock_retry = None
+        try:
+            self._runner_lock = try_exclusive_lock(self.runtime.paths.task_runner_lock)
+        except OSError as exc:  # a read-only data dir: run-due may run them too
+            log.info("could not take the task-runner lock: %s", exc)
+            return
+        if self._runner_lock is None and self._loop is not None:
+            self._lock_retry = self._loop.call_later(LOCK_RETRY_S, self._take_runner_lock)
 
     async def close(self) -> None:
         """Stop running tasks and listening."""
@@ -97,6 +119,10 @@ class TaskCenter(QObject):
         await self.resume_watch.close()
         await self._jobs.cancel()
         self.runs.close()  # a lease still held is given back
+        if self._lock_retry is not None:
+            self._lock_retry.cancel()
+        if self._runner_lock is not None:
+            self._runner_lock.release()  # the timer's run-due takes over
         close = getattr(self.notifier, "close", None)
         if close is not None:
             await asyncio.to_thread(close)

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.app.paths import Paths
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
 from koroku_desktop.domain.tasks import Schedule, due_key
+from koroku_desktop.fsutil import try_exclusive_lock
 from koroku_desktop.store import SqliteEventLog
 from tests.e2e.conftest import Koroku
 from tests.fakes.gemini_server import FakeGemini
@@ -210,3 +212,22 @@ def test_a_failed_model_call_records_failed_and_the_task_runs_next_time(
     assert again.stdout.strip() == f"flaky ({ids['flaky'][:8]}): ok", again.stderr
     outcomes = [e.outcome for e in events(koroku.home, ids["flaky"]) if e.action == "run_finished"]
     assert outcomes == ["failed", "ok"]
+
+
+def test_run_due_leaves_the_due_tasks_to_the_app_that_holds_the_runner_lock(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    """While the desktop app runs (it holds the task-runner lock), the timer's run-due runs
+    nothing: a run that needs the person waits in the app's chat instead of being refused."""
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    ids = make(koroku.home, daily={"prompt": "Summarise"})
+    app = try_exclusive_lock(Paths(koroku.home).task_runner_lock)  # as the app holds it
+    assert app is not None
+    deferred = koroku.run("tasks", "run-due", **AT_NOW)
+    assert (deferred.returncode, deferred.stdout) == (0, ""), deferred.stderr
+    assert events(koroku.home, ids["daily"])[-1].action == "created"
+    assert fake_gemini.generate_requests() == []
+    app.release()  # the app quit: the next run-due runs it
+    fake_gemini.reply_text("done")
+    ran = koroku.run("tasks", "run-due", **AT_NOW)
+    assert ran.stdout.strip() == f"daily ({ids['daily'][:8]}): ok", ran.stderr

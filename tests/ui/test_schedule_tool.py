@@ -13,7 +13,7 @@ from koroku_desktop.domain.parts import FunctionResponsePart
 from koroku_desktop.tools.schedule import describe_call
 from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.conftest import running_desktop
+from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import type_and_send
 from tests.ui.screenshots import save_screenshot
 
@@ -82,3 +82,22 @@ def test_denying_the_card_makes_no_task(
         desk.window.approvals.cards()[0].deny.click()
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
         assert desk.tasks.book.list() == []
+
+
+def test_a_conversation_started_later_schedules_too(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini
+) -> None:
+    """Each conversation has an agent of its own in the app: every one can schedule."""
+    model = FakeChatModel.scripted([call("schedule", "s1", **ARGS)], then="Scheduled it.")
+    with running_desktop(qtbot, model) as desk:
+        if desk.welcome is not None:
+            desk.welcome.ok_button.click()
+        first = desk.runtime.agent
+        assert run(qtbot, desk.conversations.start_new()) is not None
+        assert desk.runtime.agent is not first
+        type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
+        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
+        desk.window.approvals.cards()[0].allow_once.click()
+        qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
+        (task,) = desk.tasks.book.list()
+        assert task.title == "Inbox summary"
