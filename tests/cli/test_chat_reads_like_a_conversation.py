@@ -65,7 +65,7 @@ def test_a_failed_request_is_one_friendly_line(koroku: Koroku, fake_gemini: Fake
     assert "WARNING" not in chat.stderr and "koroku_desktop." not in chat.stderr
     assert chat.stdout.count("hello") == 0, "the message is not printed again"
     verbose = koroku.ok("-v", "chat", stdin="hello\nexit\n")
-    assert "koroku_desktop.agent.loop" in verbose.stderr, "-v still shows the log records"
+    assert "koroku_desktop.agent.steps" in verbose.stderr, "-v still shows the log records"
 
 
 def test_a_piped_chat_prints_markdown_as_the_model_wrote_it(koroku: Koroku) -> None:
