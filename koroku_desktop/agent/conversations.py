@@ -67,14 +67,18 @@ class ConversationBook:
             return Conversation(DEFAULT_CONVERSATION, UNTITLED, 0.0, 0.0, 0)
         return most_recent(every.values())
 
-    def create(self, title: str | None = None, *, origin: str = "koroku") -> Conversation:
-        """Start a conversation (with a title, or `New conversation` until named)."""
+    def create(
+        self, title: str | None = None, *, origin: str = "koroku", purpose: str | None = None
+    ) -> Conversation:
+        """Start a conversation (with a title, or `New conversation` until named); `purpose`
+        marks one Koroku makes for its own use (domain/conversations.py)."""
         cleaned = clean_title(title) if title is not None else None
         cid = new_conversation_id()
-        self.log.append(cid, [ConversationEvent(action="created", title=cleaned, origin=origin)])
-        made = self.get(cid)
-        assert made is not None
-        return made
+        made = ConversationEvent(action="created", title=cleaned, origin=origin, purpose=purpose)
+        self.log.append(cid, [made])
+        found = self.get(cid)
+        assert found is not None
+        return found
 
     def quick_asks(self) -> Conversation:
         """The conversation quick ask asks into, started (`Quick asks`) on first use. It is

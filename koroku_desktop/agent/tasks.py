@@ -2,8 +2,8 @@
 them by appending `task` events.
 
 Each task's events go in its conversation (its own by default, made through
-`ConversationBook` and archived, so that it never becomes the one a front end opens by
-default; `-c` opens it). Nothing takes a lease here: a change is one event any later fold
+`ConversationBook` with the `task` purpose: listed in the sidebar like any other, but never
+the one a front end opens by default). Nothing takes a lease here: a change is one event any later fold
 sees; runs (agent/task_runs.py) take the conversation's turn lease.
 """
 
@@ -17,6 +17,7 @@ from datetime import datetime
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.kind_events import KindFollower, kind_events
 from koroku_desktop.agent.ports import ConversationLog, LogReader
+from koroku_desktop.domain.conversations import TASK_RUNS
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import StoredEvent, TaskAction, TaskEvent
 from koroku_desktop.domain.tasks import (
@@ -97,9 +98,8 @@ class TaskBook:
         name = _title(title or text)
         self._check(schedule, tool_budget)
         if conversation_id is None:
-            book = ConversationBook(self.log)
-            conversation_id = book.create(f"Task: {name}").id
-            book.archive(conversation_id)
+            made = ConversationBook(self.log).create(f"Task: {name}", purpose=TASK_RUNS)
+            conversation_id = made.id
         task_id = str(uuid.uuid4())
         event = TaskEvent(
             action="created",

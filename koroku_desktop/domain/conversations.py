@@ -24,6 +24,8 @@ NEW_TITLE = "New conversation"
 QUICK_ASKS = "quick-asks"
 """The purpose of the conversation quick ask asks into (found by it, not by its title)."""
 QUICK_ASKS_TITLE = "Quick asks"
+TASK_RUNS = "task"
+"""The purpose of a scheduled task's own conversation (where its runs' turns go)."""
 UNTITLED = "Conversation"
 """What a conversation from before titles (the log's first) is called until renamed."""
 ID_PREFIX_MIN = 4
@@ -205,12 +207,12 @@ def quick_asks(conversations: Iterable[Conversation]) -> Conversation | None:
 
 def most_recent(conversations: Iterable[Conversation]) -> Conversation | None:
     """The conversation a front end opens by default: the most recently active one that is
-    neither deleted, archived nor an imported chat nobody continued; quick ask's own only
-    when there is no other (a quick ask does not move where the chat and the terminal open).
-    None: there is none."""
+    neither deleted, archived nor an imported chat nobody continued; quick ask's own and
+    the scheduled tasks' own only when there is no other (a quick ask or a task's run does
+    not move where the chat and the terminal open). None: there is none."""
     shown = [c for c in conversations if not c.deleted and not c.archived and not c.read_only]
     ordered = by_recency(shown)
-    ordered.sort(key=lambda c: c.purpose == QUICK_ASKS)  # stable: recency within each
+    ordered.sort(key=lambda c: bool(c.purpose))  # stable: recency within each
     return ordered[0] if ordered else None
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.domain.conversations import TASK_RUNS
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.events import TaskEvent
 from koroku_desktop.domain.schedules import ScheduleError
@@ -40,20 +41,21 @@ def weekdays(at: datetime = MONDAY) -> Schedule:
     return Schedule("rrule", every_to_rrule("weekdays 08:00"), "Europe/Berlin", at)
 
 
-def test_a_task_is_its_events_and_gets_its_own_archived_conversation(log: SqliteEventLog) -> None:
+def test_a_task_is_its_events_and_gets_its_own_conversation(log: SqliteEventLog) -> None:
     clock = Clock(MONDAY)
+    talked_in = ConversationBook(log).create("Everyday talk")
     book = TaskBook(log, clock, device="laptop")
     task = book.create(weekdays(), prompt="Summarise my inbox", allowed_tools=["read_file"])
     assert task.title == "Summarise my inbox"
     assert task.next_due == datetime(2026, 12, 7, 7, 0, tzinfo=UTC)
     assert task.allowed_tools == ("read_file",) and task.device == "laptop"
     conversation = ConversationBook(log).get(task.conversation_id)
-    assert conversation is not None and conversation.archived
+    assert conversation is not None and not conversation.archived  # listed, found
     assert conversation.title == "Task: Summarise my inbox"
-    assert (
-        ConversationBook(log).current() is None
-        or ConversationBook(log).current().id != task.conversation_id
-    )  # type: ignore[union-attr]
+    assert conversation.purpose == TASK_RUNS
+    # Newer than the person's conversation, yet never the one a front end opens by default.
+    current = ConversationBook(log).current()
+    assert current is not None and current.id == talked_in.id
 
     clock.now += timedelta(hours=3)  # 10:00 Berlin: today's 08:00 passed, unrun
     book.pause(task.id[:6])
