@@ -80,6 +80,8 @@ class BackgroundEmbedder:
         self._store_lock = threading.Lock()
         """Held by a worker thread while it is inside the store, so `cancel` can wait it out."""
         self._closed = False
+        self._again = False
+        """Kicked while a catch-up ran: it goes round once more."""
 
     @property
     def running(self) -> bool:
@@ -95,21 +97,30 @@ class BackgroundEmbedder:
         return retry.when() > asyncio.get_running_loop().time()
 
     def kick(self) -> None:
-        """Start catching up in the background if not already (call on the event loop)."""
+        """Start catching up in the background (call on the event loop). While a catch-up
+        runs, it goes round once more when done: it may have read the pending events before
+        what this kick is about was written (an import, another process's turn)."""
         if self.running:
+            self._again = True
             return
         self._task = asyncio.ensure_future(self._background())
 
     async def _background(self) -> int:
-        """`catch_up` as a background task: any failure is logged, never raised."""
+        """`catch_up` as a background task (again while kicked meanwhile and the service
+        answers): any failure is logged, never raised."""
+        done = 0
+        self._again = True
         try:
-            return await self.catch_up()
+            while self._again and not self.paused:
+                self._again = False
+                done += await self.catch_up()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 — a closed or damaged store must not surface as a crash
             log.warning("background embedding stopped: %s", exc)
             self.last_error = str(exc)
             return 0
+        return done
 
     def cancel(self) -> None:
         """Stop for good before the store closes (sync). Waits for a store call running in a

@@ -4,11 +4,14 @@ changes are caught up."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -230,3 +233,32 @@ async def test_a_weak_meaning_match_lifts_a_keyword_hit_without_taking_the_first
     assert fused[0] == keyword[0]
     assert fused.index(keyword[-1]) < len(keyword) - 1
     assert result.hits[fused.index(keyword[-1])].similarity == pytest.approx(1.0, abs=0.02)
+
+
+async def test_a_kick_during_a_catch_up_is_not_lost(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event written after a running catch-up read "nothing pending" (an import, another
+    process's turn) is embedded once its kick comes, not at some later turn."""
+    background, store = setup.background, setup.log.vectors
+    found_nothing, go_on = asyncio.Event(), threading.Event()
+    real_pending = store.pending
+
+    def pending(*args: Any) -> Any:
+        batch = real_pending(*args)
+        if batch.events == 0 and not go_on.is_set():
+            loop.call_soon_threadsafe(found_nothing.set)
+            go_on.wait(10)  # the catch-up is still running while the event is written
+        return batch
+
+    loop = asyncio.get_running_loop()
+    monkeypatch.setattr(store, "pending", pending)
+    background.kick()
+    await found_nothing.wait()
+    _say(setup.log, "the orchard's pears ripen in late September")
+    background.kick()  # while the first catch-up still runs
+    go_on.set()
+    assert background._task is not None
+    await background._task
+    model, dims = setup.embedder.model, setup.embedder.dimensions
+    assert store.pending(model, dims).events == 0  # the pears were embedded by that kick

@@ -29,10 +29,12 @@ from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.history_view import shows_conversation
 from koroku_desktop.ui.viewer.timeline_model import CONVERSATION_COLUMN
 from koroku_desktop.ui.widgets import theme
+from tests.fakes.chat_model import FakeChatModel
+from tests.fakes.gemini_server import FakeGemini
 from tests.imports.samples import chatgpt_simple
 from tests.support.builders import model, user
 from tests.support.waits import wait_until
-from tests.ui.conftest import run
+from tests.ui.conftest import run, running_desktop
 from tests.ui.screenshots import save_screenshot
 
 
@@ -392,3 +394,32 @@ def test_restoring_in_the_app_viewer_lists_the_conversation_in_the_sidebar_again
     chooser.restore_button.click()
     qtbot.waitUntil(lambda: "Garden" in desktop.window.sidebar.visible_titles(), timeout=10000)
     dialog.close()
+
+
+def test_history_imported_in_the_app_viewer_is_embedded_in_the_background(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 22: imported history is searchable by keywords at once and embedded in the
+    background (the app's embedder catches up after the viewer's Import…)."""
+    chat = chatgpt_simple("c-rye", "Baking", [("how long to proof rye dough", "overnight")])
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([chat]), "utf-8")
+    with running_desktop(qtbot, FakeChatModel.scripted([], then="ok")) as desk:
+        dialog = desk.show_history()
+        assert dialog.importer is not None
+        _pick(monkeypatch, export)
+        dialog.import_button.click()
+        assert dialog.importer.running is not None
+        line = run(qtbot, dialog.importer.running, timeout=30000)
+        assert "ChatGPT" in line, line
+        assert desk.runtime.log.search("proof rye")  # keywords: at once
+
+        def embedded() -> bool:
+            sent = [json.dumps(r.body) for r in fake_gemini.embed_requests()]
+            return any("proof rye dough" in body for body in sent)
+
+        qtbot.waitUntil(embedded, timeout=20000)

@@ -19,7 +19,7 @@ def open_viewer(runtime: Runtime) -> HistoryDialog:
     talked_in = rt.agent.conversation_id
     export = export_writer(rt.log, talked_in, rt.attachments)
 
-    return HistoryDialog(
+    dialog = HistoryDialog(
         rt.log,
         export,
         rt.paths.memory,
@@ -31,3 +31,8 @@ def open_viewer(runtime: Runtime) -> HistoryDialog:
         conversations=rt.conversations,
         importer=importer_for(rt.paths),
     )
+    embedder = rt.background_embedder
+    if embedder is not None and dialog.importer is not None:
+        # Imported history is found by keywords at once, and by meaning once embedded.
+        dialog.importer.imported.connect(lambda _conversations: embedder.kick())
+    return dialog
