@@ -57,6 +57,9 @@ def test_the_model_schedules_a_task_through_the_approval_card(
         assert "every Monday–Friday at 08:00, Europe/Berlin; next:" in text
         assert "Summarise ~/notes/inbox.md" in text
         assert "Tools it may use unattended:</b> read_file" in text
+        # It asks every time: no grant is offered, the one yes says what it does.
+        assert not card.allow_session.isVisible() and not card.allow_always.isVisible()
+        assert card.allow_once.isVisible() and card.allow_once.text() == "&Schedule it"
         save_screenshot(desk.window, "schedule-approval-card")
         card.allow_once.click()
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)

@@ -164,9 +164,16 @@ class ApprovalCard(QFrame):
         else:
             layout.addWidget(self._args_view(request.args, 12))
 
-        self.allow_once = self._button("&Allow once", "Primary", ("once", True))
+        # The schedule tool asks every time (a task runs unattended): no grant to offer.
+        each_time = request.tool == "schedule"
+        self.allow_once = self._button(
+            "&Schedule it" if each_time else "&Allow once", "Primary", ("once", True)
+        )
         self.allow_session = self._button("Allow for this &session", "", ("session", True))
         self.allow_always = self._button("Al&ways allow this tool", "", ("always", True))
+        self._grants = () if each_time else (self.allow_session, self.allow_always)
+        for grant in (self.allow_session, self.allow_always):
+            grant.setVisible(not each_time)
         self.deny = self._button("&Deny", "Danger", ("once", False))
         self._buttons = QGridLayout()
         self._buttons.setSpacing(6)
@@ -204,7 +211,7 @@ class ApprovalCard(QFrame):
         self._arrange_buttons()
 
     def _arrange_buttons(self) -> None:
-        buttons = [self.allow_once, self.allow_session, self.allow_always, self.deny]
+        buttons = [self.allow_once, *self._grants, self.deny]
         margins = self.contentsMargins() + self._margins
         room = self.width() - margins.left() - margins.right()
         need = sum(b.sizeHint().width() for b in buttons) + 6 * (len(buttons) + 1)
@@ -218,7 +225,7 @@ class ApprovalCard(QFrame):
         for column in range(5):
             self._buttons.setColumnStretch(column, 0)
         if columns == 5:  # Allow once, session, always, (room), Deny
-            for i, b in enumerate(buttons[:3]):
+            for i, b in enumerate(buttons[:-1]):
                 self._buttons.addWidget(b, 0, i)
             self._buttons.setColumnStretch(3, 1)
             self._buttons.addWidget(self.deny, 0, 4)
