@@ -28,7 +28,8 @@ class RecallGroup(QGroupBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Memory && thinking", parent)
         form = QFormLayout(self)
-        self.memories = QCheckBox("Bring up related memories with each message")
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window
+        self.memories = QCheckBox("Bring up related memories")
         form.addRow("Remembered", self.memories)
         help_label = note_label(MEMORIES_HELP)
         form.addRow("", help_label)
