@@ -3,8 +3,8 @@ them by appending `task` events.
 
 Each task's events go in its conversation (its own by default, made through
 `ConversationBook` with the `task` purpose: listed in the sidebar like any other, but never
-the one a front end opens by default). Nothing takes a lease here: a change is one event any later fold
-sees; runs (agent/task_runs.py) take the conversation's turn lease.
+the one a front end opens by default). Nothing takes a lease here: a change is one event
+any later fold sees; runs (agent/task_runs.py) take the conversation's turn lease.
 """
 
 from __future__ import annotations
