@@ -172,8 +172,9 @@ class ApprovalCard(QFrame):
         self.allow_session = self._button("Allow for this &session", "", ("session", True))
         self.allow_always = self._button("Al&ways allow this tool", "", ("always", True))
         self._grants = () if each_time else (self.allow_session, self.allow_always)
-        for grant in (self.allow_session, self.allow_always):
-            grant.setVisible(not each_time)
+        if each_time:
+            self.allow_session.hide()
+            self.allow_always.hide()
         self.deny = self._button("&Deny", "Danger", ("once", False))
         self._buttons = QGridLayout()
         self._buttons.setSpacing(6)
