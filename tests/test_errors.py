@@ -26,7 +26,7 @@ from tests.sync.pg_server import free_port
 INTERNAL = {
     "koroku_desktop.cli.session.CliExit": "an exit code on its way out, already printed",
     "koroku_desktop.agent.embedding.EmbeddingStopped": "stops the background worker",
-    "koroku_desktop.domain.events.UpcastError": "a row that cannot be read is damage",
+    "koroku_desktop.domain.upcasting.UpcastError": "a row that cannot be read is damage",
     "koroku_desktop.maintenance.tutorial_parts.PartShapeError": "a tutorial row is skipped",
     "koroku_desktop.maintenance.tutorial_import._Skip": "a tutorial row is skipped",
     "koroku_desktop.cli.mcp_elicit._Stop": "the person declined or cancelled a server's form",

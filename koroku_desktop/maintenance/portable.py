@@ -26,10 +26,10 @@ from koroku_desktop.domain.events import (
     LogEntry,
     MessageEvent,
     dump_event,
-    upcast,
 )
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.domain.projection import Fix, log_fixes
+from koroku_desktop.domain.upcasting import upcast
 from koroku_desktop.maintenance.export_checks import ExportFormatError as ExportFormatError
 from koroku_desktop.maintenance.export_checks import check_record, load_export_json, strict_json
 from koroku_desktop.store import SqliteEventLog

@@ -18,8 +18,9 @@ from typing import Any
 
 from koroku_desktop.blobs.blob_store import BlobStore
 from koroku_desktop.domain.errors import KorokuError
-from koroku_desktop.domain.events import StoredEvent, upcast
+from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.ids import legacy_id
+from koroku_desktop.domain.upcasting import upcast
 from koroku_desktop.maintenance.portable import ExportContents
 from koroku_desktop.store import SqliteEventLog
 

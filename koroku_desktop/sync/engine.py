@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koroku_desktop.domain.events import SCHEMA_VERSION, StoredEvent, upcast
+from koroku_desktop.domain.events import SCHEMA_VERSION, StoredEvent
 from koroku_desktop.domain.ids import new_id
+from koroku_desktop.domain.upcasting import upcast
 from koroku_desktop.sync.hub import HubEvent, HubMismatchError, HubMovedError, PostgresHub
 from koroku_desktop.sync.ports import LocalBlobs, LocalLedger, PendingTurnLike
 

@@ -7,14 +7,7 @@ import os
 
 import pytest
 
-from koroku_desktop.domain.events import (
-    EVENT_ADAPTER,
-    MessageEvent,
-    UpcastError,
-    Usage,
-    dump_event,
-    upcast,
-)
+from koroku_desktop.domain.events import EVENT_ADAPTER, MessageEvent, Usage, dump_event
 from koroku_desktop.domain.parts import (
     PART_ADAPTER,
     CodeExecutionResultPart,
@@ -28,6 +21,7 @@ from koroku_desktop.domain.parts import (
     UnknownPart,
     encode_signature,
 )
+from koroku_desktop.domain.upcasting import UpcastError, upcast
 
 SIG = os.urandom(48)
 

@@ -6,16 +6,8 @@ from typing import Any
 
 import pytest
 
-from koroku_desktop.domain.events import (
-    SCHEMA_VERSION,
-    UPCASTERS,
-    ClearedEvent,
-    CompactionEvent,
-    MessageEvent,
-    UpcastError,
-    upcast,
-    upcast_payload,
-)
+from koroku_desktop.domain.events import SCHEMA_VERSION, ClearedEvent, CompactionEvent, MessageEvent
+from koroku_desktop.domain.upcasting import UPCASTERS, UpcastError, upcast, upcast_payload
 
 # Every shape Koroku has written, oldest first (all schema version 1 so far: later fields
 # came with defaults, so no step was needed). Tutorial rows are converted by

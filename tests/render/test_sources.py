@@ -11,9 +11,10 @@ import io
 from google.genai import types
 
 from koroku_desktop.cli.terminal import render_message, sources_text
-from koroku_desktop.domain.events import MessageEvent, StoredEvent, dump_event, upcast
+from koroku_desktop.domain.events import MessageEvent, StoredEvent, dump_event
 from koroku_desktop.domain.grounding import Grounding, GroundingSupport, WebSource
 from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.domain.upcasting import upcast
 from koroku_desktop.llm.grounding import grounding_from_sdk
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import cite, search_suggestions, sources_block

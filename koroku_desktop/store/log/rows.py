@@ -5,15 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from koroku_desktop.domain.events import (
-    SCHEMA_VERSION,
-    DamagedEvent,
-    LogEntry,
-    StoredEvent,
-    UpcastError,
-    upcast,
-)
+from koroku_desktop.domain.events import SCHEMA_VERSION, DamagedEvent, LogEntry, StoredEvent
 from koroku_desktop.domain.ids import legacy_id
+from koroku_desktop.domain.upcasting import UpcastError, upcast
 
 COLUMNS = (
     "seq, conversation_id, kind, schema_version, CAST(payload AS BLOB), created_at,"
