@@ -102,6 +102,24 @@ class _Asked:
         return decision
 
 
+def _claimable(task: Task, due: DueRun) -> bool:
+    """Whether `due` is still to run as `task` (folded from the log just now) stands: not
+    paused, removed, nor run for that time or a later one. A run its schedule made (its
+    task was due at `due.due` when it was computed, e.g. by run-due's peek) also only while
+    the log still says so: not when, in between, the schedule was changed or the task
+    resumed (both count from then on), or it went to another device. A run asked for now
+    (`koroku tasks run`, Run now) is due whatever the schedule says."""
+    if task.paused or task.removed:
+        return False
+    key = due.due.replace(microsecond=0)
+    if task.last_run is not None and task.last_run.due >= key:
+        return False
+    planned = due.task.next_due is not None and due.task.next_due <= due.due
+    if not planned:
+        return True
+    return task.device == due.task.device and task.next_due is not None and task.next_due <= due.due
+
+
 def first_lines(text: str) -> str:
     """The first few non-empty lines of a reply, cut to a notification's length."""
     lines = [line.strip() for line in text.splitlines() if line.strip()][:NOTIFY_LINES]
@@ -147,25 +165,14 @@ class TaskRunner:
 
     def _claim(self, due: DueRun, turn_id: str) -> Task | None:
         """Under the lease: the task as it stands, with `run_started` appended for this due
-        time; None when it was run (or started) for it already, or is paused or removed."""
-        events = task_events(self.log)
-        key = due_key(due.due)
-        for stored in events:
-            event = stored.event
-            if (
-                isinstance(event, TaskEvent)
-                and event.task_id == due.task.id
-                and event.action == "run_started"
-                and event.due == key
-            ):
-                return None
-        task = fold_tasks(events).get(due.task.id)
-        if task is None or task.paused or task.removed:
+        time; None when the log, re-read now, says it is not to run (`_claimable`)."""
+        task = fold_tasks(task_events(self.log)).get(due.task.id)
+        if task is None or not _claimable(task, due):
             return None
         started = TaskEvent(
             action="run_started",
             task_id=task.id,
-            due=key,
+            due=due_key(due.due),
             late=due.late,
             at=self.clock().isoformat(),
             run_turn_id=None if task.reminder else turn_id,
@@ -188,7 +195,7 @@ class TaskRunner:
                 "skipped",
                 None,
                 due.late,
-                "already run for this time, or paused or removed",
+                "already run for this time, or changed, paused or removed since",
             )
         try:
             if task.reminder:

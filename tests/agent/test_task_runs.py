@@ -190,3 +190,32 @@ async def test_two_runners_racing_for_one_due_time_run_it_once(world: World) -> 
     world.clock.now = NOW + timedelta(days=1)
     paused = await first.run(DueRun(world.book().get(task.id), world.clock.now, late=False))
     assert paused.outcome == "skipped"
+
+
+async def test_a_due_time_the_log_moved_past_before_the_claim_is_skipped(world: World) -> None:
+    """What run-due peeked can be stale by its claim (another process, `koroku tasks ...`
+    from a terminal): the claim folds the log again and runs only what is still due."""
+    runner = world.runner(FakeChatModel(never_called))
+    rescheduled = world.book().create(daily(), prompt="Rescheduled", reminder=True)
+    resumed = world.book().create(daily(), prompt="Resumed", reminder=True)
+    world.clock.now = NOW + timedelta(seconds=20)
+    peeked = {d.task.id: d for d in world.book().due()}
+    world.book().change(rescheduled.id, schedule=daily(NOW))  # counts from now on
+    world.book().pause(resumed.id)
+    world.book().resume(resumed.id)  # times passed while paused are not run
+    for task in (rescheduled, resumed):
+        assert (await runner.run(peeked[task.id])).outcome == "skipped"
+        assert "run_started" not in [e.action for e in world.task_events(task.id)]
+    asked = DueRun(world.book().get(resumed.id), world.clock.now, late=False)
+    assert (await runner.run(asked)).outcome == "notified"  # Run now: whatever the schedule
+
+
+async def test_an_earlier_due_time_is_skipped_once_a_later_one_ran(world: World) -> None:
+    task = world.book().create(daily(), prompt="Daily", reminder=True)
+    world.clock.now = NOW + timedelta(seconds=20)
+    stale = the_due(world)  # a run-due that peeked, then waited a day for its turn
+    world.clock.now = NOW + timedelta(days=1, seconds=20)
+    runner = world.runner(FakeChatModel(never_called))
+    assert (await runner.run(the_due(world))).outcome == "notified"
+    assert (await runner.run(stale)).outcome == "skipped"
+    assert [e.action for e in world.task_events(task.id)].count("run_started") == 1
