@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from datetime import datetime, timedelta
 from typing import Any
 
+from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.errors import KorokuError
 
 RUN_DUE_HELP = "run the tasks that are due (what the systemd timer runs every minute)"
@@ -187,8 +187,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             return run_now(args.ref, clock) if args.action == "run" else run_due(clock)
         return _book_action(args, clock)
     except KorokuError as exc:  # a bad schedule, an unknown task, a database problem
-        print(f"koroku tasks: {exc}", file=sys.stderr)
-        return 2 if args.action not in (None, "list") else 1
+        return refused("tasks", exc, 2 if args.action not in (None, "list") else 1)
 
 
 def _book_action(args: argparse.Namespace, clock: Any) -> int:
