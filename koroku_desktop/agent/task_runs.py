@@ -46,7 +46,6 @@ log = logging.getLogger(__name__)
 
 NOTIFY_LINES = 3
 NOTIFY_CHARS = 300
-ACTIONS = (("open", "Open"), ("snooze", "Snooze"))
 
 
 class TaskPolicy(ApprovalPolicy):
@@ -130,7 +129,9 @@ def first_lines(text: str) -> str:
 class TaskRunner:
     """Runs due tasks over one log. `make_agent(task, policy, approver)` builds the agent a
     prompt's turn runs in (the composition root wires it; `agent_factory` below is the
-    plain one); `turn_lock` is the lease runs are claimed under (None: this process only)."""
+    plain one); `turn_lock` is the lease runs are claimed under (None: this process only).
+    Its notifications are tagged with the task's id and name no actions: the notifier offers
+    Open and Snooze where someone can act on them (app/notifications.make_notifier)."""
 
     def __init__(
         self,
@@ -222,7 +223,7 @@ class TaskRunner:
     def _remind(self, task: Task, due: DueRun) -> str:
         late = " (late)" if due.late else ""
         body = "" if task.prompt == task.title else task.prompt
-        self.notifier.notify(f"Reminder{late}: {task.title}", body, actions=ACTIONS, tag=task.id)
+        self.notifier.notify(f"Reminder{late}: {task.title}", body, tag=task.id)
         return "notified"
 
     async def _turn(self, task: Task, due: DueRun, turn_id: str) -> tuple[str, str, str]:
@@ -241,13 +242,10 @@ class TaskRunner:
             self.notifier.notify(
                 f"Task needs your approval{late}: {task.title}",
                 f"It wanted to use {tools}.\n{reply}",
-                actions=ACTIONS,
                 tag=task.id,
             )
             return "needs_approval", detail, turn_id
-        self.notifier.notify(
-            f"{task.title}{late}", reply or "(no text)", actions=ACTIONS, tag=task.id
-        )
+        self.notifier.notify(f"{task.title}{late}", reply or "(no text)", tag=task.id)
         return "ok", reply, turn_id
 
 

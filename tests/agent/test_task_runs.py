@@ -25,6 +25,7 @@ from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.chat_model import FakeChatModel, call
+from tests.support.dbus import FakeNotifications
 
 NOW = datetime(2026, 12, 7, 7, 0, tzinfo=UTC)  # Monday 08:00 in Berlin
 
@@ -219,3 +220,24 @@ async def test_an_earlier_due_time_is_skipped_once_a_later_one_ran(world: World)
     assert (await runner.run(the_due(world))).outcome == "notified"
     assert (await runner.run(stale)).outcome == "skipped"
     assert [e.action for e in world.task_events(task.id)].count("run_started") == 1
+
+
+async def test_a_headless_runs_notifications_offer_no_buttons_nobody_hears(
+    world: World, fake_notifications: FakeNotifications
+) -> None:
+    """`run-due` has no one to act on Open or Snooze (it exits after its runs): its
+    notifier offers none; the app's offers both (tests/ui/test_task_runs_ui.py)."""
+    from koroku_desktop.app.notifications import make_notifier
+
+    world.book().create(daily(), prompt="Call the garage", reminder=True)
+    world.clock.now = NOW + timedelta(seconds=20)
+    runner = world.runner(FakeChatModel(never_called))
+    runner.notifier = notifier = make_notifier()
+    try:
+        assert (await runner.run(the_due(world))).outcome == "notified"
+    finally:
+        close = getattr(notifier, "close", None)
+        if close is not None:
+            close()
+    (shown,) = fake_notifications.calls()
+    assert shown["summary"] == "Reminder: Call the garage" and shown["actions"] == []
