@@ -143,17 +143,31 @@ def test_only_the_owning_device_runs_a_task(log: SqliteEventLog) -> None:
 
 def test_the_fast_read_of_the_file_folds_the_same_tasks(log: SqliteEventLog) -> None:
     from koroku_desktop.domain.task_records import record_from_payload
-    from koroku_desktop.domain.tasks import fold_records
+    from koroku_desktop.domain.tasks import due_runs, fold_records
     from koroku_desktop.store.log.task_rows import read_task_records
 
     clock = Clock(MONDAY)
     book = TaskBook(log, clock, device="laptop")
     made = book.create(weekdays(), prompt="one", allowed_tools=["read_file"])
     book.create(Schedule("cron", "0 9 * * *", "UTC", MONDAY), prompt="two", reminder=True)
+    ran = book.create(weekdays(), prompt="three", title="Three")
+    clock.now += timedelta(days=1, hours=2)  # Tuesday 09:00 in Berlin: two times passed
+    (late,) = [d for d in book.due() if d.task.id == ran.id]
+    assert late.missed
+    key, at = due_key(late.due), clock.now.isoformat()
+    log.append(
+        ran.conversation_id,
+        [
+            TaskEvent(action="run_started", task_id=ran.id, due=key, late=True, at=at),
+            TaskEvent(action="run_finished", task_id=ran.id, due=key, outcome="failed", at=at),
+        ],
+    )
     book.pause(made.id)
     records = read_task_records(log.path)
     assert records is not None
     assert fold_records(records) == book.all()
+    clock.now += timedelta(days=1)
+    assert due_runs(fold_records(records).values(), clock.now) == book.due() != []
     assert record_from_payload({"action": "created", "task_id": "x", "new": 1}, "c", 0.0, 1) is None
     assert (
         record_from_payload({"action": "created", "task_id": "x", "schema_version": 2}, "c", 0.0, 1)
