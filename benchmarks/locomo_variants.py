@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_locomo as bench  # noqa: E402
 
-from koroku_desktop.agent.recall import HybridSearch, fused_scores  # noqa: E402
+from koroku_desktop.agent.recall import HybridSearch, candidate_scores  # noqa: E402
 from koroku_desktop.domain.recall import RecallHit, VectorMatch  # noqa: E402
 from koroku_desktop.store.data_dir import data_dir_for  # noqa: E402
 from koroku_desktop.store.search.context import OWN_WEIGHT  # noqa: E402
@@ -263,8 +263,7 @@ class DenseFeedback(HybridSearch):
         limit: int,
     ) -> list[RecallHit]:
         if self.used is not None:
-            relevance = dict(keyword) | {m.seq: 0.0 for m in matches if m.seq not in dict(keyword)}
-            scores = fused_scores(relevance, cosines)
+            scores = candidate_scores(keyword, matches, cosines)
             top = sorted(scores, key=lambda s: -scores[s])[: self.k]
             store = self.store
             space = store._space_id(MODEL, DIMS)  # type: ignore[attr-defined]
@@ -279,7 +278,7 @@ class DenseFeedback(HybridSearch):
                 q = np.asarray(self.used, dtype=np.float32)
                 mean = np.mean([v / max(float(np.linalg.norm(v)), 1e-9) for v in found], axis=0)
                 moved = q / max(float(np.linalg.norm(q)), 1e-9) + self.beta * mean
-                cosines = store.similarities(MODEL, DIMS, moved.tolist(), list(relevance))
+                cosines = store.similarities(MODEL, DIMS, moved.tolist(), list(scores))
         return await super()._fuse(query, keyword, matches, cosines, limit)
 
 

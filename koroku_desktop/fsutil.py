@@ -98,14 +98,13 @@ def private_dir(folder: Path) -> None:
 @contextlib.contextmanager
 def exclusive_lock(lock_file: Path) -> Iterator[None]:
     """Hold an exclusive lock on `lock_file` (created 0600, in a private folder) across
-    processes; closing the file releases it."""
-    private_dir(lock_file.parent)
-    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    processes, waiting for it; closing the file releases it."""
+    held = _lock(lock_file, fcntl.LOCK_EX)
+    assert held is not None  # a blocking flock waits rather than refuse
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)
+        held.release()
 
 
 class HeldLock:
@@ -124,10 +123,14 @@ class HeldLock:
 def try_exclusive_lock(lock_file: Path) -> HeldLock | None:
     """Take an exclusive lock on `lock_file` (created 0600, in a private folder) without
     waiting; None when another open file (another process, or this one) holds it."""
+    return _lock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _lock(lock_file: Path, operation: int) -> HeldLock | None:
     private_dir(lock_file.parent)
     fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, operation)
     except BlockingIOError:
         os.close(fd)
         return None

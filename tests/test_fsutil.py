@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from koroku_desktop.fsutil import atomic_write, atomic_writer, try_exclusive_lock
+from koroku_desktop.fsutil import atomic_write, atomic_writer, exclusive_lock, try_exclusive_lock
 
 
 def _mode(path: Path) -> int:
@@ -84,4 +84,16 @@ def test_a_held_lock_is_refused_to_another_open_until_released(tmp_path: Path) -
     again = try_exclusive_lock(lock_file)
     assert again is not None
     again.release()
+    assert stat.S_IMODE(lock_file.stat().st_mode) == 0o600
+
+
+def test_the_waiting_lock_is_the_same_lock_and_released_when_the_block_ends(
+    tmp_path: Path,
+) -> None:
+    lock_file = tmp_path / "home" / "index.lock"
+    with exclusive_lock(lock_file):
+        assert try_exclusive_lock(lock_file) is None
+    after = try_exclusive_lock(lock_file)
+    assert after is not None
+    after.release()
     assert stat.S_IMODE(lock_file.stat().st_mode) == 0o600

@@ -109,18 +109,18 @@ class BackgroundEmbedder:
         """`catch_up` as a background task (again while kicked meanwhile and the service
         answers): any failure is logged, never raised."""
         done = 0
-        self._again = True
         try:
-            while self._again and not self.paused:
+            while True:
                 self._again = False
                 done += await self.catch_up()
+                if not self._again or self.paused:
+                    return done
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 — a closed or damaged store must not surface as a crash
             log.warning("background embedding stopped: %s", exc)
             self.last_error = str(exc)
             return 0
-        return done
 
     def cancel(self) -> None:
         """Stop for good before the store closes (sync). Waits for a store call running in a

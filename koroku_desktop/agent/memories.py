@@ -26,6 +26,7 @@ from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.events import RememberedDismissedEvent, StoredEvent
 from koroku_desktop.domain.model_io import ModelError
+from koroku_desktop.domain.recall import EMBEDDED_KINDS
 from koroku_desktop.domain.remembered import Remembered
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,6 @@ THRESHOLD = 0.75
 
 
 DISMISSED_PAGE = 10_000
-PASSAGE_KINDS = ("message", "compaction")
-"""The kinds of event that are embedded, and so may surface (store/vectors EMBEDDED_KINDS)."""
 
 
 def dismissed_passages(
@@ -115,7 +114,7 @@ class MemorySurfacer:
 
     def _dismissed_if_any(self, log_: LogReader, conversation_id: str) -> set[int] | None:
         """The dismissed passages' seqs, or None when no event of the log could be one."""
-        if not log_.entries(None, limit=1, kinds=PASSAGE_KINDS):
+        if not log_.entries(None, limit=1, kinds=EMBEDDED_KINDS):
             return None
         return dismissed_passages(log_, conversation_id, self.search.store.seqs_of_events)
 

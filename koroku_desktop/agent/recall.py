@@ -223,15 +223,10 @@ class HybridSearch:
         cosines: dict[int, float],
         limit: int,
     ) -> list[RecallHit]:
-        """The candidates ranked by `fused_scores` plus the recency prior; a match found
-        by meaning alone counts a BM25 relevance of 0 (what a unit sharing no word with the
-        query has; one past the keyword leg's pool has little more)."""
-        relevance = dict(keyword)
-        for match in matches:
-            relevance.setdefault(match.seq, 0.0)
-        if not relevance:
+        """The candidates ranked by `candidate_scores` plus the recency prior."""
+        scores = candidate_scores(keyword, matches, cosines)
+        if not scores:
             return []
-        scores = fused_scores(relevance, cosines)
         created = await asyncio.to_thread(self.store.created, list(scores))
         now = self.clock()
         for seq, at in created.items():
@@ -247,6 +242,18 @@ class HybridSearch:
             for s in top
             if s in by_seq
         ]
+
+
+def candidate_scores(
+    keyword: list[tuple[int, float]], matches: list[VectorMatch], cosines: dict[int, float]
+) -> dict[int, float]:
+    """`fused_scores` of the keyword leg's hits and the meaning leg's matches; a match found
+    by meaning alone counts a BM25 relevance of 0 (what a unit sharing no word with the
+    query has; one past the keyword leg's pool has little more)."""
+    relevance = dict(keyword)
+    for match in matches:
+        relevance.setdefault(match.seq, 0.0)
+    return fused_scores(relevance, cosines)
 
 
 def fused_scores(relevance: dict[int, float], cosines: dict[int, float]) -> dict[int, float]:

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 from koroku_desktop.domain.queries import SearchHit
 
+EMBEDDED_KINDS = ("message", "compaction")
+"""The kinds of event that are embedded, and so may be found by meaning or surface."""
+
 
 @dataclass(frozen=True, slots=True)
 class Chunk:

@@ -16,8 +16,6 @@ import sqlite3
 import sys
 import threading
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -107,34 +105,37 @@ class SafeCursor(sqlite3.Cursor):
     # statement there sees a stale snapshot and its first write fails as "database is
     # locked". A failed fetch therefore closes the cursor, which resets the statement.
 
+    # Each read is a plain try (no context manager): `__next__` runs once per row.
+
     def fetchone(self) -> Any:
-        with _closed_on_error(self):
+        try:
             return super().fetchone()
+        except (UnicodeDecodeError, sqlite3.Error) as exc:
+            raise _read_failed(self, exc) from None
 
     def fetchmany(self, size: int | None = 1) -> list[Any]:
-        with _closed_on_error(self):
+        try:
             return super().fetchmany(size if size is not None else self.arraysize)
+        except (UnicodeDecodeError, sqlite3.Error) as exc:
+            raise _read_failed(self, exc) from None
 
     def fetchall(self) -> list[Any]:
-        with _closed_on_error(self):
+        try:
             return super().fetchall()
+        except (UnicodeDecodeError, sqlite3.Error) as exc:
+            raise _read_failed(self, exc) from None
 
     def __next__(self) -> Any:
-        with _closed_on_error(self):
+        try:
             return super().__next__()
+        except (UnicodeDecodeError, sqlite3.Error) as exc:
+            raise _read_failed(self, exc) from None
 
 
-@contextmanager
-def _closed_on_error(cursor: sqlite3.Cursor) -> Iterator[None]:
-    """Close `cursor` when reading a row fails; raise a database error only."""
-    try:
-        yield
-    except UnicodeDecodeError as exc:
-        cursor.close()
-        raise undecodable(exc) from None
-    except sqlite3.Error:
-        cursor.close()
-        raise
+def _read_failed(cursor: sqlite3.Cursor, exc: Exception) -> Exception:
+    """Close `cursor`, whose read of a row failed with `exc`; the database error to raise."""
+    cursor.close()
+    return undecodable(exc) if isinstance(exc, UnicodeDecodeError) else exc
 
 
 class SafeConnection(sqlite3.Connection):

@@ -262,3 +262,19 @@ async def test_a_kick_during_a_catch_up_is_not_lost(
     await background._task
     model, dims = setup.embedder.model, setup.embedder.dimensions
     assert store.pending(model, dims).events == 0  # the pears were embedded by that kick
+
+
+async def test_a_kick_during_an_outage_pause_tries_the_service_again(
+    setup: Setup, fake_gemini: FakeGemini
+) -> None:
+    """A failure schedules a retry an hour later (here); a kick meanwhile (the next turn)
+    still tries at once, so a service that came back is used without waiting the hour."""
+    fake_gemini.embedding_outage = 503
+    _say(setup.log, *OTHER)
+    assert await setup.background.catch_up() == 0
+    assert setup.background.paused
+    fake_gemini.embedding_outage = None
+    setup.background.kick()
+    assert setup.background._task is not None
+    assert await setup.background._task == len(OTHER)
+    assert setup.background.last_error is None

@@ -10,9 +10,16 @@ from collections.abc import Callable
 
 import pytest
 
-from koroku_desktop.agent.recall import SIMILARITY_WEIGHT, HybridSearch, fused_scores, z_scores
+from koroku_desktop.agent.recall import (
+    SIMILARITY_WEIGHT,
+    HybridSearch,
+    candidate_scores,
+    fused_scores,
+    z_scores,
+)
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
+from koroku_desktop.domain.recall import VectorMatch
 from koroku_desktop.store import SqliteEventLog
 from tests.agent.test_recall_by_meaning import Setup, setup
 from tests.fakes.gemini_server import FakeGemini
@@ -159,3 +166,13 @@ def test_z_scores_and_the_fused_score() -> None:
     spread = math.sqrt(2 / 3)
     assert fused[1] == pytest.approx(-1 / spread + SIMILARITY_WEIGHT)
     assert fused[2] == pytest.approx(1 / spread - SIMILARITY_WEIGHT)
+
+
+def test_a_match_found_by_meaning_alone_counts_a_relevance_of_zero() -> None:
+    keyword = [(1, 4.0), (2, 2.0)]
+    matches = [VectorMatch(seq=2, similarity=0.5), VectorMatch(seq=3, similarity=0.9)]
+    cosines = {1: 0.1, 2: 0.5, 3: 0.9}
+    assert candidate_scores(keyword, matches, cosines) == fused_scores(
+        {1: 4.0, 2: 2.0, 3: 0.0}, cosines
+    )
+    assert candidate_scores([], [], {}) == {}

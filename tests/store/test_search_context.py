@@ -11,11 +11,16 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import TextPart
 from koroku_desktop.store.log.event_log import SqliteEventLog
 from koroku_desktop.store.vectors.index import FLOOR_MIN_ROWS, VectorIndex, rows_arrays
-from koroku_desktop.store.vectors.index import quantise as q
+from koroku_desktop.store.vectors.quantise import quantise_all
 
 
 def said(role: str, text: str) -> MessageEvent:
     return MessageEvent(role=role, parts=[TextPart(text=text)])
+
+
+def q(vector: np.ndarray) -> tuple[float, bytes]:
+    """`vector` quantised as the store does it."""
+    return quantise_all([vector.tolist()])[0]
 
 
 def put(log: SqliteEventLog, conversation: str, role: str, text: str) -> int:

@@ -6,9 +6,15 @@ import sqlite3
 
 import numpy as np
 
-from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, quantise, unit
+from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, unit
+from koroku_desktop.store.vectors.quantise import quantise_all
 
 DIMS = 768
+
+
+def quantise(vector: np.ndarray) -> tuple[float, bytes]:
+    """`vector` quantised as the store does it."""
+    return quantise_all([vector.tolist()])[0]
 
 
 def _index(vectors: np.ndarray) -> VectorIndex:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from koroku_desktop.domain.recall import VectorMatch
 from koroku_desktop.store.database import Connection
 from koroku_desktop.store.vectors.files import Arrays, IndexMeta, VectorFiles, words
-from koroku_desktop.store.vectors.quantise import quantise_unit, unit_of
+from koroku_desktop.store.vectors.quantise import unit_of
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +42,6 @@ _LOAD = (
 PAGE_ROWS = 200_000
 """Rows read from the table at a time (bounds the memory a first load needs)."""
 _COUNT = "SELECT COUNT(*) FROM event_vectors WHERE space = ? AND rowid <= ?"
-
-
-quantise = quantise_unit
-"""A float32 unit vector as (scale, int8 bytes); see `store/vectors/quantise.py`."""
 
 
 def unit(values: list[float]) -> npt.NDArray[np.float32]:

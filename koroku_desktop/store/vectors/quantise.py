@@ -95,16 +95,6 @@ def _norms(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return np.asarray(norms, dtype=np.float32)
 
 
-def quantise_unit(vector: npt.NDArray[np.float32]) -> tuple[float, bytes]:
-    """A float32 unit vector as (scale, int8 bytes) with `vector ≈ scale * int8`."""
-    import numpy as np
-
-    peak = float(np.max(np.abs(vector))) if vector.size else 0.0
-    scale = peak / 127.0 if peak > 0 else 1.0
-    q = np.clip(np.rint(vector / np.float32(scale)), -127, 127).astype(np.int8)
-    return scale, q.tobytes()
-
-
 def unit_of(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """A float32 vector over its norm, the norm computed as the pure path does."""
     norm = _norms(vector.reshape(1, -1))[0]

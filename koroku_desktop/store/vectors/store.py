@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.domain.events import StoredEvent
 from koroku_desktop.domain.queries import SearchHit
-from koroku_desktop.domain.recall import Chunk, EmbeddingBatch, EmbeddingStatus, VectorMatch
+from koroku_desktop.domain.recall import (
+    EMBEDDED_KINDS,
+    Chunk,
+    EmbeddingBatch,
+    EmbeddingStatus,
+    VectorMatch,
+)
 from koroku_desktop.store.database import KorokuDatabase, OperationalError
 from koroku_desktop.store.log.rows import COLUMNS, parse_row
 from koroku_desktop.store.search.context import SEARCH_CATCH_UP, ContextIndex
@@ -33,8 +39,7 @@ from koroku_desktop.store.vectors.quantise import quantise_all
 if TYPE_CHECKING:  # numpy (~0.2 s to import) loads only when vectors are used
     from koroku_desktop.store.vectors.index import VectorIndex
 
-EMBEDDED_KINDS = ("message", "compaction")
-_KINDS_SQL = "kind IN ('message', 'compaction')"
+_KINDS_SQL = f"kind IN ({', '.join(repr(kind) for kind in EMBEDDED_KINDS)})"
 _BM25 = (
     "SELECT e.seq, e.conversation_id, e.created_at, e.kind, e.payload,"
     " snippet(events_fts, 0, '[[', ']]', '…', 16), events_fts.rank"
