@@ -4,7 +4,6 @@ over the TaskBook, and the snooze a notification's action asks for."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from koroku_desktop.agent.tasks import TaskBook
@@ -20,7 +19,7 @@ from koroku_desktop.tools.schedule import ScheduleRequest, build_schedule
 SNOOZE = timedelta(minutes=10)
 
 
-def schedule_writer(book: TaskBook, conversation: Callable[[], str] | None = None) -> ScheduleTask:
+def schedule_writer(book: TaskBook) -> ScheduleTask:
     """The `schedule` tool's writer: the request's schedule in the user's zone (unless it
     names one), made through `book` (off the loop); what was made, or why not, for the model."""
 
