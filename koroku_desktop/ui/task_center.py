@@ -19,7 +19,7 @@ from datetime import datetime
 from PySide6.QtCore import QEvent, QObject, Signal, SignalInstance
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, Notifier
-from koroku_desktop.app.notifications import make_notifier
+from koroku_desktop.app.notifications import TASK_ACTIONS, make_notifier
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.app.schedule_wiring import schedule_writer, snooze
 from koroku_desktop.app.task_peek import this_device
@@ -39,8 +39,7 @@ from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
-OPEN, SNOOZE = "open", "snooze"
-ACTIONS = ((OPEN, "Open"), (SNOOZE, "Snooze"))
+(OPEN, _), (SNOOZE, _) = TASK_ACTIONS
 LOCK_RETRY_S = 30.0
 """How soon the app tries again for the task-runner lock a `run-due` holds."""
 
@@ -156,7 +155,7 @@ class TaskCenter(QObject):
             self.notifier.notify(
                 f"{task.title}: waiting for your approval",
                 f"The task wants to use {request.tool}. Open it to allow or deny.",
-                actions=ACTIONS[:1],
+                actions=TASK_ACTIONS[:1],
                 tag=task.id,
             )
             while self._current() != task.conversation_id:
