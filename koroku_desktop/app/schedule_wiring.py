@@ -7,6 +7,7 @@ import asyncio
 from datetime import datetime, timedelta
 
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.app.task_wiring import local_zone
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.json_value import JsonObject
@@ -48,6 +49,16 @@ def schedule_writer(book: TaskBook) -> ScheduleTask:
         }
 
     return write
+
+
+def give_schedule(runtime: Runtime, writer: ScheduleTask) -> None:
+    """Every conversation's agent can schedule through `writer`: those the pool holds now
+    (not only the one shown) and each it builds later. Call it once per runtime."""
+    pool = runtime.pool
+    for agent in pool.agents() if pool is not None else [runtime.agent]:
+        agent.calls.schedule = writer
+    if pool is not None:
+        pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
 
 
 def snooze(book: TaskBook, task: Task, now: datetime) -> Task:

@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QObject, Signal, SignalInstance
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, Notifier
 from koroku_desktop.app.notifications import TASK_ACTIONS, make_notifier
 from koroku_desktop.app.runtime import Runtime
-from koroku_desktop.app.schedule_wiring import schedule_writer, snooze
+from koroku_desktop.app.schedule_wiring import give_schedule, schedule_writer, snooze
 from koroku_desktop.app.task_peek import this_device
 from koroku_desktop.app.task_wiring import task_book, task_runs
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
@@ -78,10 +78,7 @@ class TaskCenter(QObject):
         self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
         self._loop: asyncio.AbstractEventLoop | None = None
-        writer = schedule_writer(self.book)
-        runtime.agent.calls.schedule = writer
-        if runtime.pool is not None:  # every conversation's agent can schedule
-            runtime.pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
+        give_schedule(runtime, schedule_writer(self.book))
         self._runner_lock: HeldLock | None = None
         self._lock_retry: asyncio.TimerHandle | None = None
         runtime.tools.switched_off.discard("schedule")  # this app runs what it schedules

@@ -5,10 +5,13 @@ may use unattended, and allowing it writes the task to the log."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any, cast
 
 import qasync
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.app.schedule_wiring import give_schedule
 from koroku_desktop.domain.parts import FunctionResponsePart
 from koroku_desktop.tools.schedule import describe_call
 from tests.fakes.chat_model import FakeChatModel, call
@@ -104,3 +107,21 @@ def test_a_conversation_started_later_schedules_too(
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
         (task,) = desk.tasks.book.list()
         assert task.title == "Inbox summary"
+
+
+def test_every_agent_the_pool_holds_or_builds_gets_the_schedule_writer() -> None:
+    def agent() -> Any:
+        return SimpleNamespace(calls=SimpleNamespace(schedule=None))
+
+    shown, behind, later = agent(), agent(), agent()
+    pool = SimpleNamespace(agents=lambda: [shown, behind], built=[])
+    runtime = cast(Any, SimpleNamespace(agent=shown, pool=pool))
+
+    async def writer(_request: object) -> dict[str, object]:
+        return {}
+
+    give_schedule(runtime, writer)
+    for subscriber in pool.built:
+        subscriber(later)
+    assert shown.calls.schedule is writer and behind.calls.schedule is writer
+    assert later.calls.schedule is writer and len(pool.built) == 1
