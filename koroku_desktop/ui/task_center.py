@@ -25,7 +25,7 @@ from koroku_desktop.app.schedule_wiring import give_schedule, schedule_writer, s
 from koroku_desktop.app.task_peek import this_device
 from koroku_desktop.app.task_wiring import task_book, task_runs
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
-from koroku_desktop.domain.tasks import DueRun, RunRecord, Task
+from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, due_key
 from koroku_desktop.fsutil import HeldLock, try_exclusive_lock
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
@@ -77,6 +77,9 @@ class TaskCenter(QObject):
         self.runner = self.runs.runner
         self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
+        self._finished: dict[str, str] | None = None
+        """Each task's last finished run (its due key) as last read; None before a read."""
+        self.scheduler.read.connect(self._runs_read)
         self._loop: asyncio.AbstractEventLoop | None = None
         give_schedule(runtime, schedule_writer(self.book))
         self._runner_lock: HeldLock | None = None
@@ -132,11 +135,31 @@ class TaskCenter(QObject):
         finally:
             self._running = None
         if record.outcome != "skipped":
+            if self._finished is not None:
+                self._finished[due.task.id] = due_key(record.due)
             if self._current() == due.task.conversation_id:
                 await self.runtime.agent.catch_up()  # the chat shows it: the run's turn too
             self.result_landed.emit(due.task.conversation_id)
             self.changed.emit()
         return record
+
+    def _runs_read(self, tasks: list[Task]) -> None:
+        """The scheduler read the tasks: a run finished since the last read that this app
+        did not make (another process's `koroku tasks run-due`/`run`) lands like our own.
+        What ran before the app opened is not news."""
+        finished = {
+            t.id: due_key(t.last_run.due)
+            for t in tasks
+            if t.last_run is not None
+            and t.last_run.finished_at is not None
+            and t.last_run.outcome != "skipped"
+        }
+        known, self._finished = self._finished, finished
+        if known is None:
+            return
+        for task in tasks:
+            if task.id in finished and known.get(task.id) != finished[task.id]:
+                self.result_landed.emit(task.conversation_id)
 
     async def run_now(self, task: Task) -> object:
         """Run `task` once now, out of its schedule (the Tasks tab's Run now)."""
