@@ -21,23 +21,16 @@ from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.clock import Clock
 from tests.support.dbus import FakeNotifications
 from tests.ui.conftest import running_desktop
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(NOW)
 
 
 @contextmanager

@@ -18,22 +18,15 @@ from koroku_desktop.domain.schedules import Schedule
 from koroku_desktop.domain.tasks import DueRun, RunRecord, due_key
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.task_scheduler import MAX_SLEEP_MS, MIN_WAKE_MS, TaskScheduler
+from tests.support.clock import Clock
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
 def book(tmp_path: Path) -> Iterator[TaskBook]:
     with SqliteEventLog(tmp_path / "koroku.db") as log:
-        yield TaskBook(log, Clock())
+        yield TaskBook(log, Clock(NOW))
 
 
 def once(at: datetime) -> Schedule:
