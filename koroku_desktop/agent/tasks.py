@@ -60,13 +60,21 @@ class TaskBook:
         self.clock = clock
         self.device = device
         self._follower = KindFollower(log, "task")
+        self._folded: tuple[tuple[int, int], dict[str, Task]] | None = None
+        """The last fold and the events it folded (how many, the last seq)."""
 
     def _read(self) -> list[StoredEvent]:
         return self._follower.read()
 
     def all(self) -> dict[str, Task]:
-        """Every task, removed ones included, by id, as the log stands now."""
-        return fold_tasks(self._read())
+        """Every task, removed ones included, by id, as the log stands now (folded again
+        only when the follower brought new events: the app re-reads on every log change)."""
+        events = self._read()
+        key = (len(events), events[-1].seq if events else 0)
+        folded = self._folded
+        if folded is None or folded[0] != key:
+            folded = self._folded = (key, fold_tasks(events))
+        return dict(folded[1])
 
     def list(self, *, removed: bool = False) -> list[Task]:
         """The tasks (removed ones only if asked), soonest next run first, then by title."""

@@ -4,10 +4,10 @@ over the TaskBook, and the snooze a notification's action asks for."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.app.task_wiring import local_zone
 from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.domain.json_value import JsonObject
@@ -20,7 +20,7 @@ from koroku_desktop.tools.schedule import ScheduleRequest, build_schedule
 SNOOZE = timedelta(minutes=10)
 
 
-def schedule_writer(book: TaskBook, conversation: Callable[[], str] | None = None) -> ScheduleTask:
+def schedule_writer(book: TaskBook) -> ScheduleTask:
     """The `schedule` tool's writer: the request's schedule in the user's zone (unless it
     names one), made through `book` (off the loop); what was made, or why not, for the model."""
 
@@ -49,6 +49,16 @@ def schedule_writer(book: TaskBook, conversation: Callable[[], str] | None = Non
         }
 
     return write
+
+
+def give_schedule(runtime: Runtime, writer: ScheduleTask) -> None:
+    """Every conversation's agent can schedule through `writer`: those the pool holds now
+    (not only the one shown) and each it builds later. Call it once per runtime."""
+    pool = runtime.pool
+    for agent in pool.agents() if pool is not None else [runtime.agent]:
+        agent.calls.schedule = writer
+    if pool is not None:
+        pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
 
 
 def snooze(book: TaskBook, task: Task, now: datetime) -> Task:

@@ -11,16 +11,16 @@ marshal the `a(sa{sv})` the portal needs from Python without registered C++ type
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable
 from typing import Any
 
 from jeepney import DBusAddress, MatchRule, Message, message_bus, new_method_call
-from jeepney.io.asyncio import DBusRouter, Proxy, open_dbus_router
+from jeepney.io.asyncio import Proxy
 
 from koroku_desktop.domain.errors import KorokuError
+from koroku_desktop.ui.bus_signals import BusSignals
 
 log = logging.getLogger(__name__)
 
@@ -52,25 +52,23 @@ class PortalShortcut:
         self.activated = activated
         self.session: str | None = None
         self.trigger: str = ""
-        self._router: DBusRouter | None = None
-        self._router_cm: Any = None
-        self._listener: asyncio.Task[None] | None = None
-        self._filter: Any = None
+        self._bus = BusSignals()
 
     async def _request(self, method: str, signature: str, body: tuple[Any, ...]) -> dict[str, Any]:
         """Call a portal method that answers through a Request object's Response signal."""
-        assert self._router is not None
+        router = self._bus.router
+        assert router is not None
         token = "koroku" + secrets.token_hex(6)
-        sender = (self._router.unique_name or "").lstrip(":").replace(".", "_")
+        sender = (router.unique_name or "").lstrip(":").replace(".", "_")
         path = f"/org/freedesktop/portal/desktop/request/{sender}/{token}"
         rule = MatchRule(
             type="signal", interface="org.freedesktop.portal.Request", member="Response", path=path
         )
-        await Proxy(message_bus, self._router).AddMatch(rule)
+        await Proxy(message_bus, router).AddMatch(rule)
         options = body[-1]
         options["handle_token"] = ("s", token)
-        with self._router.filter(rule) as responses:
-            reply = await self._router.send_and_get_reply(
+        with router.filter(rule) as responses:
+            reply = await router.send_and_get_reply(
                 new_method_call(PORTAL, method, signature, body)
             )
             if reply.header.message_type.name == "error":
@@ -83,9 +81,7 @@ class PortalShortcut:
 
     async def bind(self, description: str, trigger: str) -> bool:
         """Create a session and bind the shortcut; True when the portal accepted it."""
-        cm = open_dbus_router(bus="SESSION")
-        self._router = await cm.__aenter__()
-        self._router_cm = cm
+        await self._bus.open("SESSION")
         session_token = "koroku" + secrets.token_hex(6)
         created = await self._request(
             "CreateSession", "a{sv}", ({"session_handle_token": ("s", session_token)},)
@@ -95,10 +91,7 @@ class PortalShortcut:
         rule = MatchRule(
             type="signal", interface=PORTAL.interface, member="Activated", path=PORTAL.object_path
         )
-        await Proxy(message_bus, self._router).AddMatch(rule)
-        self._filter = self._router.filter(rule, bufsize=16)
-        signals = self._filter.__enter__()
-        self._listener = asyncio.ensure_future(self._listen(signals))
+        await self._bus.listen(rule, self._signal, bufsize=16)
         shortcuts = [
             (
                 SHORTCUT_ID,
@@ -116,26 +109,14 @@ class PortalShortcut:
                 self.trigger = str(dict(info).get("trigger_description", ("s", ""))[1])
         return True
 
-    async def _listen(self, signals: asyncio.Queue[Message]) -> None:
-        while True:
-            message = await signals.get()
-            session, shortcut_id = message.body[0], message.body[1]
-            if session == self.session and shortcut_id == SHORTCUT_ID:
-                self.activated()
+    def _signal(self, message: Message) -> None:
+        session, shortcut_id = message.body[0], message.body[1]
+        if session == self.session and shortcut_id == SHORTCUT_ID:
+            self.activated()
 
     async def close(self) -> None:
         """Stop listening and leave the bus (the portal drops the session with us)."""
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
-        if self._filter is not None:
-            self._filter.__exit__(None, None, None)
-            self._filter = None
-        if self._router_cm is not None:
-            with contextlib.suppress(Exception):
-                await self._router_cm.__aexit__(None, None, None)
-            self._router_cm = self._router = None
+        await self._bus.close()
 
 
 async def register(

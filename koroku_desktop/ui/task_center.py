@@ -19,13 +19,13 @@ from datetime import datetime
 from PySide6.QtCore import QEvent, QObject, Signal, SignalInstance
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, Notifier
-from koroku_desktop.app.notifications import make_notifier
+from koroku_desktop.app.notifications import TASK_ACTIONS, make_notifier
 from koroku_desktop.app.runtime import Runtime
-from koroku_desktop.app.schedule_wiring import schedule_writer, snooze
+from koroku_desktop.app.schedule_wiring import give_schedule, schedule_writer, snooze
 from koroku_desktop.app.task_peek import this_device
 from koroku_desktop.app.task_wiring import task_book, task_runs
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
-from koroku_desktop.domain.tasks import DueRun, RunRecord, Task
+from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, due_key
 from koroku_desktop.fsutil import HeldLock, try_exclusive_lock
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
@@ -39,8 +39,7 @@ from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
-OPEN, SNOOZE = "open", "snooze"
-ACTIONS = ((OPEN, "Open"), (SNOOZE, "Snooze"))
+(OPEN, _), (SNOOZE, _) = TASK_ACTIONS
 LOCK_RETRY_S = 30.0
 """How soon the app tries again for the task-runner lock a `run-due` holds."""
 
@@ -78,11 +77,11 @@ class TaskCenter(QObject):
         self.runner = self.runs.runner
         self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
+        self._finished: dict[str, str] | None = None
+        """Each task's last finished run (its due key) as last read; None before a read."""
+        self.scheduler.read.connect(self._runs_read)
         self._loop: asyncio.AbstractEventLoop | None = None
-        writer = schedule_writer(self.book)
-        runtime.agent.calls.schedule = writer
-        if runtime.pool is not None:  # every conversation's agent can schedule
-            runtime.pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
+        give_schedule(runtime, schedule_writer(self.book))
         self._runner_lock: HeldLock | None = None
         self._lock_retry: asyncio.TimerHandle | None = None
         runtime.tools.switched_off.discard("schedule")  # this app runs what it schedules
@@ -136,11 +135,31 @@ class TaskCenter(QObject):
         finally:
             self._running = None
         if record.outcome != "skipped":
+            if self._finished is not None:
+                self._finished[due.task.id] = due_key(record.due)
             if self._current() == due.task.conversation_id:
                 await self.runtime.agent.catch_up()  # the chat shows it: the run's turn too
             self.result_landed.emit(due.task.conversation_id)
             self.changed.emit()
         return record
+
+    def _runs_read(self, tasks: list[Task]) -> None:
+        """The scheduler read the tasks: a run finished since the last read that this app
+        did not make (another process's `koroku tasks run-due`/`run`) lands like our own.
+        What ran before the app opened is not news."""
+        finished = {
+            t.id: due_key(t.last_run.due)
+            for t in tasks
+            if t.last_run is not None
+            and t.last_run.finished_at is not None
+            and t.last_run.outcome != "skipped"
+        }
+        known, self._finished = self._finished, finished
+        if known is None:
+            return
+        for task in tasks:
+            if task.id in finished and known.get(task.id) != finished[task.id]:
+                self.result_landed.emit(task.conversation_id)
 
     async def run_now(self, task: Task) -> object:
         """Run `task` once now, out of its schedule (the Tasks tab's Run now)."""
@@ -156,7 +175,7 @@ class TaskCenter(QObject):
             self.notifier.notify(
                 f"{task.title}: waiting for your approval",
                 f"The task wants to use {request.tool}. Open it to allow or deny.",
-                actions=ACTIONS[:1],
+                actions=TASK_ACTIONS[:1],
                 tag=task.id,
             )
             while self._current() != task.conversation_id:

@@ -10,8 +10,9 @@ Between those the idle app does not wake at all.
 
 Each wake runs the due runs one after another through the core's `TaskRunner` (which takes
 the conversation's turn lease and never runs one due time twice, across processes), then
-arms again. A run's result goes to the task's conversation (the runner's turn); `ran` tells
-the app, which marks the tray unread. The clock is injected (`Callable[[], datetime]`).
+arms again. A run's result goes to the task's conversation (the runner's turn); `ran` says
+so, and `read` hands on the tasks each re-arm read (the app tells from them which runs another
+process finished). The clock is injected (`Callable[[], datetime]`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class TaskScheduler(QObject):
     ran = Signal(object, object)  # Task, RunRecord
     """A run finished (any outcome) for the task."""
     armed = Signal(object)  # datetime | None: when it will wake next (None: nothing due)
+    read = Signal(object)  # list[Task]: the tasks as a re-arm read them from the log
 
     def __init__(
         self,
@@ -98,6 +100,7 @@ class TaskScheduler(QObject):
             self._reading = False
         if self._stopped:
             return
+        self.read.emit(list(tasks))
         if self._again:
             self._again = False
             self.rearm()

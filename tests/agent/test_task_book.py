@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import koroku_desktop.agent.tasks as tasks_module
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.tasks import TaskBook
 from koroku_desktop.domain.conversations import TASK_RUNS
@@ -177,3 +178,23 @@ def test_the_fast_read_of_the_file_folds_the_same_tasks(log: SqliteEventLog) -> 
         record_from_payload({"action": "created", "task_id": "x", "tool_budget": "3"}, "c", 0.0, 1)
         is None
     )
+
+
+def test_reading_again_folds_again_only_when_the_log_has_new_task_events(
+    log: SqliteEventLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folds: list[int] = []
+
+    def counting(events: list[object]) -> object:
+        folds.append(len(events))
+        return fold_tasks(events)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tasks_module, "fold_tasks", counting)
+    book = TaskBook(log, Clock(MONDAY))
+    task = book.create(weekdays(), prompt="Summarise my inbox")
+    assert [t.id for t in book.list()] == [task.id] and book.get(task.id) == task
+    assert folds == [1]  # made, then listed and got: one fold
+    with SqliteEventLog(log.path) as other:  # another process pauses it
+        other.append(task.conversation_id, [TaskEvent(action="paused", task_id=task.id)])
+    assert book.get(task.id).paused and book.list()[0].paused
+    assert folds == [1, 2]

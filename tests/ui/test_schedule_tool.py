@@ -5,12 +5,17 @@ may use unattended, and allowing it writes the task to the log."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any, cast
 
 import qasync
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.app.schedule_wiring import give_schedule
 from koroku_desktop.domain.parts import FunctionResponsePart
 from koroku_desktop.tools.schedule import describe_call
+from koroku_desktop.ui.app import Desktop
+from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
@@ -27,6 +32,15 @@ ARGS = {
     "allowed_tools": ["read_file"],
 }
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)  # a Thursday
+
+
+def ask_to_schedule(qtbot: QtBot, desk: Desktop) -> ApprovalCard:
+    """Past the welcome, the person asks for a weekday task: the card the model's call shows."""
+    if desk.welcome is not None:
+        desk.welcome.ok_button.click()
+    type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
+    qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
+    return desk.window.approvals.cards()[0]
 
 
 def test_the_card_says_the_schedule_in_words_with_the_next_run() -> None:
@@ -48,11 +62,7 @@ def test_the_model_schedules_a_task_through_the_approval_card(
 ) -> None:
     model = FakeChatModel.scripted([call("schedule", "s1", **ARGS)], then="Scheduled it.")
     with running_desktop(qtbot, model) as desk:
-        if desk.welcome is not None:
-            desk.welcome.ok_button.click()
-        type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
-        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
-        card = desk.window.approvals.cards()[0]
+        card = ask_to_schedule(qtbot, desk)
         text = card.schedule_view.text()
         assert "every Monday–Friday at 08:00, Europe/Berlin; next:" in text
         assert "Summarise ~/notes/inbox.md" in text
@@ -78,11 +88,7 @@ def test_denying_the_card_makes_no_task(
 ) -> None:
     model = FakeChatModel.scripted([call("schedule", "s1", **ARGS)], then="Not scheduled.")
     with running_desktop(qtbot, model) as desk:
-        if desk.welcome is not None:
-            desk.welcome.ok_button.click()
-        type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
-        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
-        desk.window.approvals.cards()[0].deny.click()
+        ask_to_schedule(qtbot, desk).deny.click()
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
         assert desk.tasks.book.list() == []
 
@@ -93,14 +99,28 @@ def test_a_conversation_started_later_schedules_too(
     """Each conversation has an agent of its own in the app: every one can schedule."""
     model = FakeChatModel.scripted([call("schedule", "s1", **ARGS)], then="Scheduled it.")
     with running_desktop(qtbot, model) as desk:
-        if desk.welcome is not None:
-            desk.welcome.ok_button.click()
         first = desk.runtime.agent
         assert run(qtbot, desk.conversations.start_new()) is not None
         assert desk.runtime.agent is not first
-        type_and_send(qtbot, desk.window.input, "every weekday at 8 summarise my inbox")
-        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
-        desk.window.approvals.cards()[0].allow_once.click()
+        ask_to_schedule(qtbot, desk).allow_once.click()
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
         (task,) = desk.tasks.book.list()
         assert task.title == "Inbox summary"
+
+
+def test_every_agent_the_pool_holds_or_builds_gets_the_schedule_writer() -> None:
+    def agent() -> Any:
+        return SimpleNamespace(calls=SimpleNamespace(schedule=None))
+
+    shown, behind, later = agent(), agent(), agent()
+    pool = SimpleNamespace(agents=lambda: [shown, behind], built=[])
+    runtime = cast(Any, SimpleNamespace(agent=shown, pool=pool))
+
+    async def writer(_request: object) -> dict[str, object]:
+        return {}
+
+    give_schedule(runtime, writer)
+    for subscriber in pool.built:
+        subscriber(later)
+    assert shown.calls.schedule is writer and behind.calls.schedule is writer
+    assert later.calls.schedule is writer and len(pool.built) == 1

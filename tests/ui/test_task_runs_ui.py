@@ -13,30 +13,24 @@ import pytest
 import qasync
 from pytestqt.qtbot import QtBot
 
-from koroku_desktop.domain.events import MessageEvent, StoredEvent
+from koroku_desktop.domain.events import MessageEvent, StoredEvent, TaskEvent
 from koroku_desktop.domain.parts import visible_text
 from koroku_desktop.domain.schedules import Schedule
-from koroku_desktop.domain.tasks import Task
+from koroku_desktop.domain.tasks import Task, due_key
+from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.clock import Clock
 from tests.support.dbus import FakeNotifications
 from tests.ui.conftest import running_desktop
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(NOW)
 
 
 @contextmanager
@@ -162,3 +156,23 @@ def test_run_now_from_the_tasks_page(desk: Desktop, clock: Clock, qtbot: QtBot) 
     qtbot.waitUntil(lambda: panel.table.topLevelItem(0).text(3).startswith("ok"), timeout=15000)
     after = desk.tasks.book.get(task.id)
     assert after.next_due == datetime(2026, 12, 24, 9, 0, tzinfo=UTC)  # schedule unchanged
+
+
+def test_a_run_another_process_finished_marks_the_tray_unread(
+    desk: Desktop, clock: Clock, qtbot: QtBot
+) -> None:
+    task = desk.tasks.book.create(
+        Schedule("once", "2026-12-03T12:01", "UTC", NOW), prompt="Call the garage", reminder=True
+    )
+    qtbot.waitUntil(lambda: desk.tasks.scheduler.next_wake is not None, timeout=10000)
+    assert not desk.notices.unread
+    due = due_key(datetime(2026, 12, 3, 12, 1, tzinfo=UTC))
+    with SqliteEventLog(desk.runtime.paths.db) as other:  # a `koroku tasks run-due`'s writes
+        other.append(
+            task.conversation_id,
+            [
+                TaskEvent(action="run_started", task_id=task.id, due=due),
+                TaskEvent(action="run_finished", task_id=task.id, due=due, outcome="notified"),
+            ],
+        )
+    qtbot.waitUntil(lambda: desk.notices.unread == {task.conversation_id}, timeout=10000)

@@ -18,22 +18,20 @@ from koroku_desktop.domain.schedules import Schedule
 from koroku_desktop.domain.tasks import DueRun, RunRecord, due_key
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.task_scheduler import MAX_SLEEP_MS, MIN_WAKE_MS, TaskScheduler
+from tests.support.clock import Clock
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(NOW)
 
 
 @pytest.fixture
-def book(tmp_path: Path) -> Iterator[TaskBook]:
+def book(tmp_path: Path, clock: Clock) -> Iterator[TaskBook]:
     with SqliteEventLog(tmp_path / "koroku.db") as log:
-        yield TaskBook(log, Clock())
+        yield TaskBook(log, clock)
 
 
 def once(at: datetime) -> Schedule:
@@ -61,10 +59,8 @@ def recording(book: TaskBook, clock: Clock, *, advance: bool = True) -> tuple[li
 
 
 def test_it_sleeps_until_the_soonest_due_time_and_not_at_all_when_nothing_is_due(
-    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook
+    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook, clock: Clock
 ) -> None:
-    clock = book.clock
-    assert isinstance(clock, Clock)
     runs, run = recording(book, clock)
     scheduler = TaskScheduler(book.list, run, clock)  # type: ignore[arg-type]
     scheduler.rearm()
@@ -82,10 +78,8 @@ def test_it_sleeps_until_the_soonest_due_time_and_not_at_all_when_nothing_is_due
 
 
 def test_a_due_task_runs_once_and_the_timer_moves_to_the_next(
-    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook
+    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook, clock: Clock
 ) -> None:
-    clock = book.clock
-    assert isinstance(clock, Clock)
     runs, run = recording(book, clock)
     ran: list[str] = []
     first = book.create(once(NOW + timedelta(minutes=1)), prompt="first", reminder=True)
@@ -100,10 +94,8 @@ def test_a_due_task_runs_once_and_the_timer_moves_to_the_next(
 
 
 def test_a_run_that_does_not_advance_is_tried_again_after_a_minute_not_at_once(
-    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook
+    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook, clock: Clock
 ) -> None:
-    clock = book.clock
-    assert isinstance(clock, Clock)
     runs, run = recording(book, clock, advance=False)  # another process holds it
     book.create(once(NOW + timedelta(minutes=1)), prompt="held", reminder=True)
     scheduler = TaskScheduler(book.list, run, clock)  # type: ignore[arg-type]

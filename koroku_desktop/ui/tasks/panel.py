@@ -39,6 +39,7 @@ from koroku_desktop.domain.schedules import zone
 from koroku_desktop.domain.task_words import describe
 from koroku_desktop.domain.tasks import Task
 from koroku_desktop.ui.tasks.editor import TaskDraft, TaskEditor
+from koroku_desktop.ui.widgets.controls import place_buttons
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
@@ -179,19 +180,8 @@ class TasksPanel(QWidget):
         columns = 3 if narrow else 6
         if columns == self._columns:
             return
-        self._columns = columns
-        for b in buttons:
-            self._grid.removeWidget(b)
-        for c in range(6):
-            self._grid.setColumnStretch(c, 0)
-        if columns == 6:  # New, Edit, Pause, Run now, (room), Delete
-            for i, b in enumerate(buttons[:4]):
-                self._grid.addWidget(b, 0, i)
-            self._grid.setColumnStretch(4, 1)
-            self._grid.addWidget(self.delete_button, 0, 5)
-        else:
-            for i, b in enumerate(buttons):
-                self._grid.addWidget(b, i // 3, i % 3)
+        self._columns = columns  # one row: New, Edit, Pause, Run now, (room), Delete
+        place_buttons(self._grid, buttons, 3 if narrow else None)
 
     # -- reading -----------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, ApprovalScope
 from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.command_risk import destructive_reasons
-from koroku_desktop.ui.widgets.controls import note_label
+from koroku_desktop.ui.widgets.controls import note_label, place_buttons
 from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
 from koroku_desktop.ui.widgets.schedule_summary import schedule_summary
 from koroku_desktop.ui.widgets.text_fit import fitting_height
@@ -220,19 +220,8 @@ class ApprovalCard(QFrame):
         columns = 5 if need <= room else 2 if 2 * widest + 6 <= room else 1
         if columns == self._columns:
             return
-        self._columns = columns
-        for b in buttons:
-            self._buttons.removeWidget(b)
-        for column in range(5):
-            self._buttons.setColumnStretch(column, 0)
-        if columns == 5:  # Allow once, session, always, (room), Deny
-            for i, b in enumerate(buttons[:-1]):
-                self._buttons.addWidget(b, 0, i)
-            self._buttons.setColumnStretch(3, 1)
-            self._buttons.addWidget(self.deny, 0, 4)
-        else:
-            for i, b in enumerate(buttons):
-                self._buttons.addWidget(b, i // columns, i % columns)
+        self._columns = columns  # one row: Allow once, session, always, (room), Deny
+        place_buttons(self._buttons, buttons, None if columns == 5 else columns)
 
     def _args_view(self, args: dict[str, Any], max_lines: int) -> QPlainTextEdit:
         text = (

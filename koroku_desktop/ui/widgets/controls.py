@@ -1,13 +1,14 @@
 """Small constructors for the controls panels build the same way: a push button wired to
-its slot, a single-shot timer, a search field with a clear button, a muted note."""
+its slot, a single-shot timer, a search field with a clear button, a muted note; and a row
+of buttons that wraps when narrow."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 F = TypeVar("F", bound=QLineEdit)
 
@@ -52,3 +53,21 @@ def note_label(text: str = "") -> QLabel:
     label.setObjectName("Muted")
     label.setWordWrap(True)
     return label
+
+
+def place_buttons(grid: QGridLayout, buttons: Sequence[QWidget], per_row: int | None) -> None:
+    """Lay `buttons` out in `grid` again: with `per_row` None in one row, the last one kept
+    apart at the right edge (Delete, Deny); else `per_row` to a row, in order."""
+    for button in buttons:
+        grid.removeWidget(button)
+    for column in range(grid.columnCount()):
+        grid.setColumnStretch(column, 0)
+    if per_row is None:
+        *first, last = buttons
+        for i, button in enumerate(first):
+            grid.addWidget(button, 0, i)
+        grid.setColumnStretch(len(first), 1)
+        grid.addWidget(last, 0, len(first) + 1)
+    else:
+        for i, button in enumerate(buttons):
+            grid.addWidget(button, i // per_row, i % per_row)
