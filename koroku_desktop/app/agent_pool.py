@@ -10,7 +10,8 @@ Switching back to it shows the same agent, mid-turn if it still runs.
 
 Every agent shares the process's log, model, tools, approval policy, options (settings
 apply to all at once), search, facts and titler; what is per conversation is built by
-`AgentKit.build`.
+`AgentKit.build`. Quick ask's agent and each task run's are built by the same kit
+(`AgentKit.agent`), so every agent is wired alike.
 """
 
 from __future__ import annotations
@@ -84,26 +85,44 @@ class AgentKit:
     def build(self, conversation: Conversation) -> tuple[Agent, Compactor]:
         """A fresh agent for `conversation`, with its compactor; its live context is read
         on its first `load()`."""
-        pick = self.approver_for
+        agent = self.agent(conversation.id, conversation.title)
+        compactor = Compactor()
+        compactor.progress = self.progress
+        compactor.attach(agent)
+        return agent, compactor
+
+    def agent(
+        self,
+        conversation_id: str,
+        title: str = "",
+        *,
+        approver: Approver | None = None,
+        policy: ApprovalPolicy | None = None,
+        options: AgentOptions | None = None,
+        turn_lock: TurnLock | None = None,
+    ) -> Agent:
+        """An agent in `conversation_id` on the shared pieces, wired (`equip`), without a
+        compactor. Quick ask and task runs hand in their own `approver`, `turn_lock`, and a
+        task its `policy` and `options` (its tool budget); None: the kit's."""
+        if approver is None:
+            pick = self.approver_for
+            approver = self.approver if pick is None else pick(conversation_id)
         agent = Agent(
             self.log,
             self.model,
             self.tools,
-            self.policy,
-            self.approver if pick is None else pick(conversation.id),
-            self.options,
-            conversation_id=conversation.id,
+            self.policy if policy is None else policy,
+            approver,
+            self.options if options is None else options,
+            conversation_id=conversation_id,
             recall=recall_search(self.log),
-            turn_lock=self.turn_lock,
+            turn_lock=self.turn_lock if turn_lock is None else turn_lock,
         )
-        agent.conversation_title = conversation.title
+        agent.conversation_title = title
         if self.clock is not None:
             agent.clock = self.clock
-        compactor = Compactor()
-        compactor.progress = self.progress
-        compactor.attach(agent)
         self.equip(agent)
-        return agent, compactor
+        return agent
 
     def equip(self, agent: Agent) -> None:
         """Wire search, surfaced memories, facts and titles into `agent`."""
