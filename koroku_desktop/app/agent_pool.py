@@ -39,6 +39,7 @@ from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
+from koroku_desktop.tools.base import ScheduleTask
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -76,9 +77,8 @@ class AgentKit:
     embedder: BackgroundEmbedder | None = None
     facts: FactBook | None = None
     titler: Titler | None = None
-    approver_for: Callable[[str], Approver] | None = None
-    """The approver of one conversation's turns (a front end that shows one conversation
-    at a time tells their approvals apart); None: `approver` for all."""
+    schedule: ScheduleTask | None = None
+    """The `schedule` tool's writer (set where tasks run: the app's task center)."""
     progress: Hook[[int, int]] = field(default_factory=lambda: Hook("compaction_progress"))
     """Every agent's compaction progress (chunks done, chunks in all)."""
 
@@ -104,15 +104,12 @@ class AgentKit:
         """An agent in `conversation_id` on the shared pieces, wired (`equip`), without a
         compactor. Quick ask and task runs hand in their own `approver`, `turn_lock`, and a
         task its `policy` and `options` (its tool budget); None: the kit's."""
-        if approver is None:
-            pick = self.approver_for
-            approver = self.approver if pick is None else pick(conversation_id)
         agent = Agent(
             self.log,
             self.model,
             self.tools,
             self.policy if policy is None else policy,
-            approver,
+            self.approver if approver is None else approver,
             self.options if options is None else options,
             conversation_id=conversation_id,
             recall=recall_search(self.log),
@@ -125,7 +122,7 @@ class AgentKit:
         return agent
 
     def equip(self, agent: Agent) -> None:
-        """Wire search, surfaced memories, facts and titles into `agent`."""
+        """Wire search, surfaced memories, facts, scheduling and titles into `agent`."""
         if self.search is not None:
             agent.recall = recall_tool_search(self.search, agent)
             event_log = self.log
@@ -133,6 +130,7 @@ class AgentKit:
         embedder = self.embedder
         if embedder is not None:
             agent.hooks.on_turn_finished.append(lambda _result: embedder.kick())
+        agent.calls.schedule = self.schedule
         agent.facts = self.facts  # the facts span every conversation
         if self.facts is not None:
             agent.calls.remember = tool_writer(self.facts, agent)

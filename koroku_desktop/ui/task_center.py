@@ -79,10 +79,8 @@ class TaskCenter(QObject):
         self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
         self._loop: asyncio.AbstractEventLoop | None = None
-        writer = schedule_writer(self.book)
-        runtime.agent.calls.schedule = writer
-        if runtime.pool is not None:  # every conversation's agent can schedule
-            runtime.pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
+        # Every agent can schedule: those built from now on (by the kit), and the first.
+        runtime.kit.schedule = runtime.agent.calls.schedule = schedule_writer(self.book)
         self._runner_lock: HeldLock | None = None
         self._lock_retry: asyncio.TimerHandle | None = None
         runtime.tools.switched_off.discard("schedule")  # this app runs what it schedules
