@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.memory_events import memory_path, sync_memory_files
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.runtime import CONVERSATION_ID, Runtime, build_runtime
@@ -58,6 +59,27 @@ def test_front_ends_starting_together_record_an_outside_edit_once() -> None:
         expected = f"corrected by hand, round {round_}\n"
         assert outside_edits()[-1].text.endswith(expected)
         assert memory_path(default_paths().home, DAY).read_text().endswith(expected)
+
+
+def test_front_ends_in_different_conversations_record_an_outside_edit_once() -> None:
+    """The memory files are every conversation's: the app in one conversation and a
+    terminal in another starting together still record an outside edit once."""
+    with SqliteEventLog(default_paths().ensure().db) as log:
+        book = ConversationBook(log)
+        others = [book.create(f"Talk {n}").id for n in range(RACERS - 1)]
+    for round_ in range(5):
+        a_file_edited_while_closed(round_)
+        runtimes = [build_runtime(NoApprover(), front_end="r0", conversation=CONVERSATION_ID)]
+        runtimes += [
+            build_runtime(NoApprover(), front_end=f"r{n + 1}", conversation=cid)
+            for n, cid in enumerate(others)
+        ]
+        try:
+            assert asyncio.run(start_together(runtimes)) == [True] * RACERS
+        finally:
+            for runtime in runtimes:
+                runtime.close()
+        assert len(outside_edits()) == round_ + 1
 
 
 def test_building_a_runtime_leaves_the_memory_files_alone() -> None:
