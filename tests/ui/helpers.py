@@ -7,8 +7,6 @@ import asyncio
 import os
 import re
 import subprocess
-import sys
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -23,6 +21,7 @@ from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import MessageModel
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from tests.fakes.chat_model import FakeChatModel, FakeReply
+from tests.support.processes import ROOT, popen_koroku
 
 
 def type_and_send(qtbot: QtBot, box: ChatInput, text: str) -> None:
@@ -63,20 +62,9 @@ def quick_ask_into_the_chat(desktop: Desktop) -> None:
     assert desktop.quick.router.target == "current"
 
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
 def koroku(*args: str) -> subprocess.Popen[str]:
     """A real `koroku` process on this test's data dir (the environment the app uses)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen(
-        [sys.executable, "-m", "koroku_desktop", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    return popen_koroku(args, dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
 def finish(proc: subprocess.Popen[str]) -> str:
