@@ -65,7 +65,7 @@ async def main():
     desk.server.listen()
     desk.window.set_history(await desk.bridge.load_history(None, 400))
     loaded = time.time()
-    await desk.bridge.load_live()
+    await desk.conversations.live_loads.start(desk.runtime.agent)
     live = time.time()
     print("SHOWN", shown, loaded, int(genai_at_shown), desk.window.model.rowCount(), live,
           flush=True)

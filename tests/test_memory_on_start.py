@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.agent.memory_events import memory_path, sync_memory_files
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.runtime import CONVERSATION_ID, Runtime, build_runtime
@@ -45,19 +46,38 @@ async def start_together(runtimes: list[Runtime]) -> list[bool]:
     return list(await asyncio.gather(*(r.sync_memory() for r in runtimes)))
 
 
+def race(round_: int, conversations: list[str | None]) -> None:
+    """A file edited while closed, then front ends (one in each of `conversations`; None:
+    the most recent) starting together: the edit is recorded once."""
+    a_file_edited_while_closed(round_)
+    runtimes = [
+        build_runtime(NoApprover(), front_end=f"r{n}", conversation=cid)
+        for n, cid in enumerate(conversations)
+    ]
+    try:
+        assert asyncio.run(start_together(runtimes)) == [True] * len(runtimes)
+    finally:
+        for runtime in runtimes:
+            runtime.close()
+    assert len(outside_edits()) == round_ + 1
+
+
 def test_front_ends_starting_together_record_an_outside_edit_once() -> None:
     for round_ in range(5):  # several rounds: each a fresh race between worker threads
-        a_file_edited_while_closed(round_)
-        runtimes = [build_runtime(NoApprover(), front_end=f"r{n}") for n in range(RACERS)]
-        try:
-            assert asyncio.run(start_together(runtimes)) == [True] * RACERS
-        finally:
-            for runtime in runtimes:
-                runtime.close()
-        assert len(outside_edits()) == round_ + 1
+        race(round_, [None] * RACERS)
         expected = f"corrected by hand, round {round_}\n"
         assert outside_edits()[-1].text.endswith(expected)
         assert memory_path(default_paths().home, DAY).read_text().endswith(expected)
+
+
+def test_front_ends_in_different_conversations_record_an_outside_edit_once() -> None:
+    """The memory files are every conversation's: the app in one conversation and a
+    terminal in another starting together still record an outside edit once."""
+    with SqliteEventLog(default_paths().ensure().db) as log:
+        book = ConversationBook(log)
+        others = [book.create(f"Talk {n}").id for n in range(RACERS - 1)]
+    for round_ in range(5):
+        race(round_, [CONVERSATION_ID, *others])
 
 
 def test_building_a_runtime_leaves_the_memory_files_alone() -> None:

@@ -172,7 +172,9 @@ class Agent:
             if view.reordered:
                 self.hooks.on_reordered()
         if any(isinstance(s.event, MemoryEditEvent) for s in folded):
-            await write_memory(self.log, self.conversation_id, self.options.data_dir)
+            await write_memory(
+                self.log, self.conversation_id, self.options.data_dir, self._gate.lease
+            )
         if folded:
             self.hooks.on_context_meter(self.context_meter())
         return folded

@@ -26,13 +26,16 @@ import hashlib
 import json
 import logging
 import re
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from koroku_desktop.agent.ports import EventLog
+from koroku_desktop.agent.ports import EventLog, TurnLock
 from koroku_desktop.domain.coverage import in_entries_order
 from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
+from koroku_desktop.domain.ids import new_id
 from koroku_desktop.fsutil import atomic_write
 
 log = logging.getLogger(__name__)
@@ -140,6 +143,34 @@ def sync_memory_files(event_log: EventLog, conversation_id: str, data_dir: Path)
     return MemorySync(taken, write_memory_files(data_dir, texts))
 
 
+MEMORY_KEY = "#memory-files"
+"""The lease key held while the memory files and the log are brought together: the files
+are every conversation's, so a conversation's turn lease does not keep two apart."""
+_ONE_HERE = threading.Lock()
+"""One sync at a time in this process (its agents may share one lease instance)."""
+
+
+def sync_memory_files_leased(
+    event_log: EventLog,
+    conversation_id: str,
+    data_dir: Path,
+    lease: TurnLock | None,
+    poll: float = 0.1,
+) -> MemorySync:
+    """`sync_memory_files`, one at a time in this process and, under `lease`'s `MEMORY_KEY`,
+    across processes: two front ends noticing one outside edit record it once. Blocking."""
+    with _ONE_HERE:
+        if lease is None:
+            return sync_memory_files(event_log, conversation_id, data_dir)
+        turn = new_id()
+        while lease.try_acquire(MEMORY_KEY, turn) is not None:
+            time.sleep(poll)
+        try:
+            return sync_memory_files(event_log, conversation_id, data_dir)
+        finally:
+            lease.release(MEMORY_KEY)
+
+
 def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:
     """Write each day's text to its file where it differs (atomically, 0600); remember what
     was written. Returns the files written."""
@@ -184,10 +215,15 @@ def record_edit(
     return texts.get(day, text)
 
 
-async def write_memory(event_log: EventLog, conversation_id: str, data_dir: Path) -> None:
+async def write_memory(
+    event_log: EventLog, conversation_id: str, data_dir: Path, lease: TurnLock | None = None
+) -> None:
     """After catching up with memory edits made elsewhere: write the files from the log, off
-    the loop. A failure (a read-only disk) is only logged; the log keeps the edits."""
+    the loop (`sync_memory_files_leased`). A failure (a read-only disk) is only logged; the
+    log keeps the edits."""
     try:
-        await asyncio.to_thread(sync_memory_files, event_log, conversation_id, data_dir)
+        await asyncio.to_thread(
+            sync_memory_files_leased, event_log, conversation_id, data_dir, lease
+        )
     except OSError as exc:
         log.warning("could not write the memory files: %s", exc)

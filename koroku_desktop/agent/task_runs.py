@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
@@ -24,12 +23,10 @@ from typing import Any
 
 from koroku_desktop.agent.hooks import TurnResult
 from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.options import AgentOptions
 from koroku_desktop.agent.ports import (
     ApprovalDecision,
     ApprovalRequest,
     Approver,
-    ChatModel,
     EventLog,
     Notifier,
     TurnLock,
@@ -40,7 +37,6 @@ from koroku_desktop.domain.events import TaskEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, due_key, fold_tasks
 from koroku_desktop.tools.approval import ApprovalPolicy, ToolLookup
-from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -128,9 +124,9 @@ def first_lines(text: str) -> str:
 
 class TaskRunner:
     """Runs due tasks over one log. `make_agent(task, policy, approver)` builds the agent a
-    prompt's turn runs in (the composition root wires it; `agent_factory` below is the
-    plain one); `turn_lock` is the lease runs are claimed under (None: this process only).
-    Its notifications are tagged with the task's id and name no actions: the notifier offers
+    prompt's turn runs in (the composition root wires it: app/task_wiring.py `task_agents`);
+    `turn_lock` is the lease runs are claimed under (None: this process only). Its
+    notifications are tagged with the task's id and name no actions: the notifier offers
     Open and Snooze where someone can act on them (app/notifications.make_notifier)."""
 
     def __init__(
@@ -247,38 +243,3 @@ class TaskRunner:
             return "needs_approval", detail, turn_id
         self.notifier.notify(f"{task.title}{late}", reply or "(no text)", tag=task.id)
         return "ok", reply, turn_id
-
-
-def agent_factory(
-    log: EventLog,
-    model: ChatModel,
-    tools: ToolRegistry,
-    options: AgentOptions,
-    *,
-    turn_lock: TurnLock | None = None,
-    clock: Callable[[], datetime] | None = None,
-    setup: Callable[[Agent], object] | None = None,
-) -> Callable[[Task, ApprovalPolicy, Approver], Agent]:
-    """Agents for task runs: each in its task's conversation, with the task's own tool budget
-    (a copy of `options`), policy and approver; `setup` wires the rest (recall, facts)."""
-
-    def make(task: Task, policy: ApprovalPolicy, approver: Approver) -> Agent:
-        own = dataclasses.replace(options, max_tool_calls=task.tool_budget)
-        agent = Agent(
-            log,
-            model,
-            tools,
-            policy,
-            approver,
-            own,
-            conversation_id=task.conversation_id,
-            turn_lock=turn_lock,
-        )
-        agent.conversation_title = task.title
-        if clock is not None:
-            agent.clock = clock
-        if setup is not None:
-            setup(agent)
-        return agent
-
-    return make

@@ -10,7 +10,8 @@ Switching back to it shows the same agent, mid-turn if it still runs.
 
 Every agent shares the process's log, model, tools, approval policy, options (settings
 apply to all at once), search, facts and titler; what is per conversation is built by
-`AgentKit.build`.
+`AgentKit.build`. Quick ask's agent and each task run's are built by the same kit
+(`AgentKit.agent`), so every agent is wired alike.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.domain.events import CompactionEvent
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.tools.approval import ApprovalPolicy
+from koroku_desktop.tools.base import ScheduleTask
 from koroku_desktop.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -75,38 +77,52 @@ class AgentKit:
     embedder: BackgroundEmbedder | None = None
     facts: FactBook | None = None
     titler: Titler | None = None
-    approver_for: Callable[[str], Approver] | None = None
-    """The approver of one conversation's turns (a front end that shows one conversation
-    at a time tells their approvals apart); None: `approver` for all."""
+    schedule: ScheduleTask | None = None
+    """The `schedule` tool's writer (set where tasks run: the app's task center)."""
     progress: Hook[[int, int]] = field(default_factory=lambda: Hook("compaction_progress"))
     """Every agent's compaction progress (chunks done, chunks in all)."""
 
     def build(self, conversation: Conversation) -> tuple[Agent, Compactor]:
         """A fresh agent for `conversation`, with its compactor; its live context is read
         on its first `load()`."""
-        pick = self.approver_for
+        agent = self.agent(conversation.id, conversation.title)
+        compactor = Compactor()
+        compactor.progress = self.progress
+        compactor.attach(agent)
+        return agent, compactor
+
+    def agent(
+        self,
+        conversation_id: str,
+        title: str = "",
+        *,
+        approver: Approver | None = None,
+        policy: ApprovalPolicy | None = None,
+        options: AgentOptions | None = None,
+        turn_lock: TurnLock | None = None,
+    ) -> Agent:
+        """An agent in `conversation_id` on the shared pieces, wired (`equip`), without a
+        compactor. Quick ask and task runs hand in their own `approver`, `turn_lock`, and a
+        task its `policy` and `options` (its tool budget); None: the kit's."""
         agent = Agent(
             self.log,
             self.model,
             self.tools,
-            self.policy,
-            self.approver if pick is None else pick(conversation.id),
-            self.options,
-            conversation_id=conversation.id,
+            self.policy if policy is None else policy,
+            self.approver if approver is None else approver,
+            self.options if options is None else options,
+            conversation_id=conversation_id,
             recall=recall_search(self.log),
-            turn_lock=self.turn_lock,
+            turn_lock=self.turn_lock if turn_lock is None else turn_lock,
         )
-        agent.conversation_title = conversation.title
+        agent.conversation_title = title
         if self.clock is not None:
             agent.clock = self.clock
-        compactor = Compactor()
-        compactor.progress = self.progress
-        compactor.attach(agent)
         self.equip(agent)
-        return agent, compactor
+        return agent
 
     def equip(self, agent: Agent) -> None:
-        """Wire search, surfaced memories, facts and titles into `agent`."""
+        """Wire search, surfaced memories, facts, scheduling and titles into `agent`."""
         if self.search is not None:
             agent.recall = recall_tool_search(self.search, agent)
             event_log = self.log
@@ -114,6 +130,7 @@ class AgentKit:
         embedder = self.embedder
         if embedder is not None:
             agent.hooks.on_turn_finished.append(lambda _result: embedder.kick())
+        agent.calls.schedule = self.schedule
         agent.facts = self.facts  # the facts span every conversation
         if self.facts is not None:
             agent.calls.remember = tool_writer(self.facts, agent)

@@ -2,8 +2,9 @@
 
 Memory files changed while Koroku was closed are taken into the log, then every file is
 written from the log (agent/memory_events.py), in a worker thread. It holds the
-conversation's turn lease meanwhile, so two processes starting together do not both record
-the same outside edit: the second sees the first's edit in the log.
+conversation's turn lease meanwhile, and the lease's `MEMORY_KEY` (the files are every
+conversation's), so two processes starting together, in one conversation or in two, do not
+both record the same outside edit: the second sees the first's edit in the log.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 from pathlib import Path
 
 from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.memory_events import sync_memory_files
+from koroku_desktop.agent.memory_events import sync_memory_files_leased
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import DB_ERRORS
@@ -30,7 +31,13 @@ async def sync_memory_held(
     try:
         async with agent.hold_turn(wait=wait):
             work = asyncio.ensure_future(
-                asyncio.to_thread(sync_memory_files, event_log, agent.conversation_id, home)
+                asyncio.to_thread(
+                    sync_memory_files_leased,
+                    event_log,
+                    agent.conversation_id,
+                    home,
+                    agent.turn_lock,
+                )
             )
             try:
                 await asyncio.shield(work)

@@ -2,12 +2,13 @@
 
 Quick ask asks into a conversation of its own (or the one the chat window shows: then it
 uses the runtime's agent). The chat window's agent talks in one conversation at a time and
-must not move when a quick ask goes elsewhere, so the desktop gets a second `Agent` over the
-same log, model, tools, approval policy, options, search and facts, in the Quick asks
-conversation, with its own compaction and its own turn lease (`quick-ask`): the two agents
-exclude each other from one conversation as two processes would. The conversation is found
-by its purpose (`ConversationBook.quick_asks`), so a rename keeps it and a delete makes the
-next quick ask start a new one.
+must not move when a quick ask goes elsewhere, so the desktop gets a second `Agent`, built by
+the runtime's `AgentKit` as every conversation's is (same log, model, tools, approval policy,
+options, search, facts and titles), in the Quick asks conversation, with its own compaction
+and its own turn lease (`quick-ask`): the two agents exclude each other from one
+conversation as two processes would. The conversation is found by its purpose
+(`ConversationBook.quick_asks`), so a rename keeps it and a delete makes the next quick ask
+start a new one.
 
 The lease is this device's (`SqliteTurnLock`): with a sync hub, Quick asks' turns are not
 kept apart from another device's turn in the same conversation (each appends its own turn).
@@ -18,10 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from koroku_desktop.agent.compaction import Compactor
-from koroku_desktop.agent.facts import tool_writer
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.ports import Approver
-from koroku_desktop.app.recall_wiring import recall_tool_search
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.domain.conversations import Conversation
 from koroku_desktop.store.local_lease import SqliteTurnLock
@@ -57,30 +56,11 @@ class QuickAskAgent:
 def quick_ask_agent(
     runtime: Runtime, approver: Approver, conversation: Conversation
 ) -> QuickAskAgent:
-    """A second agent on `runtime`'s pieces, talking in `conversation` (see the module)."""
-    main = runtime.agent
+    """A second agent built by `runtime`'s kit, talking in `conversation` (see the module)."""
     lock = None if runtime.turn_lock is None else SqliteTurnLock(runtime.paths.db, FRONT_END)
-    agent = Agent(
-        runtime.log,
-        main.model,
-        runtime.tools,
-        runtime.policy,
-        approver,
-        main.options,  # the same object: a settings change reaches both agents
-        conversation_id=conversation.id,
-        turn_lock=lock,
+    agent = runtime.kit.agent(
+        conversation.id, conversation.title, approver=approver, turn_lock=lock
     )
-    agent.conversation_title = conversation.title
-    agent.clock = main.clock
-    agent.memories = main.memories
-    agent.facts = main.facts
-    if runtime.search is not None:
-        agent.recall = recall_tool_search(runtime.search, agent)
-        embedder = runtime.background_embedder
-        if embedder is not None:
-            agent.hooks.on_turn_finished.append(lambda _result: embedder.kick())
-    if main.facts is not None:
-        agent.calls.remember = tool_writer(main.facts, agent)
     made = QuickAskAgent(agent, turn_lock=lock)
     made.compactor.attach(agent)
     return made

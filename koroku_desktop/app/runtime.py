@@ -128,6 +128,12 @@ class Runtime:
     pool: AgentPool | None = None
     """The agent of each conversation with work under way (`agent` is the shown one's)."""
 
+    @property
+    def kit(self) -> AgentKit:
+        """How this runtime's agents are built (each conversation's, quick ask's, a task's)."""
+        assert self.pool is not None, "build_runtime always makes the pool"
+        return self.pool.kit
+
     async def switch_to(self, conversation: Conversation) -> None:
         """Talk in `conversation` from the next turn on; a turn running in the one shown
         goes on there (see `AgentPool.show`)."""

@@ -52,13 +52,12 @@ def schedule_writer(book: TaskBook) -> ScheduleTask:
 
 
 def give_schedule(runtime: Runtime, writer: ScheduleTask) -> None:
-    """Every conversation's agent can schedule through `writer`: those the pool holds now
-    (not only the one shown) and each it builds later. Call it once per runtime."""
+    """Every agent can schedule through `writer`: each the runtime's kit builds from now on
+    (quick ask's own included) and those the pool holds now (not only the one shown)."""
+    runtime.kit.schedule = writer
     pool = runtime.pool
     for agent in pool.agents() if pool is not None else [runtime.agent]:
         agent.calls.schedule = writer
-    if pool is not None:
-        pool.built.append(lambda agent: setattr(agent.calls, "schedule", writer))
 
 
 def snooze(book: TaskBook, task: Task, now: datetime) -> Task:

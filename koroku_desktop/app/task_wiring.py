@@ -1,9 +1,10 @@
 """Tasks for the front ends: the book over a runtime's log, and the runner with its own
-turn lease (front end `tasks`), agents built from the runtime's model, tools and options."""
+turn lease (front end `tasks`), its agents built by the runtime's `AgentKit`."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -11,15 +12,18 @@ from datetime import datetime
 from pathlib import Path
 
 from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.ports import Approver, Notifier
-from koroku_desktop.agent.task_runs import HeadlessApprover, TaskRunner, agent_factory
+from koroku_desktop.agent.ports import Approver, Notifier, TurnLock
+from koroku_desktop.agent.task_runs import HeadlessApprover, TaskRunner
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.app.agent_pool import AgentKit
 from koroku_desktop.app.paths import Paths
 from koroku_desktop.app.runtime import Runtime, build_runtime
 from koroku_desktop.app.task_peek import this_device
 from koroku_desktop.domain.ids import writer_name
+from koroku_desktop.domain.tasks import Task
 from koroku_desktop.store.db_errors import open_event_log
 from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.tools.approval import ApprovalPolicy
 
 
 def task_book(runtime: Runtime, clock: Callable[[], datetime]) -> TaskBook:
@@ -48,27 +52,34 @@ def task_runs(
 ) -> TaskRuns:
     """A runner for the runtime's log. Its lease is its own (front end `tasks`), so a task
     run and a turn of the person in one conversation wait for each other, in one process
-    as across processes. Each run's agent shares the runtime's model, tools, recall and
-    facts, with the task's own policy, approver and tool budget."""
+    as across processes. Each run's agent is built by the runtime's kit (see `task_agents`)."""
     lease = SqliteTurnLock(runtime.paths.db, "tasks")
-    main = runtime.agent
-
-    def setup(agent: Agent) -> None:
-        agent.recall = main.recall
-        agent.facts = main.facts
-        agent.calls.remember = main.calls.remember
-
-    make = agent_factory(
-        runtime.log,
-        main.model,
-        runtime.tools,
-        main.options,
-        turn_lock=lease,
-        clock=clock,
-        setup=setup,
-    )
+    make = task_agents(runtime.kit, lease, clock)
     runner = TaskRunner(runtime.log, make, notifier, clock, turn_lock=lease, approver=approver)
     return TaskRuns(runner, lease)
+
+
+def task_agents(
+    kit: AgentKit, lease: TurnLock, clock: Callable[[], datetime]
+) -> Callable[[Task, ApprovalPolicy, Approver], Agent]:
+    """Agents for task runs, built by `kit` as every conversation's is (model, tools,
+    recall, memories, facts, titles): each in its task's conversation under `lease`, with
+    the task's policy, approver and tool budget (a copy of the kit's options)."""
+
+    def make(task: Task, policy: ApprovalPolicy, approver: Approver) -> Agent:
+        options = dataclasses.replace(kit.options, max_tool_calls=task.tool_budget)
+        agent = kit.agent(
+            task.conversation_id,
+            task.title,
+            approver=approver,
+            policy=policy,
+            options=options,
+            turn_lock=lease,
+        )
+        agent.clock = clock
+        return agent
+
+    return make
 
 
 def local_zone() -> str:

@@ -163,7 +163,7 @@ class Desktop(QObject):
         self.server.listen()
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
-        await self.bridge.load_live()
+        await self.conversations.live_loads.start(self.runtime.agent)
         await self.conversations.load()
         # Turns and compactions made in a terminal (or another app) appear here live.
         db = self.runtime.paths.db
@@ -189,7 +189,7 @@ class Desktop(QObject):
     async def _reload(self) -> None:
         """Show the chat again from the log after a reordering sync (the agent rebuilt its
         live context when it noticed; it is never dropped, so a turn can always read it)."""
-        await self.bridge.load_live()
+        await self.conversations.live_loads.start(self.runtime.agent)
         self.window.set_history(await self.bridge.load_history(None, FIRST_PAGE))
 
     def _load_older(self, before_seq: int) -> None:

@@ -64,15 +64,8 @@ class AgentBridge(LaneSignals):
         return await asyncio.to_thread(self._read_page, before_seq, limit)
 
     def emit_meter(self) -> None:
-        """Emit the context meter now (after `load_live`)."""
+        """Emit the context meter now (ui/live_loads.py reads the live context first)."""
         self._on_meter(self.agent.context_meter())
-
-    async def load_live(self) -> None:
-        """Build the agent's live context (read off the loop) and emit the meter."""
-        agent = self.agent
-        await agent.load()
-        if agent is self.agent:
-            self.emit_meter()
 
     # -- intents -----------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
-"""LiveLoads: the live contexts read after a switch has shown the conversation's page.
+"""LiveLoads: the live contexts read after the start or a switch has shown the page.
 
-Switching shows the page and the title at once and reads the agent's live context (up to
-`LIVE_TAIL_LIMIT` events parsed and folded, hundreds of ms on a long history) afterwards,
-off the loop. Meanwhile the composer stays usable: a message sent, a regenerate or an edit
-waits for the same read inside its turn (`Agent.load` is shared), the message shown as
-queued (`Lane.book`), and the context meter says "…" until it is known. A switch to another
-conversation during the read does not waste it: the agent left behind keeps the context it
-read (the pool keeps it among those left idle); only the shown agent's meter is emitted.
+Starting (`Desktop.start`) and switching show the page and the title at once and read the
+agent's live context (up to `LIVE_TAIL_LIMIT` events parsed and folded, hundreds of ms on a
+long history) afterwards, off the loop. Meanwhile the composer stays usable: a message sent,
+a regenerate or an edit waits for the same read inside its turn (`Agent.load` is shared),
+the message shown as queued (`Lane.book`), and the context meter says "…" until it is known.
+A switch to another conversation during the read does not waste it: the agent left behind
+keeps the context it read (the pool keeps it among those left idle); only the shown agent's
+meter is emitted.
 """
 
 from __future__ import annotations

@@ -15,14 +15,17 @@ from pathlib import Path
 import pytest
 
 from koroku_desktop.agent.options import AgentOptions
-from koroku_desktop.agent.task_runs import TaskRunner, agent_factory
+from koroku_desktop.agent.task_runs import HeadlessApprover, TaskRunner
 from koroku_desktop.agent.tasks import TaskBook
+from koroku_desktop.app.agent_pool import AgentKit
+from koroku_desktop.app.task_wiring import task_agents
 from koroku_desktop.domain.events import MessageEvent, StoredEvent, TaskEvent
 from koroku_desktop.domain.model_io import ModelError, ModelRequest
 from koroku_desktop.domain.parts import visible_text
 from koroku_desktop.domain.tasks import DueRun, Schedule
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.local_lease import SqliteTurnLock
+from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.chat_model import FakeChatModel, call
 from tests.support.dbus import FakeNotifications
@@ -68,7 +71,8 @@ class World:
             remember_facts=False,
         )
         tools = ToolRegistry(self.tmp / "tools")
-        make = agent_factory(self.log, model, tools, options, turn_lock=lock, clock=self.clock)
+        kit = AgentKit(self.log, model, tools, ApprovalPolicy(), HeadlessApprover(), options, lock)
+        make = task_agents(kit, lock, self.clock)
         return TaskRunner(self.log, make, self.notifier, self.clock, turn_lock=lock)
 
     def book(self) -> TaskBook:

@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,19 +46,26 @@ class Koroku:
         )
 
     def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [sys.executable, "-m", "koroku_desktop", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=self.env(**env),
-            cwd=self.workspace,
-        )
+        return popen_koroku(args, self.env(**env), self.workspace)
 
     def sql(self, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         with sqlite3.connect(self.home / "koroku.db") as conn:
             return list(conn.execute(query, params))
+
+
+def popen_koroku(
+    args: Sequence[str], env: dict[str, str], cwd: Path | None = None
+) -> subprocess.Popen[str]:
+    """`python -m koroku_desktop *args` started (no stdin; stdout and stderr piped)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "koroku_desktop", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
 
 
 @pytest.fixture

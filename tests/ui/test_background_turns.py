@@ -27,9 +27,17 @@ from tests.fakes.chat_model import FakeChatModel, FakeReply, call
 from tests.fakes.gemini_replies import TextReply
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import quick_ask_into_the_chat, texts, type_and_send
-from tests.ui.test_follow_log import finish, koroku
-from tests.ui.test_sidebar import ask, listed, plain
+from tests.ui.helpers import (
+    ask,
+    finish,
+    koroku,
+    listed,
+    plain,
+    quick_ask_into_the_chat,
+    said_in,
+    texts,
+    type_and_send,
+)
 
 
 @dataclass
@@ -76,15 +84,6 @@ def gated_desk(
     model = gated()
     with running_desktop(qtbot, model) as desk:
         yield desk, model
-
-
-def said_in(desk: Desktop, conversation_id: str) -> list[str]:
-    """The messages of a conversation in the log (person's and model's), in order."""
-    return [
-        plain(visible_text(e.event.parts))
-        for e in desk.runtime.log.entries(conversation_id)
-        if isinstance(e.event, MessageEvent) and e.event.origin in ("person", "model")
-    ]
 
 
 def working(desk: Desktop, conversation_id: str) -> bool:

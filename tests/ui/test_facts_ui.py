@@ -23,9 +23,8 @@ from tests.fakes.chat_model import FakeChatModel, call
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import texts, type_and_send
+from tests.ui.helpers import finish, koroku, texts, type_and_send
 from tests.ui.screenshots import save_screenshot
-from tests.ui.test_follow_log import finish, koroku
 
 
 def fact_events(desktop: Desktop) -> list[FactEvent]:

@@ -25,9 +25,7 @@ from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.builders import model, user
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import rows, texts, type_and_send
-from tests.ui.test_background_turns import said_in
-from tests.ui.test_sidebar import titled_replies
+from tests.ui.helpers import rows, said_in, texts, titled_replies, type_and_send
 
 
 @dataclass

@@ -3,9 +3,6 @@ and go into its next request; while a terminal turn runs, the window's message w
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
@@ -15,28 +12,7 @@ from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.ui.app import Desktop
 from tests.fakes.gemini_replies import ReceivedRequest, Reply, TextReply, said_text
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import quick_ask_into_the_chat, texts, type_and_send
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def koroku(*args: str) -> subprocess.Popen[str]:
-    """A real `koroku` process on this test's data dir (the environment the app uses)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen(
-        [sys.executable, "-m", "koroku_desktop", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-
-
-def finish(proc: subprocess.Popen[str]) -> str:
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
-    return out
+from tests.ui.helpers import finish, koroku, quick_ask_into_the_chat, texts, type_and_send
 
 
 def question(request: ReceivedRequest) -> str:

@@ -24,8 +24,7 @@ from koroku_desktop.ui.settings.dialog import SettingsDialog
 from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import texts, type_and_send
-from tests.ui.test_sidebar import ask, listed, plain
+from tests.ui.helpers import ask, listed, plain, texts, type_and_send
 
 
 def echo() -> FakeChatModel:

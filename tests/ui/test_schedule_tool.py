@@ -109,18 +109,21 @@ def test_a_conversation_started_later_schedules_too(
 
 
 def test_every_agent_the_pool_holds_or_builds_gets_the_schedule_writer() -> None:
+    """The agents held now get the writer; the kit gives it to every agent built later
+    (AgentKit.equip: a switch's, quick ask's; the app tests above and in
+    test_quick_ask_conversation.py schedule through those)."""
+
     def agent() -> Any:
         return SimpleNamespace(calls=SimpleNamespace(schedule=None))
 
-    shown, behind, later = agent(), agent(), agent()
-    pool = SimpleNamespace(agents=lambda: [shown, behind], built=[])
-    runtime = cast(Any, SimpleNamespace(agent=shown, pool=pool))
+    shown, behind = agent(), agent()
+    pool = SimpleNamespace(agents=lambda: [shown, behind])
+    kit = SimpleNamespace(schedule=None)
+    runtime = cast(Any, SimpleNamespace(agent=shown, pool=pool, kit=kit))
 
     async def writer(_request: object) -> dict[str, object]:
         return {}
 
     give_schedule(runtime, writer)
-    for subscriber in pool.built:
-        subscriber(later)
     assert shown.calls.schedule is writer and behind.calls.schedule is writer
-    assert later.calls.schedule is writer and len(pool.built) == 1
+    assert kit.schedule is writer

@@ -5,8 +5,6 @@ recent list, and conversations made in a terminal appearing (real `koroku` proce
 
 from __future__ import annotations
 
-import asyncio
-import re
 from pathlib import Path
 
 import qasync
@@ -17,54 +15,25 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.titles import TITLE_INSTRUCTION
 from koroku_desktop.domain.conversations import NEW_TITLE, UNTITLED
-from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.domain.parts import visible_text
-from koroku_desktop.ui.app import Desktop
-from tests.fakes.chat_model import FakeChatModel, FakeReply
+from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import texts, type_and_send
-from tests.ui.test_follow_log import finish, koroku
-
-
-def plain(text: str) -> str:
-    """A message without the time note Koroku puts before it."""
-    return re.sub(r"^\[Koroku: [^\]]*\]", "", text)
-
-
-def titled_replies(gate: asyncio.Event | None = None) -> FakeChatModel:
-    """Turns answered `re: <message>`; a title request answered `About <first message>`.
-    With `gate`, a message containing `slow` waits for it."""
-
-    async def reply(request: ModelRequest) -> FakeReply:
-        last = plain(visible_text(request.contents[-1].parts))
-        if request.system_instruction == TITLE_INSTRUCTION:
-            question = plain(last.split("\n\n")[0].removeprefix("User: "))
-            return f"About {question}"
-        if gate is not None and "slow" in last:
-            await gate.wait()
-        return f"re: {last}"
-
-    return FakeChatModel(reply)
+from tests.ui.helpers import (
+    ask,
+    finish,
+    koroku,
+    listed,
+    plain,
+    texts,
+    titled_replies,
+)
 
 
 def said(model: FakeChatModel) -> list[str]:
     """What the last turn request carried, content by content."""
     turns = [r for r in model.requests if r.system_instruction != TITLE_INSTRUCTION]
     return [plain(visible_text(c.parts)) for c in turns[-1].contents]
-
-
-def listed(desk: Desktop) -> list[str]:
-    return desk.window.sidebar.visible_titles()
-
-
-def ask(qtbot: QtBot, desk: Desktop, text: str) -> None:
-    if desk.welcome is not None:
-        desk.welcome.ok_button.click()
-        desk.welcome = None
-    type_and_send(qtbot, desk.window.input, text)
-    qtbot.waitUntil(lambda: f"re: {text}" in texts(desk.window.model, "model"), timeout=15000)
-    qtbot.waitUntil(lambda: not desk.bridge.busy)
 
 
 def test_ctrl_n_starts_a_conversation_and_switching_shows_each_history_and_context(

@@ -19,8 +19,7 @@ from koroku_desktop.ui.pin_migration import PINNED_KEY
 from tests.fakes.gemini_server import FakeGemini
 from tests.imports.samples import chatgpt_simple, claude_export, write_chatgpt_zip
 from tests.ui.conftest import running_desktop
-from tests.ui.test_follow_log import finish, koroku
-from tests.ui.test_sidebar import listed, titled_replies
+from tests.ui.helpers import finish, koroku, listed, titled_replies
 
 
 def make(*titles: str) -> list[str]:

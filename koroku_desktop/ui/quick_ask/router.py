@@ -78,11 +78,6 @@ class QuickAskRouter(QObject):
             await self._agent.retarget(conversation)  # deleted and made again, or renamed
         return self.own
 
-    @property
-    def own_conversation(self) -> str | None:
-        """The id quick ask's own agent talks in (None: not made yet)."""
-        return None if self._agent is None else self._agent.agent.conversation_id
-
     async def close(self) -> None:
         """Cancel quick ask's own turn (if one runs) and stop its compaction, before the
         log closes."""
