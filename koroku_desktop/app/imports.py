@@ -32,7 +32,7 @@ from koroku_desktop.maintenance.portable import (
     ExportContents,
     ExportFormatError,
     LogNotEmptyError,
-    import_export,
+    import_contents,
     read_export_contents,
     sniff,
 )
@@ -89,7 +89,7 @@ def import_koroku(
     except ExportFormatError as exc:
         raise ImportRefused(f"{exc} (nothing imported)") from None
     if log.count() == 0:
-        whole = _import_whole(log, path, contents, blobs, cancelled)
+        whole = _import_whole(log, contents, blobs, cancelled)
         if whole is not None:
             return whole
     if contents.scope != "conversation":
@@ -115,7 +115,6 @@ def import_koroku(
 
 def _import_whole(
     log: SqliteEventLog,
-    path: Path,
     contents: ExportContents,
     blobs: BlobStore | None,
     cancelled: Callable[[], bool] | None,
@@ -125,9 +124,7 @@ def _import_whole(
     if cancelled is not None and cancelled():
         raise ImportCancelled("import stopped; nothing was imported")
     try:
-        done = import_export(log, path, blobs)
-    except ExportFormatError as exc:  # changed meanwhile
-        raise ImportRefused(f"{exc} (nothing imported)") from None
+        done = import_contents(log, contents, blobs)
     except LogNotEmptyError as exc:  # another process wrote meanwhile
         if contents.scope == "conversation":
             return None
