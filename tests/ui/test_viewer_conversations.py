@@ -33,6 +33,7 @@ from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
 from tests.imports.samples import chatgpt_simple
 from tests.support.builders import model, user
+from tests.support.processes import Koroku
 from tests.support.waits import wait_until
 from tests.ui.conftest import run, running_desktop
 from tests.ui.screenshots import save_screenshot
@@ -181,6 +182,23 @@ def test_a_deleted_conversation_is_restored_from_the_viewer(
         other.close()
     assert chooser.combo.currentText() == "Garden"
     assert "Restored “Garden”" in dialog.status.text()
+
+
+def test_refresh_lists_a_conversation_another_process_started_and_restored(
+    viewer: Viewer, qtbot: QtBot, koroku: Koroku
+) -> None:
+    """The filter reads the registry through its book, which keeps what it read: Refresh
+    still finds what a real `koroku` process wrote meanwhile (a new conversation, and the
+    deleted one restored there)."""
+    dialog, ids = viewer.dialog, viewer.ids
+    chooser = dialog.timeline.conversation
+    for args in (("new", "Recipes"), ("restore", ids["garden"])):
+        done = koroku.run("conversations", *args)
+        assert done.returncode == 0, done.stderr
+    dialog.refresh()
+    combo = chooser.combo
+    qtbot.waitUntil(lambda: "Recipes" in [combo.itemText(i) for i in range(combo.count())])
+    assert combo.itemText(combo.findData(ids["garden"])) == "Garden"
 
 
 def test_export_writes_the_conversation_shown_or_all(
