@@ -201,6 +201,34 @@ def test_refresh_lists_a_conversation_another_process_started_and_restored(
     assert combo.itemText(combo.findData(ids["garden"])) == "Garden"
 
 
+def test_refresh_under_a_kind_filter_shows_a_conversation_started_meanwhile(
+    viewer: Viewer, qtbot: QtBot, koroku: Koroku
+) -> None:
+    """A kind filter over every conversation reads each known one's index: Refresh reads
+    the registry before the timeline, so a conversation another process started is in."""
+    dialog = viewer.dialog
+    model = dialog.timeline.model
+    dialog.timeline.kind_boxes["compaction"].setChecked(False)
+    qtbot.waitUntil(lambda: model.query.kinds is not None and not model.loading)
+    done = koroku.run("conversations", "new", "Recipes", "--json")
+    assert done.returncode == 0, done.stderr
+    recipes = json.loads(done.stdout)["id"]
+    run(qtbot, dialog.timeline.refresh())
+    assert recipes in _rows_of(dialog)
+
+
+def test_a_jump_right_after_refresh_is_kept(viewer: Viewer, qtbot: QtBot) -> None:
+    """What the app's "show in history" does with the viewer open: Refresh, then a jump;
+    the refreshed filters never replace the jump once the registry is read."""
+    dialog = viewer.dialog
+    refreshed = dialog.timeline.refresh()
+    row = run(qtbot, dialog.jump_to(2))
+    run(qtbot, refreshed)
+    model = dialog.timeline.model
+    assert row >= 0 and model.query.before_seq is not None
+    assert model.row_of_seq(2) >= 0 and not dialog.timeline.jump_bar.isHidden()
+
+
 def test_export_writes_the_conversation_shown_or_all(
     viewer: Viewer,
     qtbot: QtBot,

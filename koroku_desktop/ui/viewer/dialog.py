@@ -199,8 +199,7 @@ class HistoryDialog(QDialog):
 
     def refresh(self) -> None:
         """Read everything again (the log grows while the dialog is open)."""
-        self.timeline.apply_filters()
-        self.timeline.conversation.load()
+        self.timeline.refresh()
         if TABS.index("Compactions") in self._loaded:
             self.compactions.load()
         if TABS.index("Memory") in self._loaded:
