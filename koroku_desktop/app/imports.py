@@ -66,10 +66,9 @@ class WholeLogRefused(ImportRefused):
 
 @dataclass(frozen=True)
 class ImportOutcome:
-    """What an import did, in one line, and the conversations it brought (or found here)."""
+    """What an import did, in one line."""
 
     line: str
-    conversations: tuple[str, ...] = ()
     repairs: list[Fix] = field(default_factory=list)
     """Call/response problems an imported whole log has (each request repairs them)."""
 
@@ -108,8 +107,7 @@ def import_koroku(
     damaged = f", {merged.damaged:,} damaged left out" if merged.damaged else ""
     return ImportOutcome(
         f"imported {merged.imported:,} event(s) of {len(merged.conversations)} "
-        f"conversation(s) from a Koroku export{known}{damaged}",
-        merged.conversations,
+        f"conversation(s) from a Koroku export{known}{damaged}"
     )
 
 
@@ -129,10 +127,9 @@ def _import_whole(
         if contents.scope == "conversation":
             return None
         raise WholeLogRefused(f"{exc} (nothing imported)") from None
-    ids = tuple(dict.fromkeys(str(r["conversation_id"]) for r in contents.records))
     span = f" (#{done.first_seq}–#{done.last_seq})" if done.imported else ""
     return ImportOutcome(
-        f"imported {done.imported:,} event(s) from a Koroku export{span}", ids, done.repairs
+        f"imported {done.imported:,} event(s) from a Koroku export{span}", done.repairs
     )
 
 
@@ -182,11 +179,8 @@ def _import_foreign(
         total = check_export(path, source)
     except ForeignFormatError as exc:
         raise ImportRefused(f"{exc} (nothing imported)") from None
-    brought: list[str] = []
 
-    def step(done: int, report: ForeignReport) -> None:
-        if report.last_conversation is not None:
-            brought.append(report.last_conversation)
+    def step(done: int, _report: ForeignReport) -> None:
         if progress is not None:
             progress(done, total, f"{name} conversations")
         if cancelled is not None and cancelled() and done < total:
@@ -201,7 +195,7 @@ def _import_foreign(
         report = import_into_data_dir(path, source, progress=step, paths=paths)
     except ForeignFormatError as exc:  # changed while being read
         raise ImportRefused(f"{exc} (nothing more imported)") from None
-    return ImportOutcome(summary(report), tuple(brought))
+    return ImportOutcome(summary(report))
 
 
 def importer_for(

@@ -164,7 +164,7 @@ class HistoryDialog(QDialog):
         """The compactions follow the conversation shown (the one talked in for all)."""
         self.compactions.show_conversation(chosen or self.conversation_id)
 
-    def _imported(self, _conversations: tuple[str, ...]) -> None:
+    def _imported(self) -> None:
         self.refresh()
         self.conversations_changed.emit()
 
