@@ -32,7 +32,7 @@ from koroku_desktop.maintenance.portable import (
     ExportContents,
     ExportFormatError,
     LogNotEmptyError,
-    import_export,
+    import_contents,
     read_export_contents,
     sniff,
 )
@@ -66,10 +66,9 @@ class WholeLogRefused(ImportRefused):
 
 @dataclass(frozen=True)
 class ImportOutcome:
-    """What an import did, in one line, and the conversations it brought (or found here)."""
+    """What an import did, in one line."""
 
     line: str
-    conversations: tuple[str, ...] = ()
     repairs: list[Fix] = field(default_factory=list)
     """Call/response problems an imported whole log has (each request repairs them)."""
 
@@ -89,7 +88,7 @@ def import_koroku(
     except ExportFormatError as exc:
         raise ImportRefused(f"{exc} (nothing imported)") from None
     if log.count() == 0:
-        whole = _import_whole(log, path, contents, blobs, cancelled)
+        whole = _import_whole(log, contents, blobs, cancelled)
         if whole is not None:
             return whole
     if contents.scope != "conversation":
@@ -108,14 +107,12 @@ def import_koroku(
     damaged = f", {merged.damaged:,} damaged left out" if merged.damaged else ""
     return ImportOutcome(
         f"imported {merged.imported:,} event(s) of {len(merged.conversations)} "
-        f"conversation(s) from a Koroku export{known}{damaged}",
-        merged.conversations,
+        f"conversation(s) from a Koroku export{known}{damaged}"
     )
 
 
 def _import_whole(
     log: SqliteEventLog,
-    path: Path,
     contents: ExportContents,
     blobs: BlobStore | None,
     cancelled: Callable[[], bool] | None,
@@ -125,17 +122,14 @@ def _import_whole(
     if cancelled is not None and cancelled():
         raise ImportCancelled("import stopped; nothing was imported")
     try:
-        done = import_export(log, path, blobs)
-    except ExportFormatError as exc:  # changed meanwhile
-        raise ImportRefused(f"{exc} (nothing imported)") from None
+        done = import_contents(log, contents, blobs)
     except LogNotEmptyError as exc:  # another process wrote meanwhile
         if contents.scope == "conversation":
             return None
         raise WholeLogRefused(f"{exc} (nothing imported)") from None
-    ids = tuple(dict.fromkeys(str(r["conversation_id"]) for r in contents.records))
     span = f" (#{done.first_seq}–#{done.last_seq})" if done.imported else ""
     return ImportOutcome(
-        f"imported {done.imported:,} event(s) from a Koroku export{span}", ids, done.repairs
+        f"imported {done.imported:,} event(s) from a Koroku export{span}", done.repairs
     )
 
 
@@ -185,11 +179,8 @@ def _import_foreign(
         total = check_export(path, source)
     except ForeignFormatError as exc:
         raise ImportRefused(f"{exc} (nothing imported)") from None
-    brought: list[str] = []
 
-    def step(done: int, report: ForeignReport) -> None:
-        if report.last_conversation is not None:
-            brought.append(report.last_conversation)
+    def step(done: int, _report: ForeignReport) -> None:
         if progress is not None:
             progress(done, total, f"{name} conversations")
         if cancelled is not None and cancelled() and done < total:
@@ -204,7 +195,7 @@ def _import_foreign(
         report = import_into_data_dir(path, source, progress=step, paths=paths)
     except ForeignFormatError as exc:  # changed while being read
         raise ImportRefused(f"{exc} (nothing more imported)") from None
-    return ImportOutcome(summary(report), tuple(brought))
+    return ImportOutcome(summary(report))
 
 
 def importer_for(

@@ -33,7 +33,6 @@ from koroku_desktop.app.config import (
 from koroku_desktop.app.conversation_wiring import (
     opening_conversation,
 )
-from koroku_desktop.app.exports import export_file
 from koroku_desktop.app.lazy_model import LazyGeminiModel
 from koroku_desktop.app.memory_sync import sync_memory_held
 from koroku_desktop.app.recall_wiring import (
@@ -218,10 +217,6 @@ class Runtime:
     def persist_always_grant(self, tool: str) -> None:
         """Record an 'always allow' grant in settings.json (keeping others' changes)."""
         self.settings_store.update(add_grant(tool))
-
-    def export_to_file(self, fmt: str, live: bool, path: Path) -> int:
-        """Export this conversation's log (or live context) to `path`; see `export_file`."""
-        return export_file(self.log, self.agent.conversation_id, fmt, live, path, self.attachments)
 
     def set_mcp_trust_read_only(self, trust: bool) -> None:
         """Let read-only MCP tools run without asking (or not), now and in settings.json."""

@@ -18,7 +18,8 @@ from typing import Any
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.conversation_wiring import open_conversations
-from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable, explain
+from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable
+from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.conversations import Conversation, pinned_first
 from koroku_desktop.domain.errors import RefusedError
@@ -100,11 +101,7 @@ def cmd_conversations(args: argparse.Namespace) -> int:
             try:
                 return _run(book, action, args)
             except DB_ERRORS as exc:
-                message = explain(exc, paths.db)
-                if message is None:
-                    raise
-                print(f"koroku: {message}", file=sys.stderr)
-                return 1
+                return database_failed(exc, paths.db)
     except DatabaseUnavailable as exc:
         print(f"koroku: {exc}", file=sys.stderr)
         return 1

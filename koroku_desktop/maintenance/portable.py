@@ -301,7 +301,13 @@ def import_export(
     go into `blobs`. Raises `ExportFormatError` for a bad file (attachments included) and
     `LogNotEmptyError` if the log has any event.
     """
-    contents = read_export_contents(path)
+    return import_contents(log, read_export_contents(path), blobs)
+
+
+def import_contents(
+    log: SqliteEventLog, contents: ExportContents, blobs: BlobStore | None = None
+) -> PortableImport:
+    """`import_export` of an export already read and checked (`read_export_contents`)."""
     records, attached = contents.records, contents.blobs
     prepared = [_row(r) for r in records]
     with log.batch():

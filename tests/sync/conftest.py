@@ -3,7 +3,6 @@ hub fixtures themselves are the tests/support plugin's)."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,18 +26,17 @@ class Device(Koroku):
         env.update(extra)
         return env
 
-    def sql(self, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-        with sqlite3.connect(self.home / "koroku.db") as conn:
-            return list(conn.execute(query, params))
-
-    def sync(self) -> str:
-        done = self.run("sync")
+    def ok(self, *args: str) -> str:
+        """`koroku <args>`, which must succeed; what it printed."""
+        done = self.run(*args)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
+    def sync(self) -> str:
+        return self.ok("sync")
+
     def ask(self, text: str) -> None:
-        done = self.run("ask", text)
-        assert done.returncode == 0, done.stderr
+        self.ok("ask", text)
 
 
 def make_device(tmp_path: Path, name: str, hub_url: str) -> Device:

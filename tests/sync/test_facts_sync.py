@@ -15,16 +15,12 @@ from tests.sync.conftest import Device
 
 
 def facts_of(device: Device) -> list[dict[str, Any]]:
-    done = device.run("memory", "list", "--json")
-    assert done.returncode == 0, done.stderr
-    facts: list[dict[str, Any]] = json.loads(done.stdout)
+    facts: list[dict[str, Any]] = json.loads(memory(device, "list", "--json"))
     return facts
 
 
 def memory(device: Device, *args: str) -> str:
-    done = device.run("memory", *args)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return device.ok("memory", *args)
 
 
 @pytest.mark.timeout(300)  # several `koroku` subprocesses: slow on a loaded machine

@@ -13,16 +13,12 @@ from tests.sync.conftest import Device
 
 
 def conversations(device: Device) -> list[dict[str, Any]]:
-    done = device.run("conversations", "list", "--json")
-    assert done.returncode == 0, done.stderr
-    found: list[dict[str, Any]] = json.loads(done.stdout)
+    found: list[dict[str, Any]] = json.loads(run(device, "list", "--json"))
     return found
 
 
 def run(device: Device, *args: str) -> str:
-    done = device.run("conversations", *args)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return device.ok("conversations", *args)
 
 
 @pytest.mark.timeout(300)  # several `koroku` subprocesses: slow on a loaded machine

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.app.exports import export_file
 from koroku_desktop.domain.events import LogEntry, MessageEvent, StoredEvent
 from koroku_desktop.maintenance.portable import import_export
 from koroku_desktop.render import blocks as b
@@ -110,11 +111,11 @@ def test_every_surface_shows_the_same_tool_failure_mark(
     terminal = re.findall(rf" ([{OK_MARK}{FAIL_MARK}]) bash$", history.stdout, re.MULTILINE)
 
     markdown_file = tmp_path / "log.md"
-    runtime.export_to_file("md", False, markdown_file)
+    export_file(runtime.log, cid, "md", False, markdown_file, runtime.attachments)
     markdown = _markdown_marks(markdown_file.read_text(encoding="utf-8"))
 
     json_file = tmp_path / "log.json"
-    runtime.export_to_file("json", False, json_file)
+    export_file(runtime.log, cid, "json", False, json_file, runtime.attachments)
     imported_log = SqliteEventLog(tmp_path / "imported.db")
     try:
         import_export(imported_log, json_file)

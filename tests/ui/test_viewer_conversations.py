@@ -33,6 +33,7 @@ from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
 from tests.imports.samples import chatgpt_simple
 from tests.support.builders import model, user
+from tests.support.processes import Koroku
 from tests.support.waits import wait_until
 from tests.ui.conftest import run, running_desktop
 from tests.ui.screenshots import save_screenshot
@@ -181,6 +182,51 @@ def test_a_deleted_conversation_is_restored_from_the_viewer(
         other.close()
     assert chooser.combo.currentText() == "Garden"
     assert "Restored “Garden”" in dialog.status.text()
+
+
+def test_refresh_lists_a_conversation_another_process_started_and_restored(
+    viewer: Viewer, qtbot: QtBot, koroku: Koroku
+) -> None:
+    """The filter reads the registry through its book, which keeps what it read: Refresh
+    still finds what a real `koroku` process wrote meanwhile (a new conversation, and the
+    deleted one restored there)."""
+    dialog, ids = viewer.dialog, viewer.ids
+    chooser = dialog.timeline.conversation
+    for args in (("new", "Recipes"), ("restore", ids["garden"])):
+        done = koroku.run("conversations", *args)
+        assert done.returncode == 0, done.stderr
+    dialog.refresh()
+    combo = chooser.combo
+    qtbot.waitUntil(lambda: "Recipes" in [combo.itemText(i) for i in range(combo.count())])
+    assert combo.itemText(combo.findData(ids["garden"])) == "Garden"
+
+
+def test_refresh_under_a_kind_filter_shows_a_conversation_started_meanwhile(
+    viewer: Viewer, qtbot: QtBot, koroku: Koroku
+) -> None:
+    """A kind filter over every conversation reads each known one's index: Refresh reads
+    the registry before the timeline, so a conversation another process started is in."""
+    dialog = viewer.dialog
+    model = dialog.timeline.model
+    dialog.timeline.kind_boxes["compaction"].setChecked(False)
+    qtbot.waitUntil(lambda: model.query.kinds is not None and not model.loading)
+    done = koroku.run("conversations", "new", "Recipes", "--json")
+    assert done.returncode == 0, done.stderr
+    recipes = json.loads(done.stdout)["id"]
+    run(qtbot, dialog.timeline.refresh())
+    assert recipes in _rows_of(dialog)
+
+
+def test_a_jump_right_after_refresh_is_kept(viewer: Viewer, qtbot: QtBot) -> None:
+    """What the app's "show in history" does with the viewer open: Refresh, then a jump;
+    the refreshed filters never replace the jump once the registry is read."""
+    dialog = viewer.dialog
+    refreshed = dialog.timeline.refresh()
+    row = run(qtbot, dialog.jump_to(2))
+    run(qtbot, refreshed)
+    model = dialog.timeline.model
+    assert row >= 0 and model.query.before_seq is not None
+    assert model.row_of_seq(2) >= 0 and not dialog.timeline.jump_bar.isHidden()
 
 
 def test_export_writes_the_conversation_shown_or_all(

@@ -1,9 +1,10 @@
 """ConversationFilter: the viewer's choice of conversation — All conversations, or one by
 title (deleted ones included and marked, with a Restore button while one is chosen).
 
-The registry is read off the event loop (`ConversationBook` is blocking). A restore appends
-the `restored` conversation event through the book; the chat sidebar reads the log again
-(`restored` is emitted for the app to tell it).
+The registry is read off the event loop through the runtime's `ConversationBook` (blocking;
+it keeps the `conversation` events it has read, so a refresh reads only new ones). A restore
+appends the `restored` conversation event through the book; the chat sidebar reads the log
+again (`restored` is emitted for the app to tell it).
 """
 
 from __future__ import annotations
@@ -15,32 +16,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from koroku_desktop.agent.conversations import ConversationBook
-from koroku_desktop.agent.ports import ConversationLog
-from koroku_desktop.domain.conversations import Conversation, by_recency, fold_conversations
-from koroku_desktop.domain.events import StoredEvent
+from koroku_desktop.domain.conversations import Conversation, by_recency
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
 log = logging.getLogger(__name__)
 
 ALL = "All conversations"
-PAGE = 2000
-
-
-def read_conversations(log: ConversationLog) -> dict[str, Conversation]:
-    """Every conversation, deleted ones included (no message counts), read through the
-    (conversation, kind, seq) index: its ids, then each one's `conversation` events, so the
-    cost grows with the conversations, never with the log. Blocking."""
-    activity = log.conversation_activity(counts=False)
-    events: list[StoredEvent] = []
-    for cid in activity:
-        after = 0
-        while True:
-            page = log.entries(cid, after_seq=after, limit=PAGE, kinds=("conversation",))
-            events.extend(e for e in page if isinstance(e, StoredEvent))
-            if len(page) < PAGE:
-                break
-            after = page[-1].seq
-    return fold_conversations(events, activity)
 
 
 def entry_text(conversation: Conversation) -> str:
@@ -111,7 +92,7 @@ class ConversationFilter(QWidget):
 
     async def _load(self) -> dict[str, Conversation]:
         try:
-            found = await asyncio.to_thread(read_conversations, self.book.log)
+            found = await asyncio.to_thread(self.book.all, counts=False)
         except Exception as exc:  # shown, never fatal: the timeline still shows all
             log.warning("reading the conversations failed", exc_info=True)
             self.status.emit(f"Could not read the conversations: {exc}")

@@ -164,7 +164,7 @@ class HistoryDialog(QDialog):
         """The compactions follow the conversation shown (the one talked in for all)."""
         self.compactions.show_conversation(chosen or self.conversation_id)
 
-    def _imported(self, _conversations: tuple[str, ...]) -> None:
+    def _imported(self) -> None:
         self.refresh()
         self.conversations_changed.emit()
 
@@ -199,8 +199,7 @@ class HistoryDialog(QDialog):
 
     def refresh(self) -> None:
         """Read everything again (the log grows while the dialog is open)."""
-        self.timeline.apply_filters()
-        self.timeline.conversation.load()
+        self.timeline.refresh()
         if TABS.index("Compactions") in self._loaded:
             self.compactions.load()
         if TABS.index("Memory") in self._loaded:

@@ -11,12 +11,13 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QPushButton, QWidget
 
 from koroku_desktop.domain.errors import KorokuError
+from koroku_desktop.ui.widgets.tasks import TaskSet
 
 Format = Literal["md", "json"]
 
@@ -108,7 +109,7 @@ class Exporter(QObject):
         super().__init__(parent)
         self.write = write
         self.target = target
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskSet()
 
     def button(self, parent: QWidget | None = None) -> QPushButton:
         """An "Export…" button with a menu of the four choices, named for what is shown."""
@@ -148,10 +149,7 @@ class Exporter(QObject):
     ) -> asyncio.Future[str]:
         """Export `target` (default: what is shown now) to `output` in a worker; resolves to
         (and emits) the message shown."""
-        task = asyncio.ensure_future(self._export(choice, output, target or self.target()))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._tasks.start(self._export(choice, output, target or self.target()))
 
     async def _export(self, choice: ExportChoice, output: Path, target: ExportTarget) -> str:
         try:

@@ -69,7 +69,7 @@ class Importer(QObject):
     """Asks for a file, imports it off the event loop with progress, reports in one line."""
 
     finished = Signal(str)  # the line to show
-    imported = Signal(tuple)  # tuple[str, ...]: the conversations brought in (or found here)
+    imported = Signal()  # something may have come in (a cancel keeps the chats before it)
     _stepped = Signal(int, int, str)  # from the worker thread (queued to the GUI's)
 
     def __init__(self, run: ImportRunner, parent: QObject | None = None) -> None:
@@ -125,7 +125,7 @@ class Importer(QObject):
             outcome = await asyncio.to_thread(self.run, path, self._stepped.emit, stop.is_set)
         except ImportCancelled as exc:  # the conversations before it are in, each whole
             line = f"Import stopped: {exc}"
-            self.imported.emit(())
+            self.imported.emit()
         except ImportRefused as exc:
             line = f"Import failed: {exc}"
         except Exception as exc:  # the store failed (disk full, locked): one line, no crash
@@ -133,7 +133,7 @@ class Importer(QObject):
             line = f"Import failed: {exc}"
         else:
             line = first_upper(outcome.line)
-            self.imported.emit(outcome.conversations)
+            self.imported.emit()
         finally:
             self.progress.setVisible(False)
             self._enable(True)

@@ -34,5 +34,5 @@ def open_viewer(runtime: Runtime) -> HistoryDialog:
     embedder = rt.background_embedder
     if embedder is not None and dialog.importer is not None:
         # Imported history is found by keywords at once, and by meaning once embedded.
-        dialog.importer.imported.connect(lambda _conversations: embedder.kick())
+        dialog.importer.imported.connect(embedder.kick)
     return dialog

@@ -184,6 +184,18 @@ class TimelinePanel(QWidget):
         self.date_to.setEnabled(on)
         self.apply_filters()
 
+    def refresh(self) -> asyncio.Future[None]:
+        """Read the registry again, then the timeline: a kind filter over every conversation
+        reads each one's index, so a conversation new since the last read must be known
+        first. A jump or a filter chosen meanwhile is left as it is."""
+        return self._tasks.start(self._refresh())
+
+    async def _refresh(self) -> None:
+        asked = self._filter_generation
+        await self.conversation.load()
+        if asked == self._filter_generation:
+            await self.apply_filters()
+
     def apply_filters(self) -> asyncio.Future[None]:
         """Show the events of the ticked kinds in the date range (bounds read off the loop)."""
         task = self._tasks.start(self._apply_filters())
