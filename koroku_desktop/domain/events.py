@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
+from koroku_desktop.domain.frozen import Frozen
 from koroku_desktop.domain.grounding import Grounding
 from koroku_desktop.domain.log_order import UNSYNCED_BASE as UNSYNCED_BASE
 from koroku_desktop.domain.log_order import order_key
@@ -17,10 +18,8 @@ SCHEMA_VERSION = 1
 Role = Literal["user", "model"]
 
 
-class Usage(BaseModel):
+class Usage(Frozen):
     """What one model response cost and how long it took."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     prompt_tokens: int | None = None
     output_tokens: int | None = None
@@ -31,14 +30,12 @@ class Usage(BaseModel):
     latency_ms: float | None = None
 
 
-class MessageEvent(BaseModel):
+class MessageEvent(Frozen):
     """One content of the conversation: a user turn, a model reply, or tool responses.
 
     `origin` says who produced it: the person, the model, Koroku's tool runner, or a repair of
     an interrupted call (synthetic error responses).
     """
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["message"] = "message"
     schema_version: int = SCHEMA_VERSION
@@ -67,7 +64,7 @@ class MessageEvent(BaseModel):
         return self.role == "user" and not self.function_responses
 
 
-class CompactionEvent(BaseModel):
+class CompactionEvent(Frozen):
     """Older messages folded into an LLM-written summary (see domain/coverage.py).
 
     `covered_ids` are the event ids of the messages this summary newly folded in, and
@@ -77,8 +74,6 @@ class CompactionEvent(BaseModel):
     written before ids existed has no `covered_ids` and covers what precedes
     `kept_from_seq` (upcast in `coverage`).
     """
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["compaction"] = "compaction"
     schema_version: int = SCHEMA_VERSION
@@ -91,22 +86,18 @@ class CompactionEvent(BaseModel):
     base_id: str | None = None
 
 
-class ClearedEvent(BaseModel):
+class ClearedEvent(Frozen):
     """The user cleared the conversation: the live context restarts empty. Nothing is deleted."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["cleared"] = "cleared"
     schema_version: int = SCHEMA_VERSION
 
 
-class RejectedEvent(BaseModel):
+class RejectedEvent(Frozen):
     """The model refused the message at `rejected_seq` (e.g. too large for its input).
 
     The message stays in the log but is left out of every later request.
     """
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["rejected"] = "rejected"
     schema_version: int = SCHEMA_VERSION
@@ -116,7 +107,7 @@ class RejectedEvent(BaseModel):
     """The set-aside message's event id (what other devices match; the seq is this log's)."""
 
 
-class MemoryEditEvent(BaseModel):
+class MemoryEditEvent(Frozen):
     """A change to the memory file of `day` (`dd-mm-yyyy`): the files are rebuilt from these.
 
     `append` adds `text` at the end (a compaction's summary): appends made on two devices
@@ -124,8 +115,6 @@ class MemoryEditEvent(BaseModel):
     of the text it was edited from, so an edit that did not see an append keeps it (see
     agent/memory_events.py).
     """
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["memory_edit"] = "memory_edit"
     schema_version: int = SCHEMA_VERSION
@@ -138,11 +127,9 @@ class MemoryEditEvent(BaseModel):
     start), or a file changed outside Koroku while it was closed."""
 
 
-class SupersededEvent(BaseModel):
+class SupersededEvent(Frozen):
     """The turn `superseded_turn_id` was replaced: regenerated, or its message edited and sent
     again. Its events stay in the log (history, search, export) but leave the live context."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["superseded"] = "superseded"
     schema_version: int = SCHEMA_VERSION
@@ -150,7 +137,7 @@ class SupersededEvent(BaseModel):
     reason: Literal["regenerate", "edit"] = "regenerate"
 
 
-class RememberedDismissedEvent(BaseModel):
+class RememberedDismissedEvent(Frozen):
     """The person dismissed a remembered passage as not relevant.
 
     `passage_seq`/`passage_event_id` name the past event the passage came from;
@@ -158,8 +145,6 @@ class RememberedDismissedEvent(BaseModel):
     unchanged (that message keeps its passages); from now on the passage is not surfaced
     again in this conversation (see `MemorySurfacer`).
     """
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["remembered_dismissed"] = "remembered_dismissed"
     schema_version: int = SCHEMA_VERSION
@@ -173,7 +158,7 @@ FactCategory = Literal["about_you", "preference", "person", "project"]
 """What a fact is about: the user themself, a preference, a person they know, a project."""
 
 
-class FactEvent(BaseModel):
+class FactEvent(Frozen):
     """A fact about the user Koroku keeps (domain/facts.py folds them; agent/facts.py
     writes them).
 
@@ -185,8 +170,6 @@ class FactEvent(BaseModel):
     devices). `source` says who stated it: the person (Settings, the viewer, `koroku
     memory`), the model's `remember` tool, or a compaction's summariser.
     """
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["fact"] = "fact"
     schema_version: int = SCHEMA_VERSION
@@ -220,14 +203,12 @@ TITLE_LIMIT = 200
 """A title is cut to this many characters when it is recorded."""
 
 
-class ConversationEvent(BaseModel):
+class ConversationEvent(Frozen):
     """A change to a conversation itself (domain/conversations.py folds them into the
         registry; agent/conversations.py appends them). Nothing about a conversation is ever
         updated in place: a rename is a newer `renamed`, a delete is `deleted`, a restore undoes
         it. `origin` says where a created conversation comes from (`koroku`, or `chatgpt`/`claude`
     for a chat imported from another assistant's export)."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["conversation"] = "conversation"
     schema_version: int = SCHEMA_VERSION
@@ -244,14 +225,12 @@ TaskAction = Literal[
 ]
 
 
-class TaskEvent(BaseModel):
+class TaskEvent(Frozen):
     """A change to a scheduled task, or one of its runs, in the task's conversation
     (domain/tasks.py folds them). `created`/`changed` carry what they set (None: unchanged;
     a schedule is the four `schedule_*` fields). A run is `run_started` for one `due` time
     (ISO, UTC; never twice for one time: agent/task_runs.py), then `run_finished` with its
     `outcome`, turn and `detail`; `at` is when (the writer's clock, ISO). Kept as written."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: Literal["task"] = "task"
     schema_version: int = SCHEMA_VERSION

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from koroku_desktop.domain.frozen import Frozen
 
 
-class WebSource(BaseModel):
+class WebSource(Frozen):
     """One grounding chunk from the web: the link Gemini gives (often a redirect through
     vertexaisearch.cloud.google.com), its title, and the site's domain when known."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     uri: str
     title: str = ""
@@ -29,12 +29,10 @@ class WebSource(BaseModel):
         return self.domain or self.title or urlparse(self.uri).netloc
 
 
-class GroundingSupport(BaseModel):
+class GroundingSupport(Frozen):
     """A stretch of the reply's text and the sources (indices into `Grounding.sources`)
     that back it. `start_index`/`end_index` are Gemini's offsets into the text part;
     `text` is the stretch itself, which is what citation markers are placed by."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     text: str = ""
     start_index: int | None = None
@@ -44,10 +42,8 @@ class GroundingSupport(BaseModel):
     confidence: list[float] | None = None
 
 
-class UrlRetrieval(BaseModel):
+class UrlRetrieval(Frozen):
     """A URL the URL-context tool fetched, and how that went (`URL_RETRIEVAL_STATUS_...`)."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     url: str
     status: str = ""
@@ -58,11 +54,9 @@ class UrlRetrieval(BaseModel):
         return self.status in ("", "URL_RETRIEVAL_STATUS_SUCCESS")
 
 
-class Grounding(BaseModel):
+class Grounding(Frozen):
     """Everything a reply was grounded on: search queries, sources, which text they back,
     the Google Search suggestions widget (`search_entry_point`, HTML), URLs read."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
     search_queries: list[str] = Field(default_factory=list)
     sources: list[WebSource] = Field(default_factory=list)

@@ -10,7 +10,9 @@ import base64
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
+
+from koroku_desktop.domain.frozen import Frozen
 
 EMBED_RESULT_CHARS = 1_500
 """A tool result's JSON is embedded up to this many characters (a 200 kB file read says
@@ -22,8 +24,8 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
-class _PartBase(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+class _PartBase(Frozen):
+    model_config = ConfigDict(extra="forbid")
 
     thought_signature: str | None = None
     """Standard base64 of the signature bytes, or None when the part carried none."""
