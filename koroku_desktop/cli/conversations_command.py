@@ -19,6 +19,7 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.conversation_wiring import open_conversations
 from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable
+from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action
 from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.conversations import Conversation, pinned_first
@@ -26,6 +27,15 @@ from koroku_desktop.domain.errors import RefusedError
 from koroku_desktop.render.text import one_line, when
 
 TITLE_WIDTH = 40
+REF_HELP = "an id, an id prefix or the exact title"
+REF_ACTIONS = (
+    ("pin", "list it first, here, in the app's sidebar and in the tray menu"),
+    ("unpin", "take its pin away"),
+    ("archive", "keep it listed, but do not open it by default"),
+    ("delete", "hide it everywhere (it stays in the log; `restore` brings it back)"),
+    ("restore", "bring back a deleted or archived conversation"),
+)
+"""The actions on one conversation, each with its `--help` line."""
 
 
 def register(sub: Any) -> None:
@@ -43,23 +53,11 @@ def register(sub: Any) -> None:
     new = actions.add_parser("new", help="start a conversation")
     new.add_argument("title", nargs="*", help="its title (the model names it otherwise)")
     rename = actions.add_parser("rename", help="give a conversation a title")
-    rename.add_argument("ref", metavar="ID", help="an id, an id prefix or the exact title")
+    rename.add_argument("ref", metavar="ID", help=REF_HELP)
     rename.add_argument("title", nargs="+", help="the new title")
-    for name, help_text in (
-        ("pin", "list it first, here, in the app's sidebar and in the tray menu"),
-        ("unpin", "take its pin away"),
-        ("archive", "keep it listed, but do not open it by default"),
-        ("delete", "hide it everywhere (it stays in the log; `restore` brings it back)"),
-        ("restore", "bring back a deleted or archived conversation"),
-    ):
-        action = actions.add_parser(name, help=help_text)
-        action.add_argument("ref", metavar="ID", help="an id, an id prefix or the exact title")
+    add_ref_actions(actions, REF_ACTIONS, metavar="ID", ref_help=REF_HELP)
     conv.set_defaults(handler=cmd_conversations)
-    for parser in actions.choices.values():
-        parser.add_argument(
-            "--json", action="store_true", default=argparse.SUPPRESS, help="say it as JSON"
-        )
-        parser.set_defaults(handler=cmd_conversations)
+    json_on_every_action(actions, cmd_conversations)
 
 
 def conversation_json(c: Conversation) -> dict[str, Any]:

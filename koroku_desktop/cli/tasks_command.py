@@ -15,10 +15,18 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.errors import KorokuError
 
 RUN_DUE_HELP = "run the tasks that are due (what the systemd timer runs every minute)"
+REF_ACTIONS = (
+    ("pause", "stop running it until resumed"),
+    ("resume", "run it again from its next time"),
+    ("remove", "remove it (its history stays in the log)"),
+    ("run", "run it now"),
+)
+"""The actions on one task, each with its `--help` line."""
 
 
 def register(sub: Any) -> None:
@@ -51,18 +59,11 @@ def register(sub: Any) -> None:
     add.add_argument("--budget", type=int, metavar="N", help="tool calls a run may make")
     add.add_argument("-c", "--conversation", metavar="NAME|ID", help="where its runs go")
     actions.add_parser("list", help="the tasks, their schedules, next runs and last outcomes")
-    for name, help_text in (
-        ("pause", "stop running it until resumed"),
-        ("resume", "run it again from its next time"),
-        ("remove", "remove it (its history stays in the log)"),
-        ("run", "run it now"),
-    ):
-        action = actions.add_parser(name, help=help_text)
-        action.add_argument("ref", metavar="NAME|ID", help="an id, an id prefix or the title")
+    add_ref_actions(
+        actions, REF_ACTIONS, metavar="NAME|ID", ref_help="an id, an id prefix or the title"
+    )
     actions.add_parser("run-due", help=RUN_DUE_HELP)
-    for parser in actions.choices.values():
-        parser.add_argument("--json", action="store_true", help="say it as JSON")
-        parser.set_defaults(handler=cmd_tasks)
+    json_on_every_action(actions, cmd_tasks)
 
 
 _CLOCK_ONLY = re.compile(r"^(\d{1,2}):(\d{2})$")
