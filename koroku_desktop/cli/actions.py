@@ -1,11 +1,15 @@
 """What the actions of `koroku conversations` and `koroku tasks` share: several actions that
-act on one thing a reference names (`pin ID`, `pause NAME|ID`), and `--json` on each one."""
+act on one thing a reference names (`pin ID`, `pause NAME|ID`), `--json` on each one, and
+the list they print (as JSON, or as text with a hint when there is nothing yet)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable
-from typing import Any
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def add_ref_actions(
@@ -26,3 +30,21 @@ def json_on_every_action(actions: Any, handler: Callable[[argparse.Namespace], i
             "--json", action="store_true", default=argparse.SUPPRESS, help="say it as JSON"
         )
         parser.set_defaults(handler=handler)
+
+
+def print_list(
+    items: Sequence[T],
+    as_json: bool,
+    to_json: Callable[[T], dict[str, Any]],
+    to_text: Callable[[T], str],
+    empty: str,
+) -> int:
+    """Print `items` as one JSON array, or each as `to_text` says (`empty` when there are
+    none); exit code 0."""
+    if as_json:
+        print(json.dumps([to_json(item) for item in items], ensure_ascii=False, indent=2))
+    elif not items:
+        print(empty)
+    for item in [] if as_json else items:
+        print(to_text(item))
+    return 0

@@ -19,7 +19,7 @@ from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.conversation_wiring import open_conversations
 from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable
-from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action
+from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action, print_list
 from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.conversations import Conversation, pinned_first
@@ -108,13 +108,8 @@ def cmd_conversations(args: argparse.Namespace) -> int:
 def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -> int:
     if action in (None, "list"):
         shown = pinned_first(book.listed(deleted=getattr(args, "all", False)))
-        if args.json:
-            print(json.dumps([conversation_json(c) for c in shown], ensure_ascii=False, indent=2))
-        elif not shown:
-            print("No conversations yet (`koroku conversations new` starts one).")
-        for c in [] if args.json else shown:
-            print(list_line(c))
-        return 0
+        empty = "No conversations yet (`koroku conversations new` starts one)."
+        return print_list(shown, args.json, conversation_json, list_line, empty)
     try:
         if action == "new":
             made = book.create(" ".join(args.title) if args.title else None)

@@ -15,7 +15,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action
+from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action, print_list
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.domain.errors import KorokuError
 
@@ -199,14 +199,13 @@ def _book_action(args: argparse.Namespace, clock: Any) -> int:
     now = clock()
     with open_task_book(default_paths(), clock, read_only=action == "list") as book:
         if action == "list":
-            shown = book.list()
-            if args.json:
-                print(json.dumps([task_json(t, now) for t in shown], ensure_ascii=False, indent=2))
-            elif not shown:
-                print("No tasks yet (`koroku tasks add --every 'weekdays 08:00' --prompt ...`).")
-            for task in [] if args.json else shown:
-                print("\n".join(list_lines(task, now)))
-            return 0
+            return print_list(
+                book.list(),
+                args.json,
+                lambda task: task_json(task, now),
+                lambda task: "\n".join(list_lines(task, now)),
+                "No tasks yet (`koroku tasks add --every 'weekdays 08:00' --prompt ...`).",
+            )
         if action == "add":
             task = _add(book, args, now)
             return _done(args, task, now, f"scheduled {task.title} ({task.short_id})")
