@@ -56,6 +56,17 @@ def _shut(conn: psycopg.Connection[tuple[object, ...]]) -> None:
             dup.close()
 
 
+def close_quietly(conn: psycopg.Connection[tuple[object, ...]] | None) -> None:
+    """Close `conn` (None: nothing to close) whatever state it is in: a cut, broken or
+    already closed connection closes without an error (psycopg is imported only then)."""
+    if conn is None:
+        return
+    import psycopg
+
+    with contextlib.suppress(psycopg.Error, OSError):
+        conn.close()
+
+
 @contextlib.contextmanager
 def answer_within(
     conn: psycopg.Connection[tuple[object, ...]], seconds: float, waiting_for: str

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from koroku_desktop.domain.errors import SyncError
 from koroku_desktop.sync.config import HubAddress
-from koroku_desktop.sync.deadline import answer_within
+from koroku_desktop.sync.deadline import answer_within, close_quietly
 from koroku_desktop.sync.errors import HubError as HubError
 from koroku_desktop.sync.errors import HubNotAnswering
 from koroku_desktop.sync.hub_schema import CHANNEL, PUSH_LOCK, migrate
@@ -157,12 +157,8 @@ class PostgresHub:
 
     def close(self) -> None:
         """Close the connection (a later call reconnects)."""
-        if self._conn is not None:
-            import psycopg
-
-            with contextlib.suppress(psycopg.Error, OSError):
-                self._conn.close()
-            self._conn = None
+        close_quietly(self._conn)
+        self._conn = None
 
     @hub_call
     def hub_id(self) -> str:

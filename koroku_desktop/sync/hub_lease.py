@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.sync.config import HubAddress
-from koroku_desktop.sync.deadline import answer_within
+from koroku_desktop.sync.deadline import answer_within, close_quietly
 from koroku_desktop.sync.hub import HubError
 from koroku_desktop.sync.hub_schema import migrate
 
@@ -181,12 +181,8 @@ class HubTurnLock:
         return holder(conversation_id) if holder else None
 
     def _drop(self) -> None:
-        if self._conn is not None:
-            import psycopg
-
-            with contextlib.suppress(psycopg.Error, OSError):
-                self._conn.close()
-            self._conn = None
+        close_quietly(self._conn)
+        self._conn = None
         self._held.clear()
 
     def close(self) -> None:
