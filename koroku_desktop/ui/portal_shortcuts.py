@@ -10,17 +10,16 @@ marshal the `a(sa{sv})` the portal needs from Python without registered C++ type
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 from collections.abc import Callable
 from typing import Any
 
-from jeepney import DBusAddress, MatchRule, Message, message_bus, new_method_call
-from jeepney.io.asyncio import Proxy
+from jeepney import DBusAddress, MatchRule, Message
 
 from koroku_desktop.domain.errors import KorokuError
 from koroku_desktop.ui.bus_signals import BusSignals
+from koroku_desktop.ui.portal_request import CANCELLED, portal_request
 
 log = logging.getLogger(__name__)
 
@@ -56,28 +55,13 @@ class PortalShortcut:
 
     async def _request(self, method: str, signature: str, body: tuple[Any, ...]) -> dict[str, Any]:
         """Call a portal method that answers through a Request object's Response signal."""
-        router = self._bus.router
-        assert router is not None
-        token = "koroku" + secrets.token_hex(6)
-        sender = (router.unique_name or "").lstrip(":").replace(".", "_")
-        path = f"/org/freedesktop/portal/desktop/request/{sender}/{token}"
-        rule = MatchRule(
-            type="signal", interface="org.freedesktop.portal.Request", member="Response", path=path
+        assert self._bus.router is not None
+        code, results = await portal_request(
+            self._bus.router, PORTAL, method, signature, body, TIMEOUT_S
         )
-        await Proxy(message_bus, router).AddMatch(rule)
-        options = body[-1]
-        options["handle_token"] = ("s", token)
-        with router.filter(rule) as responses:
-            reply = await router.send_and_get_reply(
-                new_method_call(PORTAL, method, signature, body)
-            )
-            if reply.header.message_type.name == "error":
-                raise PortalError(f"{method}: {reply.body}")
-            response: Message = await asyncio.wait_for(responses.get(), TIMEOUT_S)
-        code, results = response.body
         if code != 0:
-            raise PortalError(f"{method} was {'cancelled' if code == 1 else 'refused'}")
-        return dict(results)
+            raise PortalError(f"{method} was {'cancelled' if code == CANCELLED else 'refused'}")
+        return results
 
     async def bind(self, description: str, trigger: str) -> bool:
         """Create a session and bind the shortcut; True when the portal accepted it."""

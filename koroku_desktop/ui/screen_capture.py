@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import secrets
 import sys
 import tempfile
 from collections.abc import Callable
@@ -22,10 +21,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from jeepney import DBusAddress, MatchRule, Message, message_bus, new_method_call
-from jeepney.io.asyncio import Proxy, open_dbus_router
+from jeepney import DBusAddress
+from jeepney.io.asyncio import open_dbus_router
 
 from koroku_desktop.domain.errors import KorokuError
+from koroku_desktop.ui.portal_request import CANCELLED, PortalRefused, portal_request
 
 log = logging.getLogger(__name__)
 
@@ -106,51 +106,28 @@ async def _portal_uri(interactive: bool) -> str:
         router = await cm.__aenter__()
     except Exception as exc:  # noqa: BLE001 — no DBUS_SESSION_BUS_ADDRESS, bus not running
         raise PortalUnavailable(f"no D-Bus session bus: {exc}") from None
+    options: dict[str, Any] = {"modal": ("b", True), "interactive": ("b", interactive)}
     try:
-        token = "koroku" + secrets.token_hex(6)
-        sender = (router.unique_name or "").lstrip(":").replace(".", "_")
-        path = f"/org/freedesktop/portal/desktop/request/{sender}/{token}"
-        rule = MatchRule(
-            type="signal", interface="org.freedesktop.portal.Request", member="Response", path=path
+        code, results = await portal_request(
+            router, PORTAL, "Screenshot", "sa{sv}", ("", options), PORTAL_TIMEOUT_S
         )
-        await Proxy(message_bus, router).AddMatch(rule)
-        options: dict[str, Any] = {
-            "handle_token": ("s", token),
-            "modal": ("b", True),
-            "interactive": ("b", interactive),
-        }
-        with router.filter(rule) as responses:
-            call = new_method_call(PORTAL, "Screenshot", "sa{sv}", ("", options))
-            reply = await router.send_and_get_reply(call)
-            if reply.header.message_type.name == "error":
-                raise PortalUnavailable(f"the portal refused Screenshot: {_error_text(reply)}")
-            try:
-                response: Message = await asyncio.wait_for(responses.get(), PORTAL_TIMEOUT_S)
-            except TimeoutError:
-                raise ScreenCaptureError("The desktop portal did not answer in time.") from None
-        code, results = response.body
+    except PortalRefused as refused:
+        raise PortalUnavailable(str(refused)) from None
+    except TimeoutError:
+        raise ScreenCaptureError("The desktop portal did not answer in time.") from None
     finally:
         await cm.__aexit__(None, None, None)
-    if code == 1:
+    if code == CANCELLED:
         raise ScreenCaptureCancelled("The screenshot was cancelled.")
     if code != 0:
         raise ScreenCaptureError(
             "The desktop portal did not take the screenshot (it answered 'other', e.g. "
             "permission denied)."
         )
-    uri = dict(results).get("uri", ("s", ""))[1]
+    uri = results.get("uri", ("s", ""))[1]
     if not uri:
         raise ScreenCaptureError("The desktop portal answered without a screenshot.")
     return str(uri)
-
-
-def _error_text(reply: Message) -> str:
-    """A D-Bus error reply as `Name: message`."""
-    from jeepney import HeaderFields
-
-    name = reply.header.fields.get(HeaderFields.error_name, "error")
-    body = reply.body[0] if reply.body else ""
-    return f"{name}: {body}"
 
 
 def is_temporary(path: Path) -> bool:

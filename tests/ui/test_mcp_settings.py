@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QGroupBox, QLabel
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
@@ -152,3 +152,34 @@ def test_add_starts_empty_and_a_missing_program_is_said_in_words(qapp: QApplicat
     editor.accept()
     assert saved == [("notes", {"command": sys.executable, "args": ["-m", "http.server"]})]
     editor.deleteLater()
+
+
+def test_the_server_buttons_wrap_so_settings_fits_400_px(
+    desktop: Desktop, qapp: QApplication, qtbot: QtBot
+) -> None:
+    dialog = desktop.show_settings()
+    dialog.resize(400, 760)
+    qapp.processEvents()
+    assert dialog.width() == 400 and dialog.minimumSizeHint().width() <= 400
+    inside = dialog.findChild(McpSection)
+    assert inside is not None
+    assert inside.button_row.minimumSizeHint().width() <= 380  # never what holds it wide
+    for group in dialog.findChildren(QGroupBox):  # the others wrap their words and rows
+        if group is not inside:  # (its read-only check box, 377 px of words, does not)
+            assert group.minimumSizeHint().width() <= 380, group.title()
+    dialog.close()
+
+    section = McpSection(desktop.runtime.mcp, desktop.runtime.settings_store)
+    section.show()
+    try:
+        buttons = section.button_row.buttons
+        for width, rows in ((900, 1), (340, 2)):
+            section.resize(width, section.sizeHint().height())
+            qtbot.waitUntil(lambda n=rows: len({b.y() for b in buttons}) == n, timeout=5000)
+            for b in buttons:
+                assert b.width() >= b.minimumSizeHint().width(), b.text()
+        row = section.button_row
+        assert row.fitting(10_000) == 5 and row.fitting(0) == 1
+        assert row.fitting(row.minimumSizeHint().width()) == 2
+    finally:
+        section.close()

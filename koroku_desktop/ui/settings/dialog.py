@@ -175,6 +175,7 @@ class SettingsDialog(QDialog):
     def _agent_group(self) -> QGroupBox:
         group = QGroupBox("Agent")
         form = QFormLayout(group)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window
         self.model_box = QComboBox()
         self.model_box.setEditable(True)
         self.model_box.addItems(MODELS)
@@ -201,6 +202,7 @@ class SettingsDialog(QDialog):
         note = note_label("Tools you allowed without asking. Revoke one to be asked again.")
         col.addWidget(note)
         self.no_grants = QLabel("None: Koroku asks before every tool call that needs approval.")
+        self.no_grants.setWordWrap(True)
         col.addWidget(self.no_grants)
         row = QHBoxLayout()
         self.grants = QListWidget()
@@ -214,6 +216,7 @@ class SettingsDialog(QDialog):
     def _desktop_group(self) -> QGroupBox:
         group = QGroupBox("Desktop")
         form = QFormLayout(group)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window
         self.shortcut = QKeySequenceEdit()
         self._field(form, "Quick-ask shortcut", "quick_ask_shortcut", self.shortcut)
         help_label = note_label(SHORTCUT_HELP)

@@ -17,4 +17,5 @@ def env_lock(widget: QWidget, name: str) -> QLabel | None:
     widget.setToolTip(f"Set by {var} in the environment, which wins over this setting.")
     note = QLabel(f"Set by the {var} environment variable.")
     note.setObjectName("Muted")
+    note.setWordWrap(True)
     return note

@@ -21,11 +21,9 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -36,7 +34,8 @@ from koroku_desktop.app.runtime import McpManager, ServerStatus, UrlOpener
 from koroku_desktop.app.settings_store import SettingsStore
 from koroku_desktop.ui.settings.mcp_log import ServerLogDialog
 from koroku_desktop.ui.settings.mcp_sign_in import SignInRow
-from koroku_desktop.ui.widgets.controls import note_label
+from koroku_desktop.ui.widgets.button_row import ButtonRow
+from koroku_desktop.ui.widgets.controls import note_label, push_button
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
@@ -209,24 +208,23 @@ class McpSection(QGroupBox):
         self.error.setObjectName("FieldError")
         self.error.setWordWrap(True)
         col.addWidget(self.error)
-        row = QHBoxLayout()
-        self.add_button = QPushButton("Add…")
-        self.edit_button = QPushButton("Edit…")
-        self.toggle_button = QPushButton("Disable")
-        self.remove_button = QPushButton("Remove")
-        self.log_button = QPushButton("Log…")
-        self.log_button.setToolTip("The server's stderr, log messages and Koroku's notes on it")
-        for button, slot in (
-            (self.add_button, self.add_server),
-            (self.edit_button, self.edit_server),
-            (self.toggle_button, self.toggle_server),
-            (self.remove_button, self.remove_server),
-            (self.log_button, self.show_log),
-        ):
-            button.clicked.connect(slot)
-            row.addWidget(button)
-        row.addStretch(1)
-        col.addLayout(row)
+        self.add_button = push_button("Add…", self.add_server)
+        self.edit_button = push_button("Edit…", self.edit_server)
+        self.toggle_button = push_button("Disable", self.toggle_server)
+        self.remove_button = push_button("Remove", self.remove_server)
+        self.log_button = push_button(
+            "Log…", self.show_log, tip="The server's stderr, log messages and Koroku's notes on it"
+        )
+        self.button_row = ButtonRow(
+            [
+                self.add_button,
+                self.edit_button,
+                self.toggle_button,
+                self.remove_button,
+                self.log_button,
+            ]
+        )
+        col.addWidget(self.button_row)
         self._statuses: list[ServerStatus] = []
         self.editor: ServerEditor | None = None
         self.log_dialog: ServerLogDialog | None = None
