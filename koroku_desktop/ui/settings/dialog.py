@@ -55,6 +55,7 @@ from koroku_desktop.ui.widgets import theme
 from koroku_desktop.ui.widgets.controls import note_label, push_button
 from koroku_desktop.ui.widgets.facts_editor import FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
+from koroku_desktop.ui.widgets.narrow_form import narrow_form
 from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
 
 log = logging.getLogger(__name__)
@@ -174,8 +175,7 @@ class SettingsDialog(QDialog):
 
     def _agent_group(self) -> QGroupBox:
         group = QGroupBox("Agent")
-        form = QFormLayout(group)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window
+        form = narrow_form(group)
         self.model_box = QComboBox()
         self.model_box.setEditable(True)
         self.model_box.addItems(MODELS)
@@ -215,8 +215,7 @@ class SettingsDialog(QDialog):
 
     def _desktop_group(self) -> QGroupBox:
         group = QGroupBox("Desktop")
-        form = QFormLayout(group)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window
+        form = narrow_form(group)
         self.shortcut = QKeySequenceEdit()
         self._field(form, "Quick-ask shortcut", "quick_ask_shortcut", self.shortcut)
         help_label = note_label(SHORTCUT_HELP)

@@ -189,7 +189,8 @@ class McpSection(QGroupBox):
             "desktop and Cursor). Koroku asks before every call, like for shell commands."
         )
         col.addWidget(about)
-        self.trust = QCheckBox("Run tools a server marks read-only without asking")
+        self.trust = QCheckBox("Don't ask before read-only tools")
+        self.trust.setToolTip("Run the tools a server marks read-only without asking first")
         self.trust.setChecked(settings.effective.mcp_trust_read_only)
         self.trust.toggled.connect(lambda on: settings.update({"mcp_trust_read_only": bool(on)}))
         col.addWidget(self.trust)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGroupBox, QVBoxLayout, QWidget
 
 from koroku_desktop.app.config import Settings
 from koroku_desktop.ui.widgets.controls import note_label
+from koroku_desktop.ui.widgets.narrow_form import narrow_form
 
 LEVELS = (
     ("", "The model's default"),
@@ -27,12 +28,15 @@ class RecallGroup(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Memory && thinking", parent)
-        form = QFormLayout(self)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window
+        form = narrow_form(self)
         self.memories = QCheckBox("Bring up related memories")
-        form.addRow("Remembered", self.memories)
-        help_label = note_label(MEMORIES_HELP)
-        form.addRow("", help_label)
+        remembered = QWidget()  # the check box with its note under it, as one field: a note
+        col = QVBoxLayout(remembered)  # in a row of its own got the height of a narrower one
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(2)
+        col.addWidget(self.memories)
+        col.addWidget(note_label(MEMORIES_HELP))
+        form.addRow("Remembered", remembered)
         self.thinking = self._levels()
         form.addRow("Thinking in chat", self.thinking)
         self.quick_thinking = self._levels()

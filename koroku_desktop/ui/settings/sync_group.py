@@ -7,7 +7,6 @@ from typing import Any, Protocol
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.app.config import KeyringUnavailable, Settings, store_sync_password
 from koroku_desktop.app.settings_store import overriding_variable
 from koroku_desktop.ui.widgets.controls import note_label
+from koroku_desktop.ui.widgets.narrow_form import narrow_form
 
 WHAT_SYNCS = (
     "Sync copies your memory to a PostgreSQL database you run (your “hub”) and from there "
@@ -56,7 +56,7 @@ class SyncGroup(QGroupBox):
 
     def __init__(self, sync: SyncControl | None = None, parent: QWidget | None = None) -> None:
         super().__init__("Sync between devices", parent)
-        form = QFormLayout(self)
+        form = narrow_form(self)
         self.url = QLineEdit()
         self.overridden: str | None = None
         self.url.setPlaceholderText("postgresql://me@hub.example.org:5432/koroku?sslmode=require")
