@@ -58,11 +58,9 @@ def test_ctrl_n_starts_a_conversation_and_switching_shows_each_history_and_conte
         qtbot.waitUntil(lambda: listed(desk) == ["About oceans", UNTITLED], timeout=5000)
         assert texts(window.model, "user") == ["oceans"]
 
-        item = window.sidebar.list.item(1)
-        rect = window.sidebar.list.visualItemRect(item)
-        qtbot.mouseClick(
-            window.sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center()
-        )
+        side = window.sidebar
+        rect = side.list.visualRect(side.lines.index(1))
+        qtbot.mouseClick(side.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
         qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id == first, timeout=5000)
         qtbot.waitUntil(lambda: texts(window.model, "user") == ["zebras"], timeout=5000)
         qtbot.waitUntil(lambda: window.windowTitle() == f"{UNTITLED} — Koroku", timeout=5000)
