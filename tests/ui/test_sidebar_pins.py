@@ -92,12 +92,14 @@ def test_imported_chats_show_their_origin_and_stay_read_only_until_continued(
         finish(koroku("import", str(gpt)))
         finish(koroku("import", str(claude)))
         side = desk.window.sidebar
-        qtbot.waitUntil(lambda: side.list.count() == 3, timeout=10000)
-        items = {side.list.item(i).text(): side.list.item(i) for i in range(side.list.count())}
+        qtbot.waitUntil(lambda: side.lines.rowCount() == 3, timeout=10000)
+        rows = [side.lines.index(i) for i in range(side.lines.rowCount())]
+        items = {str(row.data()): row for row in rows}
         badges = {title: item.data(ORIGIN_ROLE) for title, item in items.items()}
         assert badges["Trip to Lisbon"] == "ChatGPT"
         assert sorted(b for b in badges.values() if b) == ["ChatGPT", "Claude", "Claude"]
-        tip = items["Trip to Lisbon"].toolTip()
+        tip = str(items["Trip to Lisbon"].data(Qt.ItemDataRole.ToolTipRole))
+        lisbon = str(items["Trip to Lisbon"].data(Qt.ItemDataRole.UserRole))
         assert "Imported from ChatGPT" in tip and "read-only until you continue it" in tip
         side.list.grab()  # the badges paint (the screenshots show them)
         menu = desk.window.nav.open_drop_down()
@@ -106,17 +108,16 @@ def test_imported_chats_show_their_origin_and_stay_read_only_until_continued(
         menu.close()
 
         # Continued, it is a conversation like any: the badge stays, the state changes.
-        lisbon = str(items["Trip to Lisbon"].data(Qt.ItemDataRole.UserRole))
         side.chosen.emit(lisbon)
         qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id == lisbon, timeout=5000)
         desk.bridge.send("and for dessert?")
         qtbot.waitUntil(lambda: not desk.bridge.busy, timeout=15000)
 
         def lisbon_tip() -> str:
-            for i in range(side.list.count()):
-                item = side.list.item(i)
-                if item.data(Qt.ItemDataRole.UserRole) == lisbon:
-                    return item.toolTip()
+            for i in range(side.lines.rowCount()):
+                row = side.lines.index(i)
+                if row.data(Qt.ItemDataRole.UserRole) == lisbon:
+                    return str(row.data(Qt.ItemDataRole.ToolTipRole))
             return ""
 
         qtbot.waitUntil(lambda: "continued here" in lisbon_tip(), timeout=5000)

@@ -1,21 +1,36 @@
 """ConversationSidebar: the chat window's list of conversations, most recently active first
 (pinned ones on top), with a search over titles, a New button and a menu per conversation
 (rename, pin, archive, delete). It shows what it is given (`show_conversations`) and reports
-what the person wants through its signals; `ConversationSwitcher` does the rest."""
+what the person wants through its signals; `ConversationSwitcher` does the rest.
+
+The lines are a list view over `ConversationLines`, plain Python rows, not a QListWidget's
+items: refilling one is a single model reset, with no C++ item made or deleted per line
+(a QListWidget's `clear()` deletes every item through PySide's ownership bookkeeping,
+releasing and retaking the GIL around each one; a test-suite worker once crashed inside
+it), and nothing can hold on to an item that a refill deleted."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -35,6 +50,7 @@ WIDTH = 240
 PIN = "★ "
 RUNNING = "  ● running"
 NEEDS_YOU = "  ● needs you"
+AnyIndex = QModelIndex | QPersistentModelIndex
 
 
 def ordered(conversations: Sequence[Conversation], pinned: set[str]) -> list[Conversation]:
@@ -47,6 +63,46 @@ def shown_title(conversation: Conversation, pinned: set[str]) -> str:
     """The line a conversation gets in the list and the drop-down."""
     title = conversation.title + (" (archived)" if conversation.archived else "")
     return (PIN if conversation.id in pinned else "") + title
+
+
+class ConversationLines(QAbstractListModel):
+    """The sidebar's lines: each conversation listed (after the search) and its line (title,
+    pin, activity mark); its id, origin badge and tooltip come from the conversation."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[tuple[Conversation, str]] = []
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        """One row a conversation listed."""
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """The line (DisplayRole), the id (UserRole), the badge (ORIGIN_ROLE), the tooltip."""
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        conversation, line = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return line
+        if role == Qt.ItemDataRole.UserRole:
+            return conversation.id
+        if role == ORIGIN_ROLE:
+            return origin_badge(conversation)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return origin_tooltip(conversation)
+        return None
+
+    def show_rows(self, rows: list[tuple[Conversation, str]]) -> None:
+        """List these instead (one reset)."""
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def set_line(self, row: int, line: str) -> None:
+        """Change one row's line (its mark)."""
+        self.rows[row] = (self.rows[row][0], line)
+        index = self.index(row)
+        self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole])
 
 
 class ConversationSidebar(QWidget):
@@ -87,16 +143,18 @@ class ConversationSidebar(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._refill)
         col.addWidget(self.search)
-        self.list = QListWidget()
+        self.list = QListView()
+        self.lines = ConversationLines(self.list)  # the view goes first, then its model
         self.list.setObjectName("ConversationList")
+        self.list.setModel(self.lines)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setUniformItemSizes(True)  # one line each: 1,000 lay out at once
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu_at)
         self.list.setItemDelegate(OriginBadgeDelegate(self.list))
-        self.list.itemClicked.connect(self._clicked)
-        self.list.itemActivated.connect(self._clicked)
+        self.list.clicked.connect(self._clicked)
+        self.list.activated.connect(self._clicked)
         col.addWidget(self.list, 1)
 
     # -- showing -----------------------------------------------------------------------
@@ -124,7 +182,7 @@ class ConversationSidebar(QWidget):
             row = self._rows.get(conversation.id)
             if conversation.id in changed and row is not None:
                 mark = self.activity_mark(conversation.id)
-                self.list.item(row).setText(shown_title(conversation, self.pinned) + mark)
+                self.lines.set_line(row, shown_title(conversation, self.pinned) + mark)
 
     def activity_mark(self, conversation_id: str) -> str:
         """What a conversation's line ends with while its turn runs or needs the person."""
@@ -135,7 +193,7 @@ class ConversationSidebar(QWidget):
 
     def visible_titles(self) -> list[str]:
         """The titles listed now, top to bottom (after the search)."""
-        return [self.list.item(i).text() for i in range(self.list.count())]
+        return [line for _conversation, line in self.lines.rows]
 
     def matching(self) -> list[Conversation]:
         """The conversations the search keeps, in the order they are listed."""
@@ -144,43 +202,34 @@ class ConversationSidebar(QWidget):
         return ordered(kept, self.pinned)
 
     def _refill(self) -> None:
-        self.list.blockSignals(True)
-        self.list.clear()
-        self._rows = {}
-        for conversation in self.matching():
-            mark = self.activity_mark(conversation.id)
-            item = QListWidgetItem(shown_title(conversation, self.pinned) + mark)
-            item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-            item.setData(ORIGIN_ROLE, origin_badge(conversation))
-            item.setToolTip(origin_tooltip(conversation))
-            self.list.addItem(item)
-            self._rows[conversation.id] = self.list.count() - 1
-        self.list.blockSignals(False)
+        rows = [
+            (c, shown_title(c, self.pinned) + self.activity_mark(c.id)) for c in self.matching()
+        ]
+        self._rows = {conversation.id: row for row, (conversation, _line) in enumerate(rows)}
+        self.lines.show_rows(rows)
         self._select()
 
     def _select(self) -> None:
         """Select the current conversation's line (none when the search hides it)."""
         row = self._rows.get(self.current_id)
-        self.list.blockSignals(True)
         if row is None:
             self.list.clearSelection()
         else:
-            item = self.list.item(row)
-            self.list.setCurrentItem(item)
-            item.setSelected(True)
-        self.list.blockSignals(False)
+            self.list.selectionModel().setCurrentIndex(
+                self.lines.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
 
     # -- intents -----------------------------------------------------------------------
 
-    def _clicked(self, item: QListWidgetItem) -> None:
-        cid = str(item.data(Qt.ItemDataRole.UserRole))
-        if cid != self.current_id:
+    def _clicked(self, index: QModelIndex) -> None:
+        cid = str(index.data(Qt.ItemDataRole.UserRole))
+        if index.isValid() and cid != self.current_id:
             self.chosen.emit(cid)
 
     def _menu_at(self, pos: QPoint) -> None:
-        item = self.list.itemAt(pos)
-        if item is not None:
-            self.menu_for(str(item.data(Qt.ItemDataRole.UserRole))).popup(
+        index = self.list.indexAt(pos)
+        if index.isValid():
+            self.menu_for(str(index.data(Qt.ItemDataRole.UserRole))).popup(
                 self.list.viewport().mapToGlobal(pos)
             )
 

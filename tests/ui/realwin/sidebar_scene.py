@@ -54,13 +54,13 @@ async def conversations(s: Session, fake: FakeGemini) -> None:
         await click(window.header.sidebar_button)
         await until(window.sidebar.isVisible, "the sidebar shown again")
         await s.typed_lands(desk, "showing the sidebar")
-        listed = window.sidebar.list
+        listed, lines = window.sidebar.list, window.sidebar.lines
         row = next(
             i
-            for i in range(listed.count())
-            if listed.item(i).data(Qt.ItemDataRole.UserRole) == first
+            for i in range(lines.rowCount())
+            if lines.index(i).data(Qt.ItemDataRole.UserRole) == first
         )
-        where = listed.visualItemRect(listed.item(row)).center()
+        where = listed.visualRect(lines.index(row)).center()
         await act(lambda: QTest.mouseClick(listed.viewport(), Qt.MouseButton.LeftButton, pos=where))
     else:
         await click(window.header.sidebar_button)
