@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+import pytest
 
-from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, dot_rows, unit
+from koroku_desktop.store.vectors import index as vector_index
+from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, dot_rows, sign_bits, unit
 from koroku_desktop.store.vectors.quantise import quantise_all
 
 DIMS = 768
@@ -54,6 +56,20 @@ def test_rows_dotted_with_the_query_match_the_exact_product() -> None:
     assert np.allclose(found, exact, rtol=1e-5, atol=1e-3)
     floats = rows[:50].astype(np.float32) / 127
     assert np.allclose(dot_rows(floats, query), exact[:50] / 127, rtol=1e-5, atol=1e-5)
+
+
+def test_the_sign_bit_pass_picks_the_same_rows_block_by_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(4)
+    bits = sign_bits(rng.standard_normal((CANDIDATES * 3, DIMS)).astype(np.float32))
+    columns = [np.ascontiguousarray(bits[:, w]) for w in range(bits.shape[1])]
+    query = unit(list(rng.standard_normal(DIMS)))
+    allowed = np.arange(CANDIDATES * 3) < CANDIDATES * 2
+    whole = vector_index._candidates(columns, query, allowed, CANDIDATES // 4)
+    monkeypatch.setattr(vector_index, "HAMMING_BLOCK", 1_000)  # blocks and a short last one
+    blocks = vector_index._candidates(columns, query, allowed, CANDIDATES // 4)
+    assert np.array_equal(whole, blocks) and bool(allowed[blocks].all())
 
 
 def test_a_large_index_finds_the_near_neighbour_through_the_sign_bit_pass() -> None:

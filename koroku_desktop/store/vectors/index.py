@@ -32,6 +32,8 @@ FLOOR_QUANTILE = 0.98
 """See `VectorIndex.floor`."""
 CANDIDATES = 2_000
 """Rows the sign-bit pass hands to exact int8 scoring."""
+HAMMING_BLOCK = 32_768
+"""Rows whose Hamming distances the sign-bit pass sums at a time (see `_candidates`)."""
 
 # NOT INDEXED: walk the rowid range (new rows only); through the (space, seq, chunk) index
 # SQLite would visit every row of the space on every search.
@@ -321,18 +323,24 @@ def _candidates(
     """The rows whose sign bits are nearest the query's (all rows when few).
 
     The Hamming distance is summed one 64-bit word at a time over contiguous columns
-    (about 2.5x faster than a row-wise sum over the 12 words of a 768-bit vector)."""
+    (about 2.5x faster than a row-wise sum over the 12 words of a 768-bit vector), a block
+    of `HAMMING_BLOCK` rows at a time, so that the XOR and popcount buffers stay in the CPU's
+    cache instead of going through memory once per word (a third faster at 1,000,000 rows)."""
     total = bits[0].size if bits else 0
     if total <= count:
         return np.arange(total)
     query_bits = sign_bits(query[None, :])[0]
+    columns = [np.asarray(column) for column in bits]  # plain views: slicing a memmap is slow
     distance = np.zeros(total, dtype=np.uint16)
-    word = np.empty(total, dtype=np.uint64)
-    ones = np.empty(total, dtype=np.uint8)
-    for w, query_word in enumerate(query_bits):
-        np.bitwise_xor(bits[w], query_word, out=word)
-        np.bitwise_count(word, out=ones)
-        np.add(distance, ones, out=distance)
+    word = np.empty(min(total, HAMMING_BLOCK), dtype=np.uint64)
+    ones = np.empty(word.size, dtype=np.uint8)
+    for start in range(0, total, HAMMING_BLOCK):
+        end = min(total, start + HAMMING_BLOCK)
+        block, xor, popcount = distance[start:end], word[: end - start], ones[: end - start]
+        for w, query_word in enumerate(query_bits):
+            np.bitwise_xor(columns[w][start:end], query_word, out=xor)
+            np.bitwise_count(xor, out=popcount)
+            np.add(block, popcount, out=block)
     if allowed is not None:
         distance[~allowed] = np.iinfo(np.uint16).max
     return np.argpartition(distance, count - 1)[:count]
