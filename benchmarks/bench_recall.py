@@ -121,7 +121,7 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
+async def bench_search(path: Path, queries: list[str]) -> dict[str, Any]:
     """Index load, hybrid search (median of 20) and surfacing latency (median of 20)."""
     log = SqliteEventLog(path)
     search = HybridSearch(log.vectors, FixedEmbedder())
@@ -133,12 +133,14 @@ async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
     await search.nearest(await search.query_vector("warm up"), 1, None)
     load_s = time.perf_counter() - started
     hybrid, vector_only, keyword_only, cosines, surfacing = [], [], [], [], []
+    by_query: dict[str, list[float]] = {}
     for n in range(20):
         query = queries[n % len(queries)]
         vector = await search.query_vector(query)
         t0 = time.perf_counter()
         result = await search.search(query, 10, vector=vector)
         hybrid.append(time.perf_counter() - t0)
+        by_query.setdefault(query, []).append(hybrid[-1])
         assert result.mode == "hybrid"
         t0 = time.perf_counter()
         await asyncio.to_thread(
@@ -164,6 +166,7 @@ async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
         "keyword_leg_ms": _median_ms(keyword_only),
         "keyword_cosines_ms": _median_ms(cosines),
         "surfacing_ms": _median_ms(surfacing),
+        "hybrid_by_query_ms": {q: _median_ms(t) for q, t in by_query.items()},
     }
 
 
@@ -411,7 +414,7 @@ def only_search(workdir: Path, sizes: list[int]) -> int:
     """The in-process search and surfacing at each size, in one run (the smaller is the
     same run's baseline); a log missing from `workdir` is built first."""
     queries = [" ".join(q.split()[:2]) for q in pick_queries().values()]
-    found: dict[str, dict[str, float]] = {}
+    found: dict[str, dict[str, Any]] = {}
     for events in dict.fromkeys(sizes):
         path = workdir / f"home-{events}" / "koroku.db"
         if not path.exists():
@@ -432,6 +435,10 @@ def only_search(workdir: Path, sizes: list[int]) -> int:
         ("surfacing", "surfacing_ms", "ms"),
     ):
         print(f"{label:<24}" + "".join(f"{r[key]:>11.1f} {unit:<2}" for r in found.values()))
+    print("hybrid search by query (median of 5; a word in half the log is the slow one)")
+    for query in queries:
+        times = "".join(f"{r['hybrid_by_query_ms'][query]:>11.1f} ms" for r in found.values())
+        print(f"  {query!r:<22}" + times)
     return 0
 
 
