@@ -121,7 +121,7 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
+async def bench_search(path: Path, queries: list[str]) -> dict[str, Any]:
     """Index load, hybrid search (median of 20) and surfacing latency (median of 20)."""
     log = SqliteEventLog(path)
     search = HybridSearch(log.vectors, FixedEmbedder())
@@ -132,13 +132,15 @@ async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
     started = time.perf_counter()
     await search.nearest(await search.query_vector("warm up"), 1, None)
     load_s = time.perf_counter() - started
-    hybrid, vector_only, keyword_only, surfacing = [], [], [], []
+    hybrid, vector_only, keyword_only, cosines, surfacing = [], [], [], [], []
+    by_query: dict[str, list[float]] = {}
     for n in range(20):
         query = queries[n % len(queries)]
         vector = await search.query_vector(query)
         t0 = time.perf_counter()
         result = await search.search(query, 10, vector=vector)
         hybrid.append(time.perf_counter() - t0)
+        by_query.setdefault(query, []).append(hybrid[-1])
         assert result.mode == "hybrid"
         t0 = time.perf_counter()
         await asyncio.to_thread(
@@ -146,8 +148,11 @@ async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
         )
         vector_only.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        await asyncio.to_thread(log.vectors.keyword, query, POOL, None)
+        seqs = await asyncio.to_thread(log.vectors.keyword, query, POOL, None)
         keyword_only.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()  # the fusion's read of every keyword hit's cosine by seq
+        await asyncio.to_thread(log.vectors.similarities, MODEL, DEFAULT_DIMENSIONS, vector, seqs)
+        cosines.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         await surfacer.passages(vector, None, set(range(1, 200)))
         surfacing.append(time.perf_counter() - t0)
@@ -159,7 +164,9 @@ async def bench_search(path: Path, queries: list[str]) -> dict[str, float]:
         "hybrid_ms": _median_ms(hybrid),
         "vector_leg_ms": _median_ms(vector_only),
         "keyword_leg_ms": _median_ms(keyword_only),
+        "keyword_cosines_ms": _median_ms(cosines),
         "surfacing_ms": _median_ms(surfacing),
+        "hybrid_by_query_ms": {q: _median_ms(t) for q, t in by_query.items()},
     }
 
 
@@ -330,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start-runs", type=int, default=5)
     parser.add_argument("--baseline", default="main", help="git ref of today's version")
     parser.add_argument("--only-start", action="store_true", help="just the cold start")
+    parser.add_argument(
+        "--only-search",
+        action="store_true",
+        help="just the in-process search and surfacing, at --start-events and --events"
+        " (each log built once in --dir, reused by later runs)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = args.dir or Path(tmp)
@@ -339,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
             start_home.mkdir(exist_ok=True)
             build_big_log(start_home / "koroku.db", args.start_events)
             write_synthetic_vectors(start_home / "koroku.db", DEFAULT_DIMENSIONS)
+        if args.only_search:
+            return only_search(workdir, [args.start_events, args.events])
         tree = baseline_tree(args.baseline, workdir)
         start = bench_search_start(start_home, tree, args.start_runs)
         print_start(args.start_events, args.baseline, start)
@@ -389,8 +404,41 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hybrid search, median of 20    {s['hybrid_ms']:>10.1f} ms   (target < 100 ms)")
     print(f"  vector leg                   {s['vector_leg_ms']:>10.1f} ms")
     print(f"  keyword leg (BM25)           {s['keyword_leg_ms']:>10.1f} ms")
+    print(f"  keyword hits' cosines        {s['keyword_cosines_ms']:>10.1f} ms")
     print(f"surfacing before a turn        {s['surfacing_ms']:>10.1f} ms   (target < 150 ms)")
     print(f"backfill vs the fake server    {b['events_per_s']:>10.0f} events/s")
+    return 0
+
+
+def only_search(workdir: Path, sizes: list[int]) -> int:
+    """The in-process search and surfacing at each size, in one run (the smaller is the
+    same run's baseline); a log missing from `workdir` is built first."""
+    queries = [" ".join(q.split()[:2]) for q in pick_queries().values()]
+    found: dict[str, dict[str, Any]] = {}
+    for events in dict.fromkeys(sizes):
+        path = workdir / f"home-{events}" / "koroku.db"
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            build_big_log(path, events)
+            write_synthetic_vectors(path, DEFAULT_DIMENSIONS)
+        found[str(events)] = asyncio.run(bench_search(path, queries))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "bench_recall_search.json").write_text(json.dumps(found, indent=2))
+    print(f"{'events':<24}" + "".join(f"{int(n):>14,}" for n in found))
+    for label, key, unit in (
+        ("keyword index build", "keyword_index_s", "s"),
+        ("index load (1st search)", "index_load_s", "s"),
+        ("hybrid search", "hybrid_ms", "ms"),
+        ("  vector leg", "vector_leg_ms", "ms"),
+        ("  keyword leg (BM25)", "keyword_leg_ms", "ms"),
+        ("  keyword hits' cosines", "keyword_cosines_ms", "ms"),
+        ("surfacing", "surfacing_ms", "ms"),
+    ):
+        print(f"{label:<24}" + "".join(f"{r[key]:>11.1f} {unit:<2}" for r in found.values()))
+    print("hybrid search by query (median of 5; a word in half the log is the slow one)")
+    for query in queries:
+        times = "".join(f"{r['hybrid_by_query_ms'][query]:>11.1f} ms" for r in found.values())
+        print(f"  {query!r:<22}" + times)
     return 0
 
 

@@ -19,6 +19,8 @@ search, never the product's code:
   query found come in with that alone).
 - `dense-prf`: the query vector moved towards the mean of the top K fused hits' vectors
   (q + BETA x mean), the candidates' cosines re-read with it and fused again.
+- `none`, `session`, `coverage`, `proximity`: a bonus added to the fused scores
+  (`locomo_rescoring.py`; `none` adds nothing and must give the shipped rows).
 - `bm25-b`: BM25 over the keyword leg's 200 candidates recomputed outside FTS5 (its k1 1.2,
   its idf floored at 1e-6, its column weights, one length per unit) with another length
   normalisation b (FTS5's is fixed at 0.75; b 0.75 gives the shipped ranking exactly).
@@ -43,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_locomo as bench  # noqa: E402
+import locomo_rescoring as rescoring  # noqa: E402
 
 from koroku_desktop.agent.recall import HybridSearch, candidate_scores  # noqa: E402
 from koroku_desktop.domain.recall import RecallHit, VectorMatch  # noqa: E402
@@ -292,6 +295,7 @@ VARIANTS: dict[str, list[tuple[str, dict[str, float]]]] = {
     ],
     "bm25-b": [(f"b {b}", {"b": b}) for b in (0.75, 0.6, 0.4, 0.3, 0.2, 0.0)],
 }
+VARIANTS.update(rescoring.VARIANTS)  # session, coverage, proximity (and none: a check)
 
 
 def rankings(
@@ -323,6 +327,8 @@ def make(
         return HybridSearch(wrapped, embedder)  # type: ignore[arg-type]
     if variant == "bm25-b":
         return HybridSearch(LengthStore(store, options["b"]), embedder)  # type: ignore[arg-type]
+    if variant in rescoring.VARIANTS:
+        return rescoring.make(store, embedder, variant, options)
     if variant == "dense-prf":
         search = DenseFeedback(store, embedder)
         search.k, search.beta = int(options["k"]), options["beta"]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+import pytest
 
-from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, unit
+from koroku_desktop.store.vectors import index as vector_index
+from koroku_desktop.store.vectors.index import CANDIDATES, VectorIndex, dot_rows, sign_bits, unit
 from koroku_desktop.store.vectors.quantise import quantise_all
 
 DIMS = 768
@@ -41,6 +43,33 @@ def test_quantised_similarity_stays_close_to_the_float_one() -> None:
     sb, qb = quantise(b)
     approx = float(np.frombuffer(qa, np.int8).astype(np.float32) @ np.frombuffer(qb, np.int8))
     assert abs(approx * sa * sb - float(a @ b)) < 0.01
+
+
+def test_rows_dotted_with_the_query_match_the_exact_product() -> None:
+    # The index's own product (numpy's loop, not BLAS): int8 rows and float32 rows alike.
+    rng = np.random.default_rng(3)
+    rows = rng.integers(-127, 128, (CANDIDATES, DIMS)).astype(np.int8)
+    query = unit(list(rng.standard_normal(DIMS)))
+    exact = rows.astype(np.float64) @ query.astype(np.float64)
+    found = dot_rows(rows, query)
+    assert found.dtype == np.float32 and found.shape == (CANDIDATES,)
+    assert np.allclose(found, exact, rtol=1e-5, atol=1e-3)
+    floats = rows[:50].astype(np.float32) / 127
+    assert np.allclose(dot_rows(floats, query), exact[:50] / 127, rtol=1e-5, atol=1e-5)
+
+
+def test_the_sign_bit_pass_picks_the_same_rows_block_by_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(4)
+    bits = sign_bits(rng.standard_normal((CANDIDATES * 3, DIMS)).astype(np.float32))
+    columns = [np.ascontiguousarray(bits[:, w]) for w in range(bits.shape[1])]
+    query = unit(list(rng.standard_normal(DIMS)))
+    allowed = np.arange(CANDIDATES * 3) < CANDIDATES * 2
+    whole = vector_index._candidates(columns, query, allowed, CANDIDATES // 4)
+    monkeypatch.setattr(vector_index, "HAMMING_BLOCK", 1_000)  # blocks and a short last one
+    blocks = vector_index._candidates(columns, query, allowed, CANDIDATES // 4)
+    assert np.array_equal(whole, blocks) and bool(allowed[blocks].all())
 
 
 def test_a_large_index_finds_the_near_neighbour_through_the_sign_bit_pass() -> None:

@@ -32,6 +32,8 @@ FLOOR_QUANTILE = 0.98
 """See `VectorIndex.floor`."""
 CANDIDATES = 2_000
 """Rows the sign-bit pass hands to exact int8 scoring."""
+HAMMING_BLOCK = 32_768
+"""Rows whose Hamming distances the sign-bit pass sums at a time (see `_candidates`)."""
 
 # NOT INDEXED: walk the rowid range (new rows only); through the (space, seq, chunk) index
 # SQLite would visit every row of the space on every search.
@@ -47,6 +49,19 @@ _COUNT = "SELECT COUNT(*) FROM event_vectors WHERE space = ? AND rowid <= ?"
 def unit(values: list[float]) -> npt.NDArray[np.float32]:
     """`values` as a float32 unit vector (a zero vector stays zero)."""
     return unit_of(np.asarray(values, dtype=np.float32))
+
+
+def dot_rows(
+    matrix: npt.NDArray[np.int8] | npt.NDArray[np.float32], query: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Each row of `matrix` dotted with `query`, in float32 on the calling thread.
+
+    numpy's own loop (`einsum`), not BLAS: OpenBLAS splits a product of a few thousand rows
+    over one thread a core, and on a busy machine they wait for each other (2,000 rows x 768
+    dims at load ~7 on 2 cores: 18-28 ms through BLAS, 0.3 ms here). int8 rows are cast as
+    they are read (no float copy of the matrix)."""
+    product: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, query, dtype=np.float32)
+    return product
 
 
 Row = tuple[int, int, float, bytes]
@@ -212,7 +227,7 @@ class VectorIndex:
             rng = np.random.default_rng(rows)
             picks = np.sort(rng.choice(rows, size=min(rows, FLOOR_SAMPLE), replace=False))
             self._sample = (rows, _rows_of(segments, picks))
-        return float(np.quantile(self._sample[1] @ query, FLOOR_QUANTILE))
+        return float(np.quantile(dot_rows(self._sample[1], query), FLOOR_QUANTILE))
 
     def nearest(
         self, query: npt.NDArray[np.float32], limit: int, below_seq: int | None = None
@@ -266,7 +281,7 @@ def best_similarities(
             continue
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(-1, dims)
         scales = np.fromiter((r[1] for r in rows), np.float32, len(rows))
-        scores = (matrix.astype(np.float32) @ query) * scales
+        scores = dot_rows(matrix, query) * scales
         for (seq, _, _), score in zip(rows, scores.tolist(), strict=True):
             found[int(seq)] = max(score, found.get(int(seq), -1.0))
     return found
@@ -281,7 +296,7 @@ def _nearest_in(
         return []
     allowed = None if below_seq is None else seqs < below_seq
     rows = _candidates(seg.bits, query, allowed, max(CANDIDATES, limit * 20))
-    scores = (seg.rows(rows).astype(np.float32) @ query) * seg.scales[rows]
+    scores = dot_rows(seg.rows(rows), query) * seg.scales[rows]
     order = np.argsort(-scores)
     matches: list[VectorMatch] = []
     seen: set[int] = set()
@@ -308,18 +323,24 @@ def _candidates(
     """The rows whose sign bits are nearest the query's (all rows when few).
 
     The Hamming distance is summed one 64-bit word at a time over contiguous columns
-    (about 2.5x faster than a row-wise sum over the 12 words of a 768-bit vector)."""
+    (about 2.5x faster than a row-wise sum over the 12 words of a 768-bit vector), a block
+    of `HAMMING_BLOCK` rows at a time, so that the XOR and popcount buffers stay in the CPU's
+    cache instead of going through memory once per word (a third faster at 1,000,000 rows)."""
     total = bits[0].size if bits else 0
     if total <= count:
         return np.arange(total)
     query_bits = sign_bits(query[None, :])[0]
+    columns = [np.asarray(column) for column in bits]  # plain views: slicing a memmap is slow
     distance = np.zeros(total, dtype=np.uint16)
-    word = np.empty(total, dtype=np.uint64)
-    ones = np.empty(total, dtype=np.uint8)
-    for w, query_word in enumerate(query_bits):
-        np.bitwise_xor(bits[w], query_word, out=word)
-        np.bitwise_count(word, out=ones)
-        np.add(distance, ones, out=distance)
+    word = np.empty(min(total, HAMMING_BLOCK), dtype=np.uint64)
+    ones = np.empty(word.size, dtype=np.uint8)
+    for start in range(0, total, HAMMING_BLOCK):
+        end = min(total, start + HAMMING_BLOCK)
+        block, xor, popcount = distance[start:end], word[: end - start], ones[: end - start]
+        for w, query_word in enumerate(query_bits):
+            np.bitwise_xor(columns[w][start:end], query_word, out=xor)
+            np.bitwise_count(xor, out=popcount)
+            np.add(block, popcount, out=block)
     if allowed is not None:
         distance[~allowed] = np.iinfo(np.uint16).max
     return np.argpartition(distance, count - 1)[:count]

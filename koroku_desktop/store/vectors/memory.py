@@ -159,7 +159,7 @@ class MemoryVectors:
             return []
         import numpy as np
 
-        from koroku_desktop.store.vectors.index import unit
+        from koroku_desktop.store.vectors.index import dot_rows, unit
 
         matrix = np.frombuffer(
             b"".join(base64.b64decode(e["vector"]) for e in entries), dtype=np.int8
@@ -167,7 +167,7 @@ class MemoryVectors:
         if matrix.shape[1] != dims:
             return []
         scales = np.asarray([e["scale"] for e in entries], dtype=np.float32)
-        scores = (matrix.astype(np.float32) @ unit(query)) * scales
+        scores = dot_rows(matrix, unit(query)) * scales
         order = np.argsort(-scores)[:limit]
         return [
             MemoryMatch(
