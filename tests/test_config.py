@@ -18,6 +18,7 @@ from koroku_desktop.app.config import (
     store_api_key,
 )
 from koroku_desktop.app.settings_store import SettingsStore
+from tests.packaging.conftest import run_python
 from tests.support.keyring_memory import MemoryKeyring
 
 
@@ -63,6 +64,19 @@ def test_keyring_wins_over_the_environment(
     key = resolve_api_key()
     assert key is not None and (key.value, key.source) == ("ring-key", "keyring")
     assert "ring-key" not in repr(key)
+
+
+def test_a_keyring_turned_off_by_the_environment_is_not_loaded_to_ask_it() -> None:
+    code = (
+        "import sys\n"
+        "from koroku_desktop.app.config import resolve_api_key\n"
+        "key = resolve_api_key()\n"
+        "assert key is not None and key.source == 'GEMINI_API_KEY', key\n"
+        "assert 'keyring' not in sys.modules\n"
+    )
+    env = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "GEMINI_API_KEY": "k"}
+    result = run_python(["-c", code], env)
+    assert result.returncode == 0, result.stderr
 
 
 def test_without_a_keyring_storing_fails_loudly_and_writes_no_file() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 KEYRING_SERVICE = "koroku"
 KEYRING_USER = "api_key"
 KEY_ENV_VARS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+KEYRING_ENV = "PYTHON_KEYRING_BACKEND"
 
 ENV_OVERRIDES: dict[str, str] = {
     "model": "KOROKU_MODEL",
@@ -125,7 +127,20 @@ class ApiKey:
         return f"ApiKey(source={self.source!r})"
 
 
+NO_KEYRING_BACKEND = "keyring.backends.fail.Keyring"
+"""`PYTHON_KEYRING_BACKEND` naming this (tests, CI, a headless box) turns the keyring off."""
+
+
+def _keyring_off() -> bool:
+    """Whether the environment turns the keyring off in a process that has not loaded it
+    (keyring would answer "no keyring": ~20-30 ms of imports to learn it). Once loaded, the
+    backend it holds is asked (a test may have set one in-process)."""
+    return "keyring" not in sys.modules and os.environ.get(KEYRING_ENV) == NO_KEYRING_BACKEND
+
+
 def _keyring_get() -> str | None:
+    if _keyring_off():
+        return None
     try:
         import keyring
         from keyring.errors import KeyringError

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from koroku_desktop import __version__
-from koroku_desktop.cli import desktop
+from koroku_desktop.cli import collector, desktop
 from koroku_desktop.domain.errors import ConfigError, KorokuError
 
 EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
@@ -100,7 +100,13 @@ def main(
         return _search(words[1:])
     if words == ["tasks", "run-due"]:  # every minute from a timer: nothing else imported
         return _run_due()
-    parser = build_parser(start_desktop, command_word(words))
+    command = command_word(words)
+    with collector.paused(command == "ask"):  # until its first reply (see cli/collector.py)
+        return _run(words, command, start_desktop)
+
+
+def _run(words: list[str], command: str | None, start_desktop: desktop.DesktopStarter) -> int:
+    parser = build_parser(start_desktop, command)
     args = parser.parse_args(words)
     # Without -v no log record reaches the terminal: failures are told in one friendly line
     # by the command itself (a raw `WARNING koroku_desktop...` line reads like a crash).

@@ -13,7 +13,7 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
-from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli import collector, mcp_prompts
 from koroku_desktop.cli.attach_input import attach_command, keep_attachments
 from koroku_desktop.cli.conversation_switch import (
     add_conversation_option,
@@ -153,6 +153,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     pipe_closed: list[bool] = []
 
     def on_reply(reply: MessageEvent) -> None:
+        collector.resume_frozen()  # start-up is over (the SDK is loaded)
         # The answer is printed as soon as it arrives: a compaction after the turn (a long
         # history) must not hold it back.
         if reply.function_calls or answered:

@@ -77,6 +77,10 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    """TCP_NODELAY, as real front ends set it: without it a reply written as headers, then
+    body, on a kept-alive connection waited for the client's delayed ACK (~40 ms: the
+    embedding request after a turn, in `koroku ask`)."""
     server: _Server
 
     def setup(self) -> None:
