@@ -22,13 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from koroku_desktop.agent.recall import (
-    RECENCY_HALF_LIFE_DAYS,
-    RECENCY_WEIGHT,
-    HybridSearch,
-    candidate_scores,
-)
-from koroku_desktop.domain.recall import RecallHit, VectorMatch
+from koroku_desktop.agent.recall import HybridSearch
 from koroku_desktop.store.search.searchable import fts_any_query
 
 Bonus = Callable[[Any, str, dict[int, float], dict[int, float]], dict[int, float]]
@@ -41,35 +35,10 @@ class Rescored(HybridSearch):
 
     bonus: Bonus | None = None
 
-    async def _fuse(
-        self,
-        query: str,
-        keyword: list[tuple[int, float]],
-        matches: list[VectorMatch],
-        cosines: dict[int, float],
-        limit: int,
-    ) -> list[RecallHit]:
-        scores = candidate_scores(keyword, matches, cosines)
-        if not scores:
-            return []
-        created = self.store.created(list(scores))
-        now = self.clock()
-        for seq, at in created.items():
-            age_days = max(0.0, now - at) / 86_400
-            scores[seq] += RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+    def _adjust(self, query: str, scores: dict[int, float], created: dict[int, float]) -> None:
         if self.bonus is not None:
             for seq, extra in self.bonus(self.store, query, dict(scores), created).items():
                 scores[seq] += extra
-        ranked = sorted((s for s in scores if s in created), key=lambda s: (-scores[s], -s))
-        top = ranked[:limit]
-        by_seq = self.store.found(top, query)
-        keyword_rank = {seq: n + 1 for n, (seq, _) in enumerate(keyword)}
-        similarity = {m.seq: m.similarity for m in matches}
-        return [
-            RecallHit(by_seq[s], scores[s], keyword_rank.get(s), similarity.get(s))
-            for s in top
-            if s in by_seq
-        ]
 
 
 def session(share: float, window_hours: float, top: int) -> Bonus:

@@ -232,6 +232,7 @@ class HybridSearch:
         for seq, at in created.items():
             age_days = max(0.0, now - at) / 86_400
             scores[seq] += RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+        self._adjust(query, scores, created)
         ranked = sorted((s for s in scores if s in created), key=lambda s: (-scores[s], -s))
         top = ranked[:limit]
         by_seq = await asyncio.to_thread(self.store.found, top, query)
@@ -242,6 +243,10 @@ class HybridSearch:
             for s in top
             if s in by_seq
         ]
+
+    def _adjust(self, query: str, scores: dict[int, float], created: dict[int, float]) -> None:
+        """A last change to the fused scores before ranking: none here (benchmark variants
+        subclass it to try a rescoring with everything else as shipped)."""
 
 
 def candidate_scores(
