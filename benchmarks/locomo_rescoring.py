@@ -79,18 +79,23 @@ def _matching(conn: Any, match: str, seqs: list[int]) -> set[int]:
     return {int(r[0]) for r in conn.execute(sql, (match, *seqs))}
 
 
+def _query_idf(store: Any, query: str) -> tuple[Any, dict[str, float]]:
+    """The store's connection and the idf of each of the query's terms (none for < 2 terms)."""
+    conn = store._db.conn()
+    terms = _terms(query)
+    if len(terms) < 2:
+        return conn, {}
+    (units,) = conn.execute("SELECT COUNT(*) FROM context_fts").fetchone()
+    return conn, {t: _idf(conn, t, units) for t in terms}
+
+
 def coverage(gamma: float, own: bool) -> Bonus:
     """The idf-weighted query coverage (see the module's doc)."""
 
     def bonus(
         store: Any, query: str, scores: dict[int, float], created: dict[int, float]
     ) -> dict[int, float]:
-        terms = _terms(query)
-        if len(terms) < 2:
-            return {}
-        conn = store._db.conn()
-        (units,) = conn.execute("SELECT COUNT(*) FROM context_fts").fetchone()
-        idf = {t: _idf(conn, t, units) for t in terms}
+        conn, idf = _query_idf(store, query)
         total = sum(idf.values())
         if total <= 0:
             return {}
@@ -110,12 +115,10 @@ def proximity(delta: float, near: int, depth: int) -> Bonus:
     def bonus(
         store: Any, query: str, scores: dict[int, float], created: dict[int, float]
     ) -> dict[int, float]:
-        terms = _terms(query)
-        if len(terms) < 2:
+        conn, idf = _query_idf(store, query)
+        if not idf:
             return {}
-        conn = store._db.conn()
-        (units,) = conn.execute("SELECT COUNT(*) FROM context_fts").fetchone()
-        rarest = sorted(terms, key=lambda t: -_idf(conn, t, units))[:2]
+        rarest = sorted(idf, key=lambda t: -idf[t])[:2]
         first = sorted(scores, key=lambda s: -scores[s])[:depth]
         found = _matching(conn, f"NEAR({rarest[0]} {rarest[1]}, {near})", first)
         return dict.fromkeys(found, delta)
