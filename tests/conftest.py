@@ -13,4 +13,5 @@ pytest_plugins = [
     "tests.support.keyring_memory",
     "tests.support.keyring_file",
     "tests.support.dbus",
+    "tests.support.qt_windows",
 ]
