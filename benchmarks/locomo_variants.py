@@ -48,7 +48,7 @@ import bench_locomo as bench  # noqa: E402
 import locomo_rescoring as rescoring  # noqa: E402
 
 from koroku_desktop.agent.recall import HybridSearch, candidate_scores  # noqa: E402
-from koroku_desktop.domain.recall import RecallHit, VectorMatch  # noqa: E402
+from koroku_desktop.domain.recall import VectorMatch  # noqa: E402
 from koroku_desktop.store.data_dir import data_dir_for  # noqa: E402
 from koroku_desktop.store.search.context import OWN_WEIGHT  # noqa: E402
 from koroku_desktop.store.search.searchable import fts_any_query  # noqa: E402
@@ -249,40 +249,35 @@ class DenseFeedback(HybridSearch):
 
     k: int = 10
     beta: float = 0.5
-    used: list[float] | None = None
 
     async def _cosines(
-        self, vector: list[float] | None, seqs: list[int], matches: list[VectorMatch]
-    ) -> dict[int, float]:
-        self.used = vector
-        return await super()._cosines(vector, seqs, matches)
-
-    async def _fuse(
         self,
-        query: str,
+        vector: list[float] | None,
         keyword: list[tuple[int, float]],
         matches: list[VectorMatch],
-        cosines: dict[int, float],
-        limit: int,
-    ) -> list[RecallHit]:
-        if self.used is not None:
-            scores = candidate_scores(keyword, matches, cosines)
-            top = sorted(scores, key=lambda s: -scores[s])[: self.k]
-            store = self.store
-            space = store._space_id(MODEL, DIMS)  # type: ignore[attr-defined]
-            marks = ",".join("?" * len(top))
-            rows = store._db.conn().execute(  # type: ignore[attr-defined]
-                "SELECT scale, vector FROM event_vectors WHERE space = ? AND chunk = 0"
-                f" AND seq IN ({marks})",
-                (space, *top),
-            )
-            found = [np.frombuffer(v, dtype=np.int8).astype(np.float32) * s for s, v in rows]
-            if found:
-                q = np.asarray(self.used, dtype=np.float32)
-                mean = np.mean([v / max(float(np.linalg.norm(v)), 1e-9) for v in found], axis=0)
-                moved = q / max(float(np.linalg.norm(q)), 1e-9) + self.beta * mean
-                cosines = store.similarities(MODEL, DIMS, moved.tolist(), list(scores))
-        return await super()._fuse(query, keyword, matches, cosines, limit)
+    ) -> dict[int, float]:
+        """The shipped cosines fuse a first pass; its top `k` move the query, whose cosines
+        with every candidate are the ones fused."""
+        cosines = await super()._cosines(vector, keyword, matches)
+        if vector is None:
+            return cosines
+        scores = candidate_scores(keyword, matches, cosines)
+        top = sorted(scores, key=lambda s: -scores[s])[: self.k]
+        store = self.store
+        space = store._space_id(MODEL, DIMS)  # type: ignore[attr-defined]
+        marks = ",".join("?" * len(top))
+        rows = store._db.conn().execute(  # type: ignore[attr-defined]
+            "SELECT scale, vector FROM event_vectors WHERE space = ? AND chunk = 0"
+            f" AND seq IN ({marks})",
+            (space, *top),
+        )
+        found = [np.frombuffer(v, dtype=np.int8).astype(np.float32) * s for s, v in rows]
+        if not found:
+            return cosines
+        q = np.asarray(vector, dtype=np.float32)
+        mean = np.mean([v / max(float(np.linalg.norm(v)), 1e-9) for v in found], axis=0)
+        moved = q / max(float(np.linalg.norm(q)), 1e-9) + self.beta * mean
+        return store.similarities(MODEL, DIMS, moved.tolist(), list(scores))
 
 
 VARIANTS: dict[str, list[tuple[str, dict[str, float]]]] = {

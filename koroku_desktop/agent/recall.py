@@ -149,7 +149,7 @@ class HybridSearch:
                     note = f"keyword search only: search by meaning failed ({exc})"
                     log.warning("search by meaning failed: %s", exc)
         keyword = await keyword_task
-        cosines = await self._cosines(used, [seq for seq, _ in keyword], matches)
+        cosines = await self._cosines(used, keyword, matches)
         hits = await self._fuse(query, keyword, matches, cosines, limit)
         if clipped:
             cut = f"the query was cut to its first {MAX_QUERY_CHARS:,} characters"
@@ -201,14 +201,18 @@ class HybridSearch:
         return [m for m in found if m.similarity >= self.min_similarity]
 
     async def _cosines(
-        self, vector: list[float] | None, seqs: list[int], matches: list[VectorMatch]
+        self,
+        vector: list[float] | None,
+        keyword: list[tuple[int, float]],
+        matches: list[VectorMatch],
     ) -> dict[int, float]:
         """The query's cosine with each candidate that has a vector (none without `vector`):
-        the meaning leg's matches, and the keyword leg's hits read by seq."""
+        the meaning leg's matches, and the keyword leg's hits read by seq. Benchmark variants
+        subclass it to fuse with other cosines (it sees both legs, as `_fuse` does)."""
         if vector is None or self.embedder is None:
             return {}
         found = {m.seq: m.similarity for m in matches}
-        missing = [seq for seq in seqs if seq not in found]
+        missing = [seq for seq, _ in keyword if seq not in found]
         if missing:
             model, dims = self.embedder.model, self.embedder.dimensions
             read = self.store.similarities
