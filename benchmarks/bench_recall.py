@@ -347,11 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = args.dir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
-        start_home = workdir / f"home-{args.start_events}"
-        if not (start_home / "koroku.db").exists():
-            start_home.mkdir(exist_ok=True)
-            build_big_log(start_home / "koroku.db", args.start_events)
-            write_synthetic_vectors(start_home / "koroku.db", DEFAULT_DIMENSIONS)
+        start_home = built_home(workdir, args.start_events)
         if args.only_search:
             return only_search(workdir, [args.start_events, args.events])
         tree = baseline_tree(args.baseline, workdir)
@@ -410,17 +406,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def built_home(workdir: Path, events: int) -> Path:
+    """`workdir`'s home of a log of `events` events with their vectors, built when missing
+    (a later run with the same --dir reuses it)."""
+    home = workdir / f"home-{events}"
+    if not (home / "koroku.db").exists():
+        home.mkdir(exist_ok=True)
+        build_big_log(home / "koroku.db", events)
+        write_synthetic_vectors(home / "koroku.db", DEFAULT_DIMENSIONS)
+    return home
+
+
 def only_search(workdir: Path, sizes: list[int]) -> int:
     """The in-process search and surfacing at each size, in one run (the smaller is the
     same run's baseline); a log missing from `workdir` is built first."""
     queries = [" ".join(q.split()[:2]) for q in pick_queries().values()]
     found: dict[str, dict[str, Any]] = {}
     for events in dict.fromkeys(sizes):
-        path = workdir / f"home-{events}" / "koroku.db"
-        if not path.exists():
-            path.parent.mkdir(exist_ok=True)
-            build_big_log(path, events)
-            write_synthetic_vectors(path, DEFAULT_DIMENSIONS)
+        path = built_home(workdir, events) / "koroku.db"
         found[str(events)] = asyncio.run(bench_search(path, queries))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "bench_recall_search.json").write_text(json.dumps(found, indent=2))
