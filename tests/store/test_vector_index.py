@@ -61,15 +61,26 @@ def test_rows_dotted_with_the_query_match_the_exact_product() -> None:
 def test_the_sign_bit_pass_picks_the_same_rows_block_by_block(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    rows = CANDIDATES * 3
     rng = np.random.default_rng(4)
-    bits = sign_bits(rng.standard_normal((CANDIDATES * 3, DIMS)).astype(np.float32))
+    bits = sign_bits(rng.standard_normal((rows, DIMS)).astype(np.float32))
     columns = [np.ascontiguousarray(bits[:, w]) for w in range(bits.shape[1])]
     query = unit(list(rng.standard_normal(DIMS)))
-    allowed = np.arange(CANDIDATES * 3) < CANDIDATES * 2
-    whole = vector_index._candidates(columns, query, allowed, CANDIDATES // 4)
-    monkeypatch.setattr(vector_index, "HAMMING_BLOCK", 1_000)  # blocks and a short last one
-    blocks = vector_index._candidates(columns, query, allowed, CANDIDATES // 4)
+    allowed = np.arange(rows) % 3 != 0  # the short last block has allowed rows too
+    count = CANDIDATES // 4
+    # The reference: every row's Hamming distance to the query at once, no blocks.
+    distance = np.bitwise_count(bits ^ sign_bits(query[None, :])).sum(axis=1)
+    distance[~allowed] = DIMS + 1
+    whole = vector_index._candidates(columns, query, allowed, count)
+    block = 1_024
+    assert rows % block, "the last block must be a short one"
+    monkeypatch.setattr(vector_index, "HAMMING_BLOCK", block)
+    blocks = vector_index._candidates(columns, query, allowed, count)
     assert np.array_equal(whole, blocks) and bool(allowed[blocks].all())
+    # The nearest `count` rows by the reference (ties at the cut may go either way).
+    cut = np.sort(distance)[count - 1]
+    assert int(distance[blocks].max()) == cut
+    assert set(np.flatnonzero(distance < cut)) <= set(blocks.tolist())
 
 
 def test_a_large_index_finds_the_near_neighbour_through_the_sign_bit_pass() -> None:
