@@ -6,8 +6,10 @@ line per call in the file given as argv[1]) and answers the id: `replaces_id` wh
 notification still open, else a new one. A test drives the person's side through the test-only
 interface `org.koroku.FakeNotifications`: `Invoke(id, action_key)` emits `ActionInvoked`,
 `Close(id)` emits `NotificationClosed` (reason 2, dismissed). Signals go to the connection that
-showed the notification, as GNOME Shell sends them. argv[2] `none` runs the bus name without
-the interface (UnknownMethod), as a bus with something else owning the name.
+showed the notification, as GNOME Shell sends them; `Invoke` of a notification already closed
+still sends `ActionInvoked` (a late or stale signal), which the client must ignore. argv[2]
+`none` runs the bus name without the interface (UnknownMethod), as a bus with something else
+owning the name.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def main() -> None:
     assert reply.body[0] == 1, reply.body
     print("ready", flush=True)
     open_ids: dict[int, str] = {}  # id -> the unique name that showed it
+    shown_by: dict[int, str] = {}  # the same, closed ones included
     last = 0
     emitter = DBusAddress(PATH, interface=IFACE)
     while True:
@@ -62,7 +65,7 @@ def main() -> None:
             else:
                 last += 1
                 shown = last
-            open_ids[shown] = sender
+            open_ids[shown] = shown_by[shown] = sender
             entry = {
                 "id": shown,
                 "app_name": app,
@@ -84,9 +87,9 @@ def main() -> None:
         elif member == "Invoke":
             shown, key = msg.body
             conn.send(new_method_return(msg))
-            if shown in open_ids:
+            if shown in shown_by:
                 invoked = new_signal(emitter, "ActionInvoked", "us", (shown, key))
-                conn.send(_to(invoked, open_ids[shown]))
+                conn.send(_to(invoked, shown_by[shown]))
         elif member == "Close":
             (shown,) = msg.body
             conn.send(new_method_return(msg))

@@ -28,11 +28,31 @@ def _key(widget: Any) -> int:
     return int(shiboken6.getCppPointer(widget)[0])
 
 
+def _keys() -> set[int]:
+    app = _application()
+    return set() if app is None else {_key(w) for w in app.topLevelWidgets()}
+
+
+_KEPT: set[int] = set()
+"""Top-level widgets a module- or session-scoped fixture made: theirs, never deleted here (even
+when a test body first asked for the fixture, with `request.getfixturevalue`)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Iterator[object]:
+    if fixturedef.scope == "function":
+        return (yield)
+    before = _keys()
+    try:
+        return (yield)
+    finally:
+        _KEPT.update(_keys() - before)
+
+
 @pytest.fixture(autouse=True)
 def _delete_leftover_windows() -> Iterator[None]:
     """After the test (and its fixtures), delete the top-level widgets it created."""
-    app = _application()
-    before = {_key(w) for w in app.topLevelWidgets()} if app is not None else set()
+    keep = _keys()
     yield
     app = _application()
     if app is None:
@@ -41,7 +61,8 @@ def _delete_leftover_windows() -> Iterator[None]:
 
     from tests.support.waits import settle
 
-    left = [w for w in app.topLevelWidgets() if _key(w) not in before]
+    keep |= _KEPT
+    left = [w for w in app.topLevelWidgets() if _key(w) not in keep]
     if not left:
         return
     for widget in left:

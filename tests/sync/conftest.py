@@ -3,8 +3,10 @@ hub fixtures themselves are the tests/support plugin's)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +33,10 @@ class Device(Koroku):
         done = self.run(*args)
         assert done.returncode == 0, done.stderr
         return done.stdout
+
+    def ok_json(self, *args: str) -> Any:
+        """`koroku <args> --json`, which must succeed; what it printed, parsed."""
+        return json.loads(self.ok(*args, "--json"))
 
     def sync(self) -> str:
         return self.ok("sync")

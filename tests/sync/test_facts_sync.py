@@ -5,7 +5,6 @@ both (nothing either device stated is lost: the log keeps all three)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from tests.sync.conftest import Device
 
 
 def facts_of(device: Device) -> list[dict[str, Any]]:
-    facts: list[dict[str, Any]] = json.loads(memory(device, "list", "--json"))
+    facts: list[dict[str, Any]] = device.ok_json("memory", "list")
     return facts
 
 

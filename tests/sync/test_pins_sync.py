@@ -13,7 +13,7 @@ from tests.sync.conftest import Device
 
 
 def conversations(device: Device) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = json.loads(run(device, "list", "--json"))
+    found: list[dict[str, Any]] = device.ok_json("conversations", "list")
     return found
 
 
@@ -26,7 +26,7 @@ def test_a_pin_syncs_and_the_later_of_pin_and_unpin_in_the_hub_order_wins(
     devices: tuple[Device, Device],
 ) -> None:
     a, b = devices
-    made = json.loads(run(a, "new", "Taxes", "--json"))
+    made = a.ok_json("conversations", "new", "Taxes")
     run(a, "pin", made["id"])
     a.sync()
     b.sync()

@@ -107,10 +107,13 @@ def ask(qtbot: QtBot, desk: Desktop, text: str) -> None:
     qtbot.waitUntil(lambda: not desk.bridge.busy)
 
 
-def said_in(desk: Desktop, conversation_id: str) -> list[str]:
-    """The messages of a conversation in the log (person's and model's), in order."""
+def said_in(
+    desk: Desktop, conversation_id: str, by: tuple[str, ...] = ("person", "model")
+) -> list[str]:
+    """The messages of a conversation in the log (the person's and the model's, or only
+    those `by` names), in order."""
     return [
         plain(visible_text(e.event.parts))
         for e in desk.runtime.log.entries(conversation_id)
-        if isinstance(e.event, MessageEvent) and e.event.origin in ("person", "model")
+        if isinstance(e.event, MessageEvent) and e.event.origin in by
     ]

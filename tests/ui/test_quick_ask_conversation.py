@@ -24,7 +24,7 @@ from koroku_desktop.ui.settings.dialog import SettingsDialog
 from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import ask, listed, plain, texts, type_and_send
+from tests.ui.helpers import ask, listed, plain, said_in, texts, type_and_send
 
 
 def echo() -> FakeChatModel:
@@ -48,11 +48,7 @@ def ask_in_popup(desk: Desktop, qtbot: QtBot, text: str) -> None:
 
 
 def users_in(desk: Desktop, conversation_id: str) -> list[str]:
-    return [
-        plain(visible_text(e.event.parts))
-        for e in desk.runtime.log.entries(conversation_id)
-        if getattr(e.event, "role", "") == "user"
-    ]
+    return said_in(desk, conversation_id, by=("person",))
 
 
 def test_by_default_quick_ask_asks_into_its_own_conversation_and_the_window_stays(
