@@ -141,7 +141,7 @@ class ConversationSidebar(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search titles")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._refill)
+        self.search.textChanged.connect(self._searched)
         col.addWidget(self.search)
         self.list = QListView()
         self.lines = ConversationLines(self.list)  # the view goes first, then its model
@@ -163,15 +163,19 @@ class ConversationSidebar(QWidget):
         self, conversations: Sequence[Conversation], current_id: str, pinned: set[str]
     ) -> None:
         """Show these conversations (most recent first), `current_id` selected (the same
-        list again, e.g. after a switch, only moves the selection)."""
+        list again, e.g. after a switch, only moves the selection). A new current one is
+        scrolled to; otherwise the list stays scrolled where the person left it: a write
+        anywhere in the log (another process's included) reorders the list under them, and
+        must not throw them back to the conversation they are in."""
         same = list(conversations) == self.conversations and set(pinned) == self.pinned
+        moved = current_id != self.current_id
         self.conversations = list(conversations)
         self.current_id = current_id
         self.pinned = set(pinned)
         if same:
             self._select()
         else:
-            self._refill()
+            self._refill(keep_scroll=not moved)
 
     def show_activity(self, running: set[str], needs_you: set[str]) -> None:
         """Mark conversations whose turn runs, or waits for an approval (their lines only)."""
@@ -201,13 +205,22 @@ class ConversationSidebar(QWidget):
         kept = [c for c in self.conversations if all(w in c.title.casefold() for w in words)]
         return ordered(kept, self.pinned)
 
-    def _refill(self) -> None:
+    def _searched(self, _text: str) -> None:
+        self._refill()
+
+    def _refill(self, *, keep_scroll: bool = False) -> None:
+        """List what the search keeps, the current one selected (and scrolled to, unless
+        `keep_scroll`: the list stays where it was scrolled)."""
+        bar = self.list.verticalScrollBar()
+        scrolled = bar.value()
         rows = [
             (c, shown_title(c, self.pinned) + self.activity_mark(c.id)) for c in self.matching()
         ]
         self._rows = {conversation.id: row for row, (conversation, _line) in enumerate(rows)}
         self.lines.show_rows(rows)
         self._select()
+        if keep_scroll:
+            bar.setValue(scrolled)  # (selecting scrolled to the current one)
 
     def _select(self) -> None:
         """Select the current conversation's line (none when the search hides it)."""
