@@ -182,11 +182,10 @@ class ConversationSidebar(QWidget):
         was_running, was_needing = self.activity
         self.activity = (set(running), set(needs_you))
         changed = (was_running ^ self.activity[0]) | (was_needing ^ self.activity[1])
-        for conversation in self.conversations:
-            row = self._rows.get(conversation.id)
-            if conversation.id in changed and row is not None:
-                mark = self.activity_mark(conversation.id)
-                self.lines.set_line(row, shown_title(conversation, self.pinned) + mark)
+        for conversation_id in changed:
+            row = self._rows.get(conversation_id)
+            if row is not None:
+                self.lines.set_line(row, self._line(self.lines.rows[row][0]))
 
     def activity_mark(self, conversation_id: str) -> str:
         """What a conversation's line ends with while its turn runs or needs the person."""
@@ -194,6 +193,9 @@ class ConversationSidebar(QWidget):
         if conversation_id in needs_you:
             return NEEDS_YOU
         return RUNNING if conversation_id in running else ""
+
+    def _line(self, conversation: Conversation) -> str:
+        return shown_title(conversation, self.pinned) + self.activity_mark(conversation.id)
 
     def visible_titles(self) -> list[str]:
         """The titles listed now, top to bottom (after the search)."""
@@ -213,9 +215,7 @@ class ConversationSidebar(QWidget):
         `keep_scroll`: the list stays where it was scrolled)."""
         bar = self.list.verticalScrollBar()
         scrolled = bar.value()
-        rows = [
-            (c, shown_title(c, self.pinned) + self.activity_mark(c.id)) for c in self.matching()
-        ]
+        rows = [(c, self._line(c)) for c in self.matching()]
         self._rows = {conversation.id: row for row, (conversation, _line) in enumerate(rows)}
         self.lines.show_rows(rows)
         self._select()
