@@ -124,6 +124,8 @@ def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_one
         finish(koroku("conversations", "rename", here, "Renamed in the terminal"))
         qtbot.waitUntil(lambda: "Renamed in the terminal" in listed(desk), timeout=10000)
         assert desk.window.header.title.full == "Renamed in the terminal"
+        side = desk.window.sidebar  # the refills kept the conversation talked in selected
+        assert [i.data(Qt.ItemDataRole.UserRole) for i in side.list.selectedIndexes()] == [here]
         desk.popup.target.show_target("current")
         assert desk.popup.target.full == "→ Renamed in the terminal"
         desk.popup.target.show_target("quick_asks")
