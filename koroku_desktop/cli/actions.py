@@ -45,6 +45,7 @@ def print_list(
         print(json.dumps([to_json(item) for item in items], ensure_ascii=False, indent=2))
     elif not items:
         print(empty)
-    for item in [] if as_json else items:
-        print(to_text(item))
+    else:
+        for item in items:
+            print(to_text(item))
     return 0

@@ -115,24 +115,18 @@ def _run(book: ConversationBook, action: str | None, args: argparse.Namespace) -
             made = book.create(" ".join(args.title) if args.title else None)
             return _done(args, made, f"started {made.label}")
         found = book.find(args.ref, deleted=action == "restore")
-        change: dict[str, Callable[[str], Conversation]] = {
-            "pin": book.pin,
-            "unpin": book.unpin,
-            "archive": book.archive,
-            "delete": book.delete,
-            "restore": book.restore,
-        }
         if action == "rename":
             changed = book.rename(found.id, " ".join(args.title))
             return _done(args, changed, f"renamed {found.short_id}: {changed.title}")
-        changed = change[action](found.id)
-        past = {
-            "pin": "pinned",
-            "unpin": "unpinned",
-            "archive": "archived",
-            "delete": "deleted",
-            "restore": "restored",
-        }[action]
+        change: dict[str, tuple[Callable[[str], Conversation], str]] = {
+            "pin": (book.pin, "pinned"),
+            "unpin": (book.unpin, "unpinned"),
+            "archive": (book.archive, "archived"),
+            "delete": (book.delete, "deleted"),
+            "restore": (book.restore, "restored"),
+        }
+        act, past = change[action]
+        changed = act(found.id)
         return _done(args, changed, f"{past} {changed.label}")
     except RefusedError as exc:  # unknown, ambiguous, an empty title
         return refused("conversations", exc)

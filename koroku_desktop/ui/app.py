@@ -163,8 +163,8 @@ class Desktop(QObject):
         self.server.listen()
         entries = await self.bridge.load_history(None, FIRST_PAGE)
         self.window.set_history(entries)
-        await self.conversations.live_loads.start(self.runtime.agent)
-        await self.conversations.load()
+        await self.conversations.load()  # the title and the sidebar: a few index lookups
+        await self.conversations.live_loads.start(self.runtime.agent)  # (long: read after)
         # Turns and compactions made in a terminal (or another app) appear here live.
         db = self.runtime.paths.db
         self.bridge.follow(self.runtime.log.data_version, [db, db.with_name(db.name + "-wal")])

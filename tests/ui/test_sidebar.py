@@ -5,8 +5,10 @@ recent list, and conversations made in a terminal appearing (real `koroku` proce
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
@@ -14,10 +16,15 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.titles import TITLE_INSTRUCTION
+from koroku_desktop.app.config import default_paths
+from koroku_desktop.app.conversation_wiring import open_conversations
+from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.conversations import NEW_TITLE, UNTITLED
 from koroku_desktop.domain.parts import visible_text
+from koroku_desktop.ui.app import open_desktop
 from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
+from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import (
     ask,
@@ -124,6 +131,8 @@ def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_one
         finish(koroku("conversations", "rename", here, "Renamed in the terminal"))
         qtbot.waitUntil(lambda: "Renamed in the terminal" in listed(desk), timeout=10000)
         assert desk.window.header.title.full == "Renamed in the terminal"
+        side = desk.window.sidebar  # the refills kept the conversation talked in selected
+        assert [i.data(Qt.ItemDataRole.UserRole) for i in side.list.selectedIndexes()] == [here]
         desk.popup.target.show_target("current")
         assert desk.popup.target.full == "→ Renamed in the terminal"
         desk.popup.target.show_target("quick_asks")
@@ -198,3 +207,43 @@ def qtbot_app() -> QApplication:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     return app
+
+
+def test_the_start_lists_the_conversations_before_the_live_context_is_read(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The live context (hundreds of ms on a long history) is read after the window shows
+    its page, its title and the sidebar, as after a switch (ui/live_loads.py)."""
+    with open_conversations(default_paths()) as book:
+        book.create("Long history")
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    desk = open_desktop(app, default_paths(), use_tray=True, model=titled_replies())
+    agent = desk.runtime.agent
+    read = agent.load
+    held = asyncio.Event()
+
+    async def slow_load() -> ContextView:
+        await held.wait()
+        return await read()
+
+    monkeypatch.setattr(agent, "load", slow_load)
+    starting = asyncio.ensure_future(desk.start())
+    try:
+        qtbot.waitUntil(lambda: listed(desk) == ["Long history"], timeout=5000)
+        assert desk.window.windowTitle() == "Long history — Koroku"
+        assert not agent.loaded
+    finally:
+        held.set()
+        qtbot.waitUntil(starting.done, timeout=15000)
+        run(qtbot, desk.quit())
+        for widget in (desk.popup, desk.window):
+            widget.close()
+            widget.deleteLater()
+        desk.deleteLater()
+        settle()
+    assert starting.result() is None

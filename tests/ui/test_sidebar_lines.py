@@ -4,13 +4,15 @@ the list's own click, or after the widget is gone, is safe."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.conversations import Conversation
-from koroku_desktop.ui.chat.sidebar import NEEDS_YOU, PIN, RUNNING, ConversationSidebar
+from koroku_desktop.ui.chat.sidebar import NEEDS_YOU, PIN, RUNNING, WIDTH, ConversationSidebar
 
 
 def conversations(*titles: str) -> list[Conversation]:
@@ -79,3 +81,32 @@ def test_a_refill_after_the_widget_is_deleted_raises_instead_of_crashing(qtbot: 
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     with pytest.raises(RuntimeError, match="already deleted"):
         side.show_conversations(conversations("oceans"), "c0", set())
+
+
+def test_a_refill_from_a_write_elsewhere_keeps_the_list_where_it_was_scrolled(
+    qtbot: QtBot,
+) -> None:
+    """Another process writes in a conversation far down the list: it moves up, but the list
+    the person scrolled stays put; a switch (a new current one) scrolls to it."""
+    side = ConversationSidebar()
+    qtbot.addWidget(side)
+    side.resize(WIDTH, 300)
+    side.show()
+    qtbot.waitExposed(side)
+    listed = conversations(*(f"t{i}" for i in range(60)))[::-1]  # c59 most recent
+    side.show_conversations(listed, "c59", set())
+    bar = side.list.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    scrolled = bar.value()
+    assert scrolled > 0
+
+    written = replace(listed[40], last_seq=100)  # `koroku ask -c t19` in a terminal
+    reordered = [written] + [c for c in listed if c.id != written.id]
+    side.show_conversations(reordered, "c59", set())
+    assert side.visible_titles()[0] == "t19"
+    assert selected(side) == ["c59"]
+    assert bar.value() == scrolled
+
+    side.show_conversations(listed, "c0", set())  # a switch to one at the bottom
+    assert selected(side) == ["c0"]
+    assert bar.value() == bar.maximum()

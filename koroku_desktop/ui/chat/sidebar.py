@@ -141,7 +141,7 @@ class ConversationSidebar(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search titles")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._refill)
+        self.search.textChanged.connect(self._searched)
         col.addWidget(self.search)
         self.list = QListView()
         self.lines = ConversationLines(self.list)  # the view goes first, then its model
@@ -163,26 +163,29 @@ class ConversationSidebar(QWidget):
         self, conversations: Sequence[Conversation], current_id: str, pinned: set[str]
     ) -> None:
         """Show these conversations (most recent first), `current_id` selected (the same
-        list again, e.g. after a switch, only moves the selection)."""
+        list again, e.g. after a switch, only moves the selection). A new current one is
+        scrolled to; otherwise the list stays scrolled where the person left it: a write
+        anywhere in the log (another process's included) reorders the list under them, and
+        must not throw them back to the conversation they are in."""
         same = list(conversations) == self.conversations and set(pinned) == self.pinned
+        moved = current_id != self.current_id
         self.conversations = list(conversations)
         self.current_id = current_id
         self.pinned = set(pinned)
         if same:
             self._select()
         else:
-            self._refill()
+            self._refill(keep_scroll=not moved)
 
     def show_activity(self, running: set[str], needs_you: set[str]) -> None:
         """Mark conversations whose turn runs, or waits for an approval (their lines only)."""
         was_running, was_needing = self.activity
         self.activity = (set(running), set(needs_you))
         changed = (was_running ^ self.activity[0]) | (was_needing ^ self.activity[1])
-        for conversation in self.conversations:
-            row = self._rows.get(conversation.id)
-            if conversation.id in changed and row is not None:
-                mark = self.activity_mark(conversation.id)
-                self.lines.set_line(row, shown_title(conversation, self.pinned) + mark)
+        for conversation_id in changed:
+            row = self._rows.get(conversation_id)
+            if row is not None:
+                self.lines.set_line(row, self._line(self.lines.rows[row][0]))
 
     def activity_mark(self, conversation_id: str) -> str:
         """What a conversation's line ends with while its turn runs or needs the person."""
@@ -190,6 +193,9 @@ class ConversationSidebar(QWidget):
         if conversation_id in needs_you:
             return NEEDS_YOU
         return RUNNING if conversation_id in running else ""
+
+    def _line(self, conversation: Conversation) -> str:
+        return shown_title(conversation, self.pinned) + self.activity_mark(conversation.id)
 
     def visible_titles(self) -> list[str]:
         """The titles listed now, top to bottom (after the search)."""
@@ -201,13 +207,20 @@ class ConversationSidebar(QWidget):
         kept = [c for c in self.conversations if all(w in c.title.casefold() for w in words)]
         return ordered(kept, self.pinned)
 
-    def _refill(self) -> None:
-        rows = [
-            (c, shown_title(c, self.pinned) + self.activity_mark(c.id)) for c in self.matching()
-        ]
+    def _searched(self, _text: str) -> None:
+        self._refill()
+
+    def _refill(self, *, keep_scroll: bool = False) -> None:
+        """List what the search keeps, the current one selected (and scrolled to, unless
+        `keep_scroll`: the list stays where it was scrolled)."""
+        bar = self.list.verticalScrollBar()
+        scrolled = bar.value()
+        rows = [(c, self._line(c)) for c in self.matching()]
         self._rows = {conversation.id: row for row, (conversation, _line) in enumerate(rows)}
         self.lines.show_rows(rows)
         self._select()
+        if keep_scroll:
+            bar.setValue(scrolled)  # (selecting scrolled to the current one)
 
     def _select(self) -> None:
         """Select the current conversation's line (none when the search hides it)."""
