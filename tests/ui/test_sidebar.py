@@ -12,7 +12,7 @@ import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.titles import TITLE_INSTRUCTION
@@ -167,6 +167,12 @@ def test_a_narrow_window_has_a_drop_down_instead_and_ctrl_b_hides_the_sidebar(
         menu.actions()[0].trigger()
         qtbot.waitUntil(lambda: window.windowTitle() == f"{NEW_TITLE} — Koroku", timeout=5000)
         menu.close()
+        menus = len(window.findChildren(QMenu))  # this drop-down among them
+        for _ in range(3):  # every Ctrl+B makes a menu; the one before it goes
+            qtbot.keySequence(window, QKeySequence("Ctrl+B"))
+            assert window.nav.drop_down is not None
+            window.nav.drop_down.close()
+        qtbot.waitUntil(lambda: len(window.findChildren(QMenu)) == menus)
 
 
 def test_screenshots_of_the_sidebar_at_three_sizes_in_both_themes(

@@ -73,6 +73,8 @@ class ConversationNav(QObject):
 
     def open_drop_down(self) -> QMenu:
         """The conversations as a menu under the header button (a narrow window's list)."""
+        if self.drop_down is not None:  # each opening lists the conversations afresh; the
+            self.drop_down.deleteLater()  # menu before it would live as long as the window
         menu = self.drop_down = QMenu(self.window)
         menu.setToolTipsVisible(True)
         menu.addAction("New conversation", self.new_requested.emit)
