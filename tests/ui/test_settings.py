@@ -138,6 +138,22 @@ def test_saving_keeps_a_grant_made_by_another_process_and_writes_no_override(
     assert desktop.runtime.agent.options.model == "gemini-from-env"
 
 
+def test_saving_keeps_a_setting_another_process_changed_while_open(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    dialog = desktop.show_settings()
+    # Another process saves its own Settings while this dialog shows the old values.
+    SettingsStore.open(desktop.runtime.paths).update(
+        {"model": "gemini-2.5-pro", "google_search": True, "max_tool_calls": 40}
+    )
+    dialog.budget.setText("9")  # edited here too: this dialog's value wins
+    assert dialog.save()
+    stored = _stored(desktop)
+    assert stored["model"] == "gemini-2.5-pro" and stored["google_search"] is True
+    assert stored["max_tool_calls"] == 9
+    assert desktop.runtime.agent.options.model == "gemini-2.5-pro"
+
+
 def test_theme_and_shortcut_apply_live(desktop: Desktop, qtbot: QtBot) -> None:
     dialog = desktop.show_settings()
     dialog.theme_box.setCurrentIndex(2)  # dark
