@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.app.settings_store import SettingsStore, add_grant
@@ -136,6 +145,47 @@ def test_saving_keeps_a_grant_made_by_another_process_and_writes_no_override(
     assert "gemini-from-env" not in desktop.runtime.paths.settings_file.read_text("utf-8")
     assert desktop.runtime.policy.always_granted() == {"edit_file"}
     assert desktop.runtime.agent.options.model == "gemini-from-env"
+
+
+def test_saving_keeps_a_setting_another_process_changed_while_open(
+    desktop: Desktop, qtbot: QtBot
+) -> None:
+    dialog = desktop.show_settings()
+    # Another process saves its own Settings while this dialog shows the old values.
+    SettingsStore.open(desktop.runtime.paths).update(
+        {"model": "gemini-2.5-pro", "google_search": True, "max_tool_calls": 40}
+    )
+    dialog.budget.setText("9")  # edited here too: this dialog's value wins
+    assert dialog.save()
+    stored = _stored(desktop)
+    assert stored["model"] == "gemini-2.5-pro" and stored["google_search"] is True
+    assert stored["max_tool_calls"] == 9
+    assert desktop.runtime.agent.options.model == "gemini-2.5-pro"
+
+
+def test_the_forms_put_labels_above_their_fields_only_while_narrow(
+    desktop: Desktop, qapp: QApplication
+) -> None:
+    dialog = desktop.show_settings()
+    forms = [
+        layout
+        for group in dialog.findChildren(QGroupBox)
+        if isinstance(layout := group.layout(), QFormLayout)
+    ]
+    assert len(forms) >= 4  # Agent, Desktop, Memory & thinking, Sync
+    scroll = dialog.findChild(QScrollArea)
+    assert scroll is not None
+    wrap = QFormLayout.RowWrapPolicy
+    for width, policy in (
+        (900, wrap.WrapLongRows),
+        (400, wrap.WrapAllRows),
+        (900, wrap.WrapLongRows),
+    ):
+        dialog.resize(width, 760)
+        qapp.processEvents()
+        assert [f.rowWrapPolicy() for f in forms] == [policy] * len(forms), width
+        assert scroll.horizontalScrollBar().maximum() == 0, width
+    dialog.close()
 
 
 def test_theme_and_shortcut_apply_live(desktop: Desktop, qtbot: QtBot) -> None:

@@ -265,6 +265,7 @@ class SettingsDialog(QDialog):
         for tool in sorted(policy.session_granted() - policy.always_granted()):
             self.grants.addItem(tool + SESSION_MARK)
         self._grants_shown()
+        self._shown = self._values()
 
     def _grants_shown(self) -> None:
         has = self.grants.count() > 0
@@ -294,35 +295,43 @@ class SettingsDialog(QDialog):
         dialog.fileSelected.connect(self.workspace.setText)
         dialog.open()
 
-    def _collect(self) -> tuple[dict[str, Any], dict[str, str]]:
-        """The edited values and the problems found, by field name."""
-        problems: dict[str, str] = {}
-        values: dict[str, Any] = {"model": self.model_box.currentText().strip()}
-        if not values["model"]:
-            problems["model"] = "Enter a model name, for example gemini-3-flash-preview."
-        budget = parse_count(self.budget.text())
-        if budget is None or not 1 <= budget <= 500:
-            problems["max_tool_calls"] = "Enter a whole number of tool calls from 1 to 500."
-        values["max_tool_calls"] = budget
-        tokens = parse_count(self.threshold.text())
-        if tokens is None or not 2_000 <= tokens <= 2_000_000:
-            problems["compact_at_tokens"] = "Enter a number of tokens from 2,000 to 2,000,000."
-        values["compact_at_tokens"] = tokens
-        folder = self.workspace.text().strip()
-        if folder and not os.path.isdir(os.path.expanduser(folder)):
-            problems["workspace"] = f"There is no folder at {folder}."
-        values["workspace"] = folder
+    def _values(self) -> dict[str, Any]:
+        """The values the fields show, by setting name (a count that does not parse: None)."""
         keys = self.shortcut.keySequence()
-        if keys.isEmpty() or keys.count() != 1:
-            problems["quick_ask_shortcut"] = "Press one key combination, like Ctrl+Alt+Space."
-        values["quick_ask_shortcut"] = keys.toString(QKeySequence.SequenceFormat.PortableText)
-        values["quick_ask_into"] = self.quick_into.currentData()
-        values["start_at_login"] = self.login.isChecked()
-        values["theme"] = self.theme_box.currentData()
+        values: dict[str, Any] = {
+            "model": self.model_box.currentText().strip(),
+            "max_tool_calls": parse_count(self.budget.text()),
+            "compact_at_tokens": parse_count(self.threshold.text()),
+            "workspace": self.workspace.text().strip(),
+            "quick_ask_shortcut": keys.toString(QKeySequence.SequenceFormat.PortableText),
+            "quick_ask_into": self.quick_into.currentData(),
+            "start_at_login": self.login.isChecked(),
+            "theme": self.theme_box.currentData(),
+        }
         values.update(self.recall.values())
         values.update(self.facts.values())
         values.update(self.web.values())
         values.update(self.sync.values())
+        return values
+
+    def _collect(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The edited values and the problems found, by field name."""
+        problems: dict[str, str] = {}
+        values = self._values()
+        if not values["model"]:
+            problems["model"] = "Enter a model name, for example gemini-3-flash-preview."
+        budget = values["max_tool_calls"]
+        if budget is None or not 1 <= budget <= 500:
+            problems["max_tool_calls"] = "Enter a whole number of tool calls from 1 to 500."
+        tokens = values["compact_at_tokens"]
+        if tokens is None or not 2_000 <= tokens <= 2_000_000:
+            problems["compact_at_tokens"] = "Enter a number of tokens from 2,000 to 2,000,000."
+        folder = values["workspace"]
+        if folder and not os.path.isdir(os.path.expanduser(folder)):
+            problems["workspace"] = f"There is no folder at {folder}."
+        keys = self.shortcut.keySequence()
+        if keys.isEmpty() or keys.count() != 1:
+            problems["quick_ask_shortcut"] = "Press one key combination, like Ctrl+Alt+Space."
         if (sync_problem := self.sync.problem()) is not None:
             problems["sync_url"] = sync_problem
             self.sync.note.setText(sync_problem)
@@ -356,11 +365,17 @@ class SettingsDialog(QDialog):
                 )
                 return False
         revoked = set(self._revoked_always)
+        # Only the fields edited here are written: a setting another process saved while the
+        # dialog was open is kept, not put back to the value shown since. (The autostart
+        # entry, not the file, says whether Koroku starts at login: always written.)
+        edited = {
+            k: v for k, v in values.items() if v != self._shown.get(k) or k == "start_at_login"
+        }
 
         def change(stored: Settings) -> dict[str, Any]:
             # Grants are revoked by name, so one granted elsewhere meanwhile is kept.
             kept = [t for t in stored.always_allow if t not in revoked]
-            return {**values, "always_allow": kept}
+            return {**edited, "always_allow": kept}
 
         try:
             effective = self.settings.update(change)
@@ -375,6 +390,7 @@ class SettingsDialog(QDialog):
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 theme.apply(app, effective.theme)
+        self._shown = values
         self.status.setText("Saved. The next turn uses the new settings.")
         self.applied.emit(effective)
         return True

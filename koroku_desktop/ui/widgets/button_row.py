@@ -15,11 +15,15 @@ from koroku_desktop.ui.widgets.controls import place_buttons
 
 class ButtonRow(QWidget):
     """`buttons` in order, in as few rows as fit the width; its minimum width is that of
-    the buttons two to a row (one, for a single button), whatever they show now."""
+    the buttons two to a row (one, for a single button), whatever they show now. With
+    `last_apart`, the last one sits at the right edge while all fit in one row (Deny)."""
 
-    def __init__(self, buttons: Sequence[QWidget], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, buttons: Sequence[QWidget], parent: QWidget | None = None, *, last_apart: bool = False
+    ) -> None:
         super().__init__(parent)
         self.buttons = list(buttons)
+        self.last_apart = last_apart
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.per_row = 0
@@ -54,5 +58,8 @@ class ButtonRow(QWidget):
         if per_row == self.per_row:
             return
         self.per_row = per_row
-        place_buttons(self.grid, self.buttons, per_row)
-        self.grid.setColumnStretch(per_row, 1)  # the room left over, at the right
+        if self.last_apart and per_row == len(self.buttons):
+            place_buttons(self.grid, self.buttons, None)  # the room left over, before the last
+        else:
+            place_buttons(self.grid, self.buttons, per_row)
+            self.grid.setColumnStretch(per_row, 1)  # the room left over, at the right
