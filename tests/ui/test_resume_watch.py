@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from jeepney import Message
 
 from koroku_desktop.ui.resume_watch import ResumeWatch
 from tests.support.waits import async_wait_until
@@ -50,13 +51,21 @@ async def test_waking_from_a_suspend_is_reported_and_going_to_sleep_is_not(
     assert login1.stdin is not None and login1.stdout is not None
     woke: list[int] = []
     watch = ResumeWatch(lambda: woke.append(1), bus="SESSION")
+    heard: list[Message] = []  # every signal the watch was handed, before it decides
+    decide = watch._signal
+
+    def hear(message: Message) -> None:
+        heard.append(message)
+        decide(message)
+
+    watch._signal = hear  # type: ignore[method-assign]
     try:
         assert await watch.start()
         for what in ("sleep", "wake", "sleep", "wake"):
             login1.stdin.write(what + "\n")
             login1.stdin.flush()
             assert login1.stdout.readline().strip() == "sent"
-        await async_wait_until(lambda: len(woke) == 2)
+        await async_wait_until(lambda: len(heard) == 4)  # all four decided: woke is final
     finally:
         await watch.close()
     assert woke == [1, 1]
