@@ -178,8 +178,10 @@ class TaskRunner:
         self.log.append(task.conversation_id, [started])
         return task
 
-    async def run(self, due: DueRun) -> RunRecord:
-        """Claim and make one run; its record (`skipped` when it was not this one's to run)."""
+    async def run(self, due: DueRun, approver: Approver | None = None) -> RunRecord:
+        """Claim and make one run; its record (`skipped` when it was not this one's to run).
+        `approver` answers this run's calls the task was not granted (default: the
+        runner's): a front end running several at once tells them apart by it."""
         turn_id = new_id()
         started_at = self.clock()
         async with self._lease(due.task.conversation_id, turn_id):
@@ -198,7 +200,9 @@ class TaskRunner:
             if task.reminder:
                 outcome, detail, ran = self._remind(task, due), task.prompt, None
             else:
-                outcome, detail, ran = await self._turn(task, due, turn_id)
+                outcome, detail, ran = await self._turn(
+                    task, due, turn_id, approver or self.approver
+                )
         except Exception as exc:  # a run that breaks is recorded as failed, never lost
             log.exception("task %s failed", task.id)
             outcome, detail, ran = "failed", f"{type(exc).__name__}: {exc}", None
@@ -222,8 +226,10 @@ class TaskRunner:
         self.notifier.notify(f"Reminder{late}: {task.title}", body, tag=task.id)
         return "notified"
 
-    async def _turn(self, task: Task, due: DueRun, turn_id: str) -> tuple[str, str, str]:
-        asked = _Asked(self.approver)
+    async def _turn(
+        self, task: Task, due: DueRun, turn_id: str, approver: Approver
+    ) -> tuple[str, str, str]:
+        asked = _Asked(approver)
         agent = self.make_agent(task, TaskPolicy(task.allowed_tools), asked)
         result: TurnResult = await agent.run_turn(task.prompt, turn_id=turn_id)
         late = " (late)" if due.late else ""

@@ -45,7 +45,7 @@ def schedule_writer(book: TaskBook) -> ScheduleTask:
             "scheduled": task.title,
             "id": task.short_id,
             "when": describe(task.schedule, now),
-            "conversation": "its own (archived; opened from the task's notification)",
+            "conversation": "its own, in the sidebar (also opened from the task's notification)",
         }
 
     return write

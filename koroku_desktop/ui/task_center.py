@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, QObject, Signal, SignalInstance
@@ -70,10 +71,9 @@ class TaskCenter(QObject):
         self._approve_in_chat = approve_in_chat
         self._current = current_conversation
         self._jobs = TaskSet()
-        self._running: Task | None = None
         self._shown: asyncio.Event = asyncio.Event()
         self.notifier = notifier or make_notifier(on_action=self._action_from_bus)
-        self.runs = task_runs(runtime, self.notifier, self.clock, approver=self)
+        self.runs = task_runs(runtime, self.notifier, self.clock)
         self.runner = self.runs.runner
         self.scheduler = TaskScheduler(self.book.list, self._run, self.clock, self, device=device)
         self.resume_watch = ResumeWatch(self.scheduler.rearm)
@@ -129,11 +129,7 @@ class TaskCenter(QObject):
     # -- runs --------------------------------------------------------------------------
 
     async def _run(self, due: DueRun) -> RunRecord:
-        self._running = due.task
-        try:
-            record: RunRecord = await self.runner.run(due)
-        finally:
-            self._running = None
+        record: RunRecord = await self.runner.run(due, _RunApprover(self, due.task))
         if record.outcome != "skipped":
             if self._finished is not None:
                 self._finished[due.task.id] = due_key(record.due)
@@ -165,12 +161,9 @@ class TaskCenter(QObject):
         """Run `task` once now, out of its schedule (the Tasks tab's Run now)."""
         return await self._run(DueRun(task, self.clock(), late=False))
 
-    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
-        """A run's call the task was not granted: a notification, then the normal card once
+    async def approve_for(self, task: Task, request: ApprovalRequest) -> ApprovalDecision:
+        """A call a run of `task` was not granted: a notification, then the normal card once
         the chat shows the task's conversation."""
-        task = self._running
-        if task is None:  # not one of ours: ask where the person is
-            return await self._approve_in_chat(request)
         if self._current() != task.conversation_id:
             self.notifier.notify(
                 f"{task.title}: waiting for your approval",
@@ -331,3 +324,16 @@ class TaskCenter(QObject):
         switcher = self._switcher
         listed = switcher.conversations if switcher is not None else []
         return [(c.id, c.title) for c in listed]
+
+
+@dataclass(frozen=True)
+class _RunApprover:
+    """The approver of one run of `task`: its calls ask as that task, whichever other run
+    (the scheduler's, a Run now) is under way meanwhile."""
+
+    center: TaskCenter
+    task: Task
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask through the app, as this run's task."""
+        return await self.center.approve_for(self.task, request)

@@ -1,8 +1,9 @@
 """TaskScheduler: the tray app runs due tasks on the Qt loop, woken by one single-shot timer.
 
 The timer is set for the soonest next due time of the tasks the log holds (never sooner
-than `MIN_WAKE_MS` after a wake that found runs it could not advance, so the app never polls
-faster than a minute) and for at most `MAX_SLEEP_MS` (a net for a suspend nobody reported).
+than `MIN_WAKE_MS` after a wake that found runs it could not advance, while the log still
+says they are due, so the app never polls faster than a minute) and for at most
+`MAX_SLEEP_MS` (a net for a suspend nobody reported).
 It is set again whenever the log changes (a task made, changed, paused, resumed or removed,
 here or in another process: the log follower's `log_changed` and the bridge's own events)
 and when the system resumes (logind's `PrepareForSleep(false)`, see `resume_watch`).
@@ -126,6 +127,7 @@ class TaskScheduler(QObject):
             self.armed.emit(None)
             return
         wait_ms = max(0, math.ceil((soonest - now).total_seconds() * 1000))
+        self._stuck = _still_held(self._stuck, tasks)
         if self._stuck and wait_ms < MIN_WAKE_MS:
             wait_ms = MIN_WAKE_MS  # those runs did not advance: not a tight loop
         self._start_timer(min(wait_ms, MAX_SLEEP_MS), soonest)
@@ -186,3 +188,19 @@ class TaskScheduler(QObject):
         self._stopped = True
         self._timer.stop()
         await self._tasks.cancel()
+
+
+def _still_held(
+    stuck: set[tuple[str, datetime]], tasks: Sequence[Task]
+) -> set[tuple[str, datetime]]:
+    """The runs of `stuck` (task id, due time) that `tasks`, read now, still say are due:
+    one another process has since finished (or that was paused, changed or removed) no
+    longer holds the other tasks back a minute."""
+    by_id = {t.id: t for t in tasks}
+    return {
+        (task_id, due)
+        for task_id, due in stuck
+        if (task := by_id.get(task_id)) is not None
+        and task.next_due is not None
+        and task.next_due <= due
+    }

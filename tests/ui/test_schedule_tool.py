@@ -11,6 +11,7 @@ from typing import Any, cast
 import qasync
 from pytestqt.qtbot import QtBot
 
+from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.schedule_wiring import give_schedule
 from koroku_desktop.domain.parts import FunctionResponsePart
 from koroku_desktop.tools.schedule import describe_call
@@ -81,6 +82,10 @@ def test_the_model_schedules_a_task_through_the_approval_card(
         answer = model.requests[-1].contents[-1].parts[0]
         assert isinstance(answer, FunctionResponsePart)
         assert answer.response["scheduled"] == "Inbox summary"
+        # What the model is told of the task's conversation is what the log says of it.
+        made = ConversationBook(desk.runtime.log).get(task.conversation_id)
+        assert made is not None and not made.archived
+        assert "archived" not in str(answer.response["conversation"])
 
 
 def test_denying_the_card_makes_no_task(

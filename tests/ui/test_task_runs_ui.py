@@ -5,6 +5,7 @@ the task was not granted waits as the normal approval card in the task's convers
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -14,12 +15,13 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import MessageEvent, StoredEvent, TaskEvent
-from koroku_desktop.domain.parts import visible_text
+from koroku_desktop.domain.model_io import ModelRequest
+from koroku_desktop.domain.parts import FunctionResponsePart, visible_text
 from koroku_desktop.domain.schedules import Schedule
 from koroku_desktop.domain.tasks import Task, due_key
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.app import Desktop
-from tests.fakes.chat_model import FakeChatModel, call
+from tests.fakes.chat_model import FakeChatModel, FakeReply, call
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.clock import Clock
 from tests.support.dbus import FakeNotifications
@@ -142,6 +144,56 @@ def test_a_run_that_needs_approval_waits_for_the_card_in_its_conversation(
         assert replies[-1] == "The inbox has three items."
         qtbot.waitUntil(lambda: len(fake_notifications.calls()) == 2, timeout=10000)
         assert fake_notifications.calls()[1]["body"] == "The inbox has three items."
+
+
+def test_a_run_asks_approval_as_itself_when_a_run_now_of_another_task_began_meanwhile(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    fake_notifications: FakeNotifications,
+    clock: Clock,
+) -> None:
+    inbox_asks, wrapped = asyncio.Event(), asyncio.Event()
+
+    async def after(gate: asyncio.Event, answer: FakeReply) -> FakeReply:
+        await gate.wait()
+        return answer
+
+    def reply(request: ModelRequest) -> object:
+        said = " ".join(visible_text(c.parts) for c in request.contents if c.role == "user")
+        if "Wrap the presents" in said:
+            return after(wrapped, "Wrapped.")  # the Run now: thinking until the end
+        if isinstance(request.contents[-1].parts[-1], FunctionResponsePart):
+            return "The inbox has three items."
+        return after(inbox_asks, [call("bash", "b1", command="echo inbox")])
+
+    model = FakeChatModel(reply)  # type: ignore[arg-type]
+    with start(qtbot, model, clock) as desk:
+        inbox = desk.tasks.book.create(
+            Schedule("once", "2026-12-03T12:01", "UTC", NOW),
+            prompt="Summarise the inbox",
+            allowed_tools=["read_file"],
+        )
+        wrap = desk.tasks.book.create(
+            Schedule("once", "2026-12-24T09:00", "UTC", NOW), prompt="Wrap the presents"
+        )
+        clock.now = NOW + timedelta(minutes=2)
+        desk.tasks.scheduler.rearm()  # the inbox's run starts, its model thinking
+        qtbot.waitUntil(lambda: len(model.requests) == 1, timeout=15000)
+        running = asyncio.ensure_future(desk.tasks.run_now(wrap))  # then a Run now
+        qtbot.waitUntil(lambda: len(model.requests) == 2, timeout=15000)
+        inbox_asks.set()  # the inbox's run now wants a tool it was not granted
+        qtbot.waitUntil(lambda: len(fake_notifications.calls()) == 1, timeout=15000)
+        waiting = fake_notifications.calls()[0]
+        assert waiting["summary"] == "Summarise the inbox: waiting for your approval"
+        fake_notifications.act("Invoke", waiting["id"], "open")
+        qtbot.waitUntil(lambda: bool(desk.window.approvals.cards()), timeout=15000)
+        assert desk.runtime.agent.conversation_id == inbox.conversation_id
+        desk.window.approvals.cards()[0].allow_once.click()
+        qtbot.waitUntil(lambda: finished(desk, inbox.id) == "ok", timeout=15000)
+        wrapped.set()
+        qtbot.waitUntil(running.done, timeout=15000)
+        assert finished(desk, wrap.id) == "ok"
 
 
 def test_run_now_from_the_tasks_page(desk: Desktop, clock: Clock, qtbot: QtBot) -> None:

@@ -104,3 +104,25 @@ def test_a_run_that_does_not_advance_is_tried_again_after_a_minute_not_at_once(
     qtbot.waitUntil(lambda: len(runs) == 1, timeout=5000)
     qtbot.waitUntil(lambda: scheduler.interval_ms == MIN_WAKE_MS, timeout=5000)
     assert len(runs) == 1 and scheduler.wakes == 1
+
+
+def test_once_the_held_run_moves_on_elsewhere_the_next_task_is_not_held_back_a_minute(
+    qloop: qasync.QEventLoop, qtbot: QtBot, book: TaskBook, clock: Clock
+) -> None:
+    runs, run = recording(book, clock, advance=False)  # another process holds it
+    held = book.create(once(NOW + timedelta(minutes=1)), prompt="held", reminder=True)
+    book.create(once(NOW + timedelta(minutes=3)), prompt="next", reminder=True)
+    scheduler = TaskScheduler(book.list, run, clock)  # type: ignore[arg-type]
+    clock.now = NOW + timedelta(minutes=2, seconds=30)
+    scheduler.rearm()
+    qtbot.waitUntil(lambda: len(runs) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: scheduler.interval_ms == MIN_WAKE_MS, timeout=5000)
+    due = due_key(runs[0].due)  # the other process finishes it (its log change re-arms)
+    book.log.append(
+        held.conversation_id, [TaskEvent(action="run_started", task_id=held.id, due=due)]
+    )
+    finished = TaskEvent(action="run_finished", task_id=held.id, due=due, outcome="notified")
+    book.log.append(held.conversation_id, [finished])
+    scheduler.rearm()
+    qtbot.waitUntil(lambda: scheduler.interval_ms == 30_000, timeout=5000)
+    assert len(runs) == 1
