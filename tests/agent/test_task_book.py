@@ -20,16 +20,9 @@ from koroku_desktop.domain.task_words import every_to_rrule
 from koroku_desktop.domain.tasks import Schedule, UnknownTask, due_key, fold_tasks
 from koroku_desktop.store import SqliteEventLog
 from tests.support.builders import task_written_as
+from tests.support.clock import Clock
 
 MONDAY = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)  # 07:00 in Berlin
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture

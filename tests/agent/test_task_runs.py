@@ -28,6 +28,7 @@ from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
 from tests.fakes.chat_model import FakeChatModel, call
+from tests.support.clock import Clock
 from tests.support.dbus import FakeNotifications
 
 NOW = datetime(2026, 12, 7, 7, 0, tzinfo=UTC)  # Monday 08:00 in Berlin
@@ -41,14 +42,6 @@ class RecordingNotifier:
         self, title: str, body: str, *, actions: Sequence[tuple[str, str]] = (), tag: str = ""
     ) -> None:
         self.shown.append((title, body, tag))
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @dataclass
