@@ -15,15 +15,11 @@ from koroku_desktop.ui.widgets.controls import place_buttons
 
 class ButtonRow(QWidget):
     """`buttons` in order, in as few rows as fit the width; its minimum width is that of
-    the buttons two to a row (one, for a single button), whatever they show now. With
-    `last_apart`, the last one sits at the right edge while all fit in one row (Deny)."""
+    the buttons two to a row (one, for a single button), whatever they show now."""
 
-    def __init__(
-        self, buttons: Sequence[QWidget], parent: QWidget | None = None, *, last_apart: bool = False
-    ) -> None:
+    def __init__(self, buttons: Sequence[QWidget], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.buttons = list(buttons)
-        self.last_apart = last_apart
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.per_row = 0
@@ -58,8 +54,5 @@ class ButtonRow(QWidget):
         if per_row == self.per_row:
             return
         self.per_row = per_row
-        if self.last_apart and per_row == len(self.buttons):
-            place_buttons(self.grid, self.buttons, None)  # the room left over, before the last
-        else:
-            place_buttons(self.grid, self.buttons, per_row)
-            self.grid.setColumnStretch(per_row, 1)  # the room left over, at the right
+        place_buttons(self.grid, self.buttons, per_row)
+        self.grid.setColumnStretch(per_row, 1)  # the room left over, at the right
