@@ -44,6 +44,7 @@ from koroku_desktop.ui.chat.origin_badge import (
     origin_badge,
     origin_tooltip,
 )
+from koroku_desktop.ui.widgets.controls import search_field
 
 WIDTH = 240
 """The sidebar's width beside the conversation."""
@@ -138,10 +139,7 @@ class ConversationSidebar(QWidget):
         self.new_button.clicked.connect(self.new_requested)
         top.addWidget(self.new_button)
         col.addLayout(top)
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Search titles")
-        self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._searched)
+        self.search = search_field(QLineEdit(), "ConversationSearch", "Search titles", self._refill)
         col.addWidget(self.search)
         self.list = QListView()
         self.lines = ConversationLines(self.list)  # the view goes first, then its model
@@ -206,9 +204,6 @@ class ConversationSidebar(QWidget):
         words = self.search.text().casefold().split()
         kept = [c for c in self.conversations if all(w in c.title.casefold() for w in words)]
         return ordered(kept, self.pinned)
-
-    def _searched(self, _text: str) -> None:
-        self._refill()
 
     def _refill(self, *, keep_scroll: bool = False) -> None:
         """List what the search keeps, the current one selected (and scrolled to, unless
