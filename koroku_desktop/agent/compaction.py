@@ -27,7 +27,7 @@ import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from koroku_desktop.agent.context_size import CHARS_PER_TOKEN
@@ -87,6 +87,7 @@ class _Plan:
     tokens_before: int
 
 
+@dataclass(eq=False, kw_only=True)
 class Compactor:
     """Folds older turns of an agent's live context into a rolling, LLM-written summary.
 
@@ -96,25 +97,18 @@ class Compactor:
     `last_problem` says why the last attempt appended nothing.
     """
 
-    def __init__(
-        self,
-        *,
-        summarizer_model: str | None = None,
-        max_input_chars: int = MAX_INPUT_CHARS,
-        tool_chars: int = TOOL_TEXT_CHARS,
-        keep_fraction: float = KEEP_FRACTION,
-        clock: Callable[[], datetime] = datetime.now,
-    ) -> None:
-        self.summarizer_model = summarizer_model
-        self.max_input_chars = max_input_chars
-        self.tool_chars = tool_chars
-        self.keep_fraction = keep_fraction
-        self.clock = clock
-        self.last_problem: str | None = None
-        self.progress: Hook[[int, int]] = Hook("compaction_progress")
-        """Called with (chunks done, chunks in all) while a long history is summarised."""
-        self.task: asyncio.Task[CompactionEvent | None] | None = None
-        """The background compaction, while it runs (see `background`)."""
+    summarizer_model: str | None = None
+    max_input_chars: int = MAX_INPUT_CHARS
+    tool_chars: int = TOOL_TEXT_CHARS
+    keep_fraction: float = KEEP_FRACTION
+    clock: Callable[[], datetime] = datetime.now
+    last_problem: str | None = field(init=False, default=None)
+    progress: Hook[[int, int]] = field(
+        init=False, default_factory=lambda: Hook("compaction_progress")
+    )
+    """Called with (chunks done, chunks in all) while a long history is summarised."""
+    task: asyncio.Task[CompactionEvent | None] | None = field(init=False, default=None)
+    """The background compaction, while it runs (see `background`)."""
 
     def attach(self, agent: CompactionHost) -> None:
         """Check after each of `agent`'s turns whether to compact (in the background)."""

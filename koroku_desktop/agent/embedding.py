@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
 
 from koroku_desktop.agent.ports import Embedder, MemoryVectorStore, RecallStore
@@ -54,34 +55,27 @@ class EmbeddingStopped(RuntimeError):
     """A store call after `BackgroundEmbedder.cancel` (the log is closing)."""
 
 
+@dataclass(eq=False)
 class BackgroundEmbedder:
     """Keeps the log's vectors up to date with `embedder`, one batch at a time."""
 
-    def __init__(
-        self,
-        store: RecallStore,
-        embedder: Embedder,
-        *,
-        batch_events: int = BATCH_EVENTS,
-        retry_after_s: float = 60.0,
-        memory: MemoryVectorStore | None = None,
-    ) -> None:
-        self.store = store
-        self.memory = memory
-        """The memory files' vectors: re-embedded after the events whenever a file changed."""
-        self.embedder = embedder
-        self.batch_events = batch_events
-        self.retry_after_s = retry_after_s
-        self.last_error: str | None = None
-        self.embedded_events = 0
-        """Events embedded by this process (for progress and the benchmark)."""
-        self._task: asyncio.Task[int] | None = None
-        self._retry: asyncio.TimerHandle | None = None
-        self._store_lock = threading.Lock()
-        """Held by a worker thread while it is inside the store, so `cancel` can wait it out."""
-        self._closed = False
-        self._again = False
-        """Kicked while a catch-up ran: it goes round once more."""
+    store: RecallStore
+    embedder: Embedder
+    _: KW_ONLY
+    batch_events: int = BATCH_EVENTS
+    retry_after_s: float = 60.0
+    memory: MemoryVectorStore | None = None
+    """The memory files' vectors: re-embedded after the events whenever a file changed."""
+    last_error: str | None = field(init=False, default=None)
+    embedded_events: int = field(init=False, default=0)
+    """Events embedded by this process (for progress and the benchmark)."""
+    _task: asyncio.Task[int] | None = field(init=False, default=None)
+    _retry: asyncio.TimerHandle | None = field(init=False, default=None)
+    _store_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    """Held by a worker thread while it is inside the store, so `cancel` can wait it out."""
+    _closed: bool = field(init=False, default=False)
+    _again: bool = field(init=False, default=False)
+    """Kicked while a catch-up ran: it goes round once more."""
 
     @property
     def running(self) -> bool:

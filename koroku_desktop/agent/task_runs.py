@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,7 @@ def first_lines(text: str) -> str:
     return body if len(body) <= NOTIFY_CHARS else body[: NOTIFY_CHARS - 1].rstrip() + "…"
 
 
+@dataclass(eq=False)
 class TaskRunner:
     """Runs due tasks over one log. `make_agent(task, policy, approver)` builds the agent a
     prompt's turn runs in (the composition root wires it: app/task_wiring.py `task_agents`);
@@ -129,23 +131,15 @@ class TaskRunner:
     notifications are tagged with the task's id and name no actions: the notifier offers
     Open and Snooze where someone can act on them (app/notifications.make_notifier)."""
 
-    def __init__(
-        self,
-        log: EventLog,
-        make_agent: Callable[[Task, ApprovalPolicy, Approver], Agent],
-        notifier: Notifier,
-        clock: Callable[[], datetime],
-        *,
-        turn_lock: TurnLock | None = None,
-        approver: Approver | None = None,
-    ) -> None:
-        self.log = log
-        self.make_agent = make_agent
-        self.notifier = notifier
-        self.clock = clock
-        self.turn_lock = turn_lock
-        self.approver: Approver = approver or HeadlessApprover()
-        self._local: dict[str, asyncio.Lock] = {}
+    log: EventLog
+    make_agent: Callable[[Task, ApprovalPolicy, Approver], Agent]
+    notifier: Notifier
+    clock: Callable[[], datetime]
+    _: KW_ONLY
+    turn_lock: TurnLock | None = None
+    approver: Approver = field(default_factory=HeadlessApprover)
+    """Answers the calls a run's task was not granted, unless `run` is given its own."""
+    _local: dict[str, asyncio.Lock] = field(init=False, default_factory=dict)
 
     @contextlib.asynccontextmanager
     async def _lease(self, conversation_id: str, turn_id: str) -> AsyncIterator[None]:

@@ -47,15 +47,13 @@ def task_runs(
     runtime: Runtime,
     notifier: Notifier,
     clock: Callable[[], datetime],
-    *,
-    approver: Approver | None = None,
 ) -> TaskRuns:
     """A runner for the runtime's log. Its lease is its own (front end `tasks`), so a task
     run and a turn of the person in one conversation wait for each other, in one process
     as across processes. Each run's agent is built by the runtime's kit (see `task_agents`)."""
     lease = SqliteTurnLock(runtime.paths.db, "tasks")
     make = task_agents(runtime.kit, lease, clock)
-    runner = TaskRunner(runtime.log, make, notifier, clock, turn_lock=lease, approver=approver)
+    runner = TaskRunner(runtime.log, make, notifier, clock, turn_lock=lease)
     return TaskRuns(runner, lease)
 
 

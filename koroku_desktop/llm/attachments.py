@@ -28,6 +28,7 @@ import io
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 
 from google import genai
 from google.genai import errors, types
@@ -64,25 +65,18 @@ def missing_note(part: AttachmentPart) -> types.Part:
     )
 
 
+@dataclass(eq=False)
 class AttachmentSender:
     """Resolves the attachments of a request into inline data or uploaded files."""
 
-    def __init__(
-        self,
-        read_blob: BlobReader,
-        cache: UploadCache | None,
-        *,
-        inline_budget: int = INLINE_BUDGET_BYTES,
-        inline_file_max: int = INLINE_FILE_BYTES,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.read_blob = read_blob
-        self.cache = cache
-        self.inline_budget = inline_budget
-        self.inline_file_max = inline_file_max
-        self.clock = clock
-        self.sent_uris: set[str] = set()
-        """The file URIs the last resolved request used (to forget them if they are gone)."""
+    read_blob: BlobReader
+    cache: UploadCache | None
+    _: KW_ONLY
+    inline_budget: int = INLINE_BUDGET_BYTES
+    inline_file_max: int = INLINE_FILE_BYTES
+    clock: Callable[[], float] = time.time
+    sent_uris: set[str] = field(init=False, default_factory=set)
+    """The file URIs the last resolved request used (to forget them if they are gone)."""
 
     async def resolve(
         self,

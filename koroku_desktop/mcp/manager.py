@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import logging
 from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,41 +50,35 @@ def _schema(info: McpToolInfo) -> dict[str, Any]:
     return schema
 
 
+@dataclass(eq=False)
 class McpManager(McpExtras, McpSignIn):
     """Starts, restarts, reconfigures and stops the servers in mcp.json; runs their tools."""
 
-    def __init__(
-        self,
-        config_path: Path,
-        log_dir: Path | None = None,
-        timing: McpTiming | None = None,
-        secrets: SecretStore | None = None,
-    ) -> None:
-        self.config_path = config_path
-        self.secrets = secrets
-        """Where HTTP servers' OAuth tokens are kept (the OS keyring; None: no OAuth)."""
-        self.log_dir = log_dir
-        self.timing = timing or McpTiming()
-        self.notices: list[Notice] = []
-        """Called with one line whenever a server fails, crashes or the config is bad."""
-        self.on_status_changed: list[Callable[[], None]] = []
-        self.elicitor: Elicitor | None = None
-        """How a front end asks the person when a server elicits (set before `start`; None
-        declares no elicitation, so servers hide what needs it)."""
-        self.on_progress: list[Callable[[McpProgress], None]] = []
-        """Called with every progress report and task status of a running call."""
-        self.on_resource_updated: list[Callable[[str, str], None]] = []
-        """Called with (server, uri) when a subscribed resource changed."""
-        self._config = McpConfig()
-        self._config_error: str | None = None
-        self._stamp: tuple[int, int] | None = None
-        self._connections: dict[str, ServerConnection] = {}
-        self._names: dict[str, tuple[str, str]] = {}
-        self.reserved_names: tuple[str, ...] = ()
-        """Koroku's own tool names, which MCP tools avoid (set by `specs`, or by a caller)."""
-        self._started = False
-        self._apply_lock: asyncio.Lock | None = None
-        self._pending: set[asyncio.Task[None]] = set()
+    config_path: Path
+    log_dir: Path | None = None
+    timing: McpTiming = field(default_factory=McpTiming)
+    secrets: SecretStore | None = None
+    """Where HTTP servers' OAuth tokens are kept (the OS keyring; None: no OAuth)."""
+    notices: list[Notice] = field(init=False, default_factory=list)
+    """Called with one line whenever a server fails, crashes or the config is bad."""
+    on_status_changed: list[Callable[[], None]] = field(init=False, default_factory=list)
+    elicitor: Elicitor | None = field(init=False, default=None)
+    """How a front end asks the person when a server elicits (set before `start`; None
+    declares no elicitation, so servers hide what needs it)."""
+    on_progress: list[Callable[[McpProgress], None]] = field(init=False, default_factory=list)
+    """Called with every progress report and task status of a running call."""
+    on_resource_updated: list[Callable[[str, str], None]] = field(init=False, default_factory=list)
+    """Called with (server, uri) when a subscribed resource changed."""
+    _config: McpConfig = field(init=False, default_factory=McpConfig)
+    _config_error: str | None = field(init=False, default=None)
+    _stamp: tuple[int, int] | None = field(init=False, default=None)
+    _connections: dict[str, ServerConnection] = field(init=False, default_factory=dict)
+    _names: dict[str, tuple[str, str]] = field(init=False, default_factory=dict)
+    reserved_names: tuple[str, ...] = field(init=False, default=())
+    """Koroku's own tool names, which MCP tools avoid (set by `specs`, or by a caller)."""
+    _started: bool = field(init=False, default=False)
+    _apply_lock: asyncio.Lock | None = field(init=False, default=None)
+    _pending: set[asyncio.Task[None]] = field(init=False, default_factory=set)
 
     # -- lifecycle ---------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import os
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from koroku_desktop.domain.events import SCHEMA_VERSION, StoredEvent
@@ -94,22 +94,16 @@ def from_hub(row: HubEvent) -> StoredEvent | None:
     )
 
 
+@dataclass(eq=False)
 class SyncEngine:
     """Push and pull between one local log and one hub (blocking: run off the UI thread)."""
 
-    def __init__(
-        self,
-        ledger: LocalLedger,
-        hub: PostgresHub,
-        blobs: LocalBlobs | None = None,
-        *,
-        batch: int = BATCH_EVENTS,
-    ) -> None:
-        self.ledger = ledger
-        self.hub = hub
-        self.blobs = blobs
-        self.batch = batch
-        self._on_hub: set[str] = set()
+    ledger: LocalLedger
+    hub: PostgresHub
+    blobs: LocalBlobs | None = None
+    _: KW_ONLY
+    batch: int = BATCH_EVENTS
+    _on_hub: set[str] = field(init=False, default_factory=set)
 
     def check_hub(self) -> None:
         """Connect, migrate the hub, and make sure it is the hub this log synced with."""

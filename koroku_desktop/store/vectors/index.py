@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -99,6 +100,7 @@ def _joined(*parts: Arrays) -> Arrays:
     )
 
 
+@dataclass(eq=False)
 class VectorIndex:
     """The int8 vectors of one space (model and dimensionality), kept in step with the table.
 
@@ -110,21 +112,16 @@ class VectorIndex:
     written since the files were last appended to).
     """
 
-    def __init__(
-        self,
-        space: int,
-        dimensions: int,
-        files: VectorFiles | None = None,
-        *,
-        writable: bool = True,
-    ) -> None:
-        self.space = space
-        self.dimensions = dimensions
-        self.files = files
-        self.writable = writable
-        self._lock = threading.Lock()
-        self._generation: str | None = None
-        self._sample: tuple[int, npt.NDArray[np.float32]] | None = None
+    space: int
+    dimensions: int
+    files: VectorFiles | None = None
+    _: KW_ONLY
+    writable: bool = True
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _generation: str | None = field(init=False, default=None)
+    _sample: tuple[int, npt.NDArray[np.float32]] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
         self._clear()
 
     def _clear(self) -> None:
