@@ -21,6 +21,10 @@ search, never the product's code:
   (q + BETA x mean), the candidates' cosines re-read with it and fused again.
 - `none`, `session`, `coverage`, `proximity`: a bonus added to the fused scores
   (`locomo_rescoring.py`; `none` adds nothing and must give the shipped rows).
+- `centred`, `weight`: the meaning leg's cosines taken after centring the query and every
+  candidate's vector on the candidates' mean vector (what the keyword leg's and the meaning
+  leg's candidates share, the speakers' names and the query's own words among them, taken
+  out), at meaning weight W; `weight` is the shipped cosines at the same weights.
 - `bm25-b`: BM25 over the keyword leg's 200 candidates recomputed outside FTS5 (its k1 1.2,
   its idf floored at 1e-6, its column weights, one length per unit) with another length
   normalisation b (FTS5's is fixed at 0.75; b 0.75 gives the shipped ranking exactly).
@@ -47,6 +51,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_locomo as bench  # noqa: E402
 import locomo_rescoring as rescoring  # noqa: E402
 
+from koroku_desktop.agent import recall  # noqa: E402
 from koroku_desktop.agent.recall import HybridSearch, candidate_scores  # noqa: E402
 from koroku_desktop.domain.recall import VectorMatch  # noqa: E402
 from koroku_desktop.store.data_dir import data_dir_for  # noqa: E402
@@ -56,6 +61,7 @@ from koroku_desktop.store.search.stop_words import STOP_WORDS  # noqa: E402
 from koroku_desktop.store.vectors.store import VectorStore  # noqa: E402
 
 MODEL, DIMS = "gemini-embedding-001", 768
+shipped_weight = recall.SIMILARITY_WEIGHT
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 TOKEN = re.compile(r"[^\W_]+")
 
@@ -280,6 +286,42 @@ class DenseFeedback(HybridSearch):
         return store.similarities(MODEL, DIMS, moved.tolist(), list(scores))
 
 
+class Centred(HybridSearch):
+    """The hybrid with the cosines of vectors centred on the candidates' mean."""
+
+    async def _cosines(
+        self,
+        vector: list[float] | None,
+        keyword: list[tuple[int, float]],
+        matches: list[VectorMatch],
+    ) -> dict[int, float]:
+        if vector is None:
+            return {}
+        seqs = list(dict.fromkeys([s for s, _ in keyword] + [m.seq for m in matches]))
+        store = self.store
+        space = store._space_id(MODEL, DIMS)  # type: ignore[attr-defined]
+        marks = ",".join("?" * len(seqs))
+        rows = store._db.conn().execute(  # type: ignore[attr-defined]
+            "SELECT seq, scale, vector FROM event_vectors WHERE space = ? AND chunk = 0"
+            f" AND seq IN ({marks})",
+            (space, *seqs),
+        )
+        found = {
+            int(seq): np.frombuffer(v, dtype=np.int8).astype(np.float32) * s for seq, s, v in rows
+        }
+        if not found:
+            return {}
+        units = {seq: v / max(float(np.linalg.norm(v)), 1e-9) for seq, v in found.items()}
+        mean = np.mean(list(units.values()), axis=0)
+        q = np.asarray(vector, dtype=np.float32)
+        q = q / max(float(np.linalg.norm(q)), 1e-9) - mean
+        q = q / max(float(np.linalg.norm(q)), 1e-9)
+        return {
+            seq: float((v - mean) @ q / max(float(np.linalg.norm(v - mean)), 1e-9))
+            for seq, v in units.items()
+        }
+
+
 VARIANTS: dict[str, list[tuple[str, dict[str, float]]]] = {
     "prf": [
         (f"k{k} m{m} lambda {w}", {"k": k, "m": m, "weight": w})
@@ -289,6 +331,8 @@ VARIANTS: dict[str, list[tuple[str, dict[str, float]]]] = {
         (f"k{k} beta {b}", {"k": k, "beta": b}) for k, b in [(3, 0.5), (10, 0.5), (5, 1.0)]
     ],
     "bm25-b": [(f"b {b}", {"b": b}) for b in (0.75, 0.6, 0.4, 0.3, 0.2, 0.0)],
+    "centred": [(f"W {w}", {"meaning": w}) for w in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)],
+    "weight": [(f"W {w}", {"meaning": w}) for w in (0.3, 0.4, 0.5, 0.6, 0.8, 1.0)],
 }
 VARIANTS.update(rescoring.VARIANTS)  # session, coverage, proximity (and none: a check)
 
@@ -303,12 +347,14 @@ def rankings(
     """Turn indexes per question, best first, for one variant and one mode."""
 
     async def run() -> list[bench.Ranking]:
+        recall.SIMILARITY_WEIGHT = options.get("meaning", shipped_weight)
         found = []
         for store, questions in data:
             search = make(store, embedder, variant, options)
             for q in questions:
                 result = await search.search(q["question"], 10, keyword_only=keyword_only)
                 found.append([h.hit.seq - 1 for h in result.hits])
+        recall.SIMILARITY_WEIGHT = shipped_weight
         return found
 
     return asyncio.run(run())
@@ -324,6 +370,8 @@ def make(
         return HybridSearch(LengthStore(store, options["b"]), embedder)  # type: ignore[arg-type]
     if variant in rescoring.VARIANTS:
         return rescoring.make(store, embedder, variant, options)
+    if variant == "centred":
+        return Centred(store, embedder)
     if variant == "dense-prf":
         search = DenseFeedback(store, embedder)
         search.k, search.beta = int(options["k"]), options["beta"]
@@ -355,7 +403,7 @@ def main() -> None:
     print(f"{'variant':<34}" + "".join(f" | {k:^23}" for k in keys))
     for label, variant, options in runs:
         for mode, keyword_only in (("hybrid", False), ("keyword", True)):
-            if variant == "dense-prf" and keyword_only:
+            if variant in ("dense-prf", "centred", "weight") and keyword_only:
                 continue  # the keyword leg is the shipped one
             scores = bench.score(
                 rankings(data, embedder, variant, options, keyword_only), questions

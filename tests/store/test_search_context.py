@@ -93,3 +93,14 @@ def test_stop_words_do_not_rank_and_a_possessive_is_its_noun(log: SqliteEventLog
     assert log.vectors.keyword("Maria's trip", 1) == [camping]
     assert log.vectors.keyword("Maria\u2019s trip", 1) == [camping]
     assert log.vectors.keyword("what about her, while they're there", 10) == []
+
+
+def test_the_ranked_query_splits_words_as_the_index_does(log: SqliteEventLog) -> None:
+    bands = put(log, "c", "user", "we saw two great bands at the festival")
+    care = put(log, "c", "user", "taking care of the garden is my favourite")
+    for n in range(20):
+        put(log, "c", "model", f"budget note {n}")
+    # "artists/bands" asks for "bands" (as one word, "artistsbands", it found nothing).
+    assert log.vectors.keyword("which artists/bands did we see", 1) == [bands]
+    # "self-care" asks for "self" and "care", not only the two written side by side.
+    assert log.vectors.keyword("my self-care routine", 1) == [care]

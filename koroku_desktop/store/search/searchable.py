@@ -9,6 +9,8 @@ tool result cannot make an append slow.
 
 from __future__ import annotations
 
+import re
+
 from koroku_desktop.domain.events import Event, MessageEvent
 from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.fold import said_parts
@@ -16,6 +18,9 @@ from koroku_desktop.render.markers import event_marker
 from koroku_desktop.store.search.stop_words import STOP_WORDS
 
 MAX_SEARCHABLE_CHARS = 200_000
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+"""A word of the ranked query: letters and digits, with the apostrophes inside it ("don't",
+"Maria's"); anything else splits words, as the index's tokenizer splits the text."""
 
 
 def searchable_text(event: Event) -> str:
@@ -54,17 +59,20 @@ def fts_any_query(user_text: str) -> str | None:
     """An FTS5 query matching ANY of the text's words (stop words left out), for BM25 ranking.
 
     A natural question ("what colour is my car?") rarely has every word in one event; ranked
-    by BM25, events with the rarer words come first. A possessive is its noun ("Maria's" is
-    "Maria": as typed it would be the phrase "maria s", found only where written so). None
-    when nothing is left to search for.
+    by BM25, events with the rarer words come first. The words are the index's own tokens
+    (letters and digits; any other character splits, as the tokenizer splits the text): so
+    "artists/bands" asks for "artists" and "bands", not the word "artistsbands" found
+    nowhere, and "self-care" for "self" and "care", ranked as any other two words rather
+    than as a phrase. A possessive is its noun ("Maria's" is "Maria": as typed it would be
+    the phrase "maria s", found only where written so). None when nothing is left to
+    search for.
     """
     words: dict[str, None] = {}
-    for token in user_text.replace("\u2019", "'").split():
-        core = "".join(ch for ch in token if ch.isalnum() or ch in "-_'").strip("-_'")
-        if core.lower() in STOP_WORDS:  # "it's", "let's"
+    for word in _WORD.findall(user_text.replace("\u2019", "'")):
+        if word.lower() in STOP_WORDS:  # "it's", "let's"
             continue
-        if core[-2:].lower() == "'s":
-            core = core[:-2]
-        if core and core.lower() not in STOP_WORDS:
-            words['"' + core.replace('"', '""') + '"'] = None
+        if word[-2:].lower() == "'s":
+            word = word[:-2]
+        if word and word.lower() not in STOP_WORDS:
+            words['"' + word + '"'] = None
     return " OR ".join(words) if words else None
