@@ -1,0 +1,74 @@
+"""The approval card follows its window's width: it never holds a window wide, its buttons
+wrap to a second row when one does not fit, and its height follows the wrapping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
+from pytestqt.qtbot import QtBot
+
+from koroku_desktop.agent.ports import ApprovalRequest
+from koroku_desktop.ui.widgets.approval_card import ApprovalCard
+from tests.ui.realwin.checks import clipped_texts
+
+COMMAND = "dd if=/dev/zero bs=1M count=10 \\\n  of=/dev/sdb"
+
+
+def _host(qtbot: QtBot, width: int) -> tuple[QWidget, QVBoxLayout]:
+    """A window with no minimum size of its own (as the quick-ask popup): its layout's
+    minimum is the only thing that can hold it wide."""
+    host = QWidget()
+    layout = QVBoxLayout(host)
+    layout.setContentsMargins(20, 6, 20, 14)
+    layout.addWidget(QLabel("the chat"), 1)
+    qtbot.addWidget(host)
+    host.resize(width, 700)
+    host.show()
+    qtbot.waitExposed(host)
+    return host, layout
+
+
+def _rows(buttons: list[QPushButton]) -> int:
+    return len({b.y() for b in buttons})
+
+
+def _settle() -> None:
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def test_a_card_shown_wide_lets_the_window_narrow_to_420(
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path
+) -> None:
+    host, layout = _host(qtbot, 900)
+    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
+    layout.addWidget(card)
+    buttons = [card.allow_once, card.allow_session, card.allow_always, card.deny]
+    qtbot.waitUntil(card.isVisible)
+    _settle()
+    assert _rows(buttons) == 1
+    assert card.deny.x() - card.allow_always.geometry().right() > 20, "Deny apart at the right"
+    host.resize(420, 700)
+    _settle()
+    assert host.width() == 420, "the card's one row of buttons held the window wide"
+    assert _rows(buttons) == 2, "two rows where two fit, not one button a row"
+    assert clipped_texts(host) == []
+    assert card.height() >= card.heightForWidth(card.width())
+    assert card.geometry().bottom() <= host.height(), "the card's bottom is in the window"
+    host.resize(900, 700)
+    qtbot.waitUntil(lambda: _rows(buttons) == 1)
+    assert clipped_texts(host) == []
+
+
+def test_a_card_arriving_in_a_narrow_window_keeps_it_narrow(
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path
+) -> None:
+    host, layout = _host(qtbot, 400)
+    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
+    layout.addWidget(card)
+    qtbot.waitUntil(card.isVisible)
+    _settle()
+    assert host.width() == 400
+    assert clipped_texts(host) == []
+    assert card.height() >= card.heightForWidth(card.width())
