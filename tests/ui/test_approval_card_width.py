@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -13,6 +14,19 @@ from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 from tests.ui.realwin.checks import clipped_texts
 
 COMMAND = "dd if=/dev/zero bs=1M count=10 \\\n  of=/dev/sdb"
+MCP_SOURCE = (
+    "MCP server 'rich', tool 'wipe' — marked destructive: may delete or overwrite data, "
+    "marked open-world: reaches outside this computer"
+)
+REQUESTS = {
+    "bash": ApprovalRequest("c1", "bash", {"command": COMMAND, "working_dir": "a/b/c/d/e/f"}),
+    "mcp": ApprovalRequest(
+        "c2", "rich_wipe", {"everything": True, "path": "/srv/x" * 20}, MCP_SOURCE
+    ),
+    "schedule": ApprovalRequest(
+        "c3", "schedule", {"title": "Morning summary of the news", "prompt": "Summarise " * 30}
+    ),
+}
 
 
 def _host(qtbot: QtBot, width: int) -> tuple[QWidget, QVBoxLayout]:
@@ -61,11 +75,12 @@ def test_a_card_shown_wide_lets_the_window_narrow_to_420(
     assert clipped_texts(host) == []
 
 
+@pytest.mark.parametrize("kind", list(REQUESTS))
 def test_a_card_arriving_in_a_narrow_window_keeps_it_narrow(
-    qtbot: QtBot, qapp: QApplication, tmp_path: Path
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path, kind: str
 ) -> None:
     host, layout = _host(qtbot, 400)
-    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
+    card = ApprovalCard(REQUESTS[kind], tmp_path)
     layout.addWidget(card)
     qtbot.waitUntil(card.isVisible)
     _settle()
