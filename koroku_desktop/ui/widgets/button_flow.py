@@ -67,14 +67,11 @@ class ButtonFlow(QLayout):
         return self._rows_height(rows) + margins.top() + margins.bottom()
 
     def sizeHint(self) -> QSize:
-        """All the buttons in one row."""
+        """As wide as all the buttons in one row; as tall as the rows shown now."""
         shown = self._shown()
         margins = self.contentsMargins()
         width = sum(i.sizeHint().width() for i in shown) + self.spacing() * max(0, len(shown) - 1)
-        return QSize(
-            width + margins.left() + margins.right(),
-            self._rows_height([shown]) + margins.top() + margins.bottom(),
-        )
+        return QSize(width + margins.left() + margins.right(), self.minimumSize().height())
 
     def minimumSize(self) -> QSize:
         """As wide as the widest button; as tall as the rows at the width last laid out."""
