@@ -10,7 +10,9 @@ from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QW
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.ports import ApprovalRequest
+from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets.approval_card import ApprovalCard
+from tests.fakes.gemini_server import FakeGemini
 from tests.ui.realwin.checks import clipped_texts
 
 COMMAND = "dd if=/dev/zero bs=1M count=10 \\\n  of=/dev/sdb"
@@ -87,3 +89,28 @@ def test_a_card_arriving_in_a_narrow_window_keeps_it_narrow(
     assert host.width() == 400
     assert clipped_texts(host) == []
     assert card.height() >= card.heightForWidth(card.width())
+
+
+def test_the_quick_ask_popup_narrows_with_a_card_waiting(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    """The popup has no minimum of its own: a card laid out in one row must not hold it."""
+    popup = desktop.popup
+    desktop.show_quick_ask()
+    qtbot.waitExposed(popup)
+    popup.resize(800, 500)
+    narrowest = max(420, popup.minimumSizeHint().width())  # what the popup allows on its own
+    fake_gemini.reply_calls(("bash", {"command": COMMAND}))
+    fake_gemini.reply_text("ok")
+    popup.ask("wipe the stick")
+    qtbot.waitUntil(lambda: bool(popup.approvals.cards()), timeout=10000)
+    card = popup.approvals.cards()[0]
+    buttons = [card.allow_once, card.allow_session, card.allow_always, card.deny]
+    qtbot.waitUntil(lambda: card.isVisible() and _rows(buttons) == 1)
+    popup.resize(narrowest, popup.height())
+    _settle()
+    assert popup.width() == narrowest, "the card's one row of buttons held the popup wide"
+    qtbot.waitUntil(lambda: _rows(buttons) == 2)
+    _settle()
+    assert clipped_texts(card) == []
+    card.deny.click()

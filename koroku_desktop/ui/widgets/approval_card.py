@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -108,6 +108,7 @@ class ApprovalCard(QFrame):
         self.request = request
         self._workspace = workspace
         self._done = False
+        self._laid_width = 0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
@@ -201,6 +202,22 @@ class ApprovalCard(QFrame):
         """The card's keys when the card itself has the focus."""
         if not self.handle_key(event):
             super().keyPressEvent(event)
+
+    def minimumSizeHint(self) -> QSize:
+        """At least as tall as the card is at its width now (wrapped lines, rows of buttons):
+        a box layout asks heightForWidth, but a window sized by its minimum (the quick-ask
+        popup) asks only this, and must still give every line and button its room."""
+        hint = super().minimumSizeHint()
+        if self._laid_width > 0:
+            hint.setHeight(max(hint.height(), self.heightForWidth(self._laid_width)))
+        return hint
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width can wrap the lines and buttons into another height: say so."""
+        super().resizeEvent(event)
+        if event.size().width() != self._laid_width:
+            self._laid_width = event.size().width()
+            self.updateGeometry()
 
     def _args_view(self, args: dict[str, Any], max_lines: int) -> QPlainTextEdit:
         text = (
