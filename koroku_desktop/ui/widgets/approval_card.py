@@ -9,11 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QMargins, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
-    QGridLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -24,8 +23,9 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest, ApprovalScope
 from koroku_desktop.ui.widgets import theme
+from koroku_desktop.ui.widgets.button_flow import ButtonFlow
 from koroku_desktop.ui.widgets.command_risk import destructive_reasons
-from koroku_desktop.ui.widgets.controls import note_label, place_buttons
+from koroku_desktop.ui.widgets.controls import note_label
 from koroku_desktop.ui.widgets.diff_preview import diff_html, file_diff
 from koroku_desktop.ui.widgets.schedule_summary import schedule_summary
 from koroku_desktop.ui.widgets.text_fit import fitting_height
@@ -108,9 +108,9 @@ class ApprovalCard(QFrame):
         self.request = request
         self._workspace = workspace
         self._done = False
+        self._laid_width = 0
         layout = QVBoxLayout(self)
-        self._margins = QMargins(14, 12, 14, 12)
-        layout.setContentsMargins(self._margins)
+        layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
         default = f"Koroku wants to use the tool “{request.tool}”"
         if request.source:  # an MCP tool: name the server and the tool
@@ -124,9 +124,7 @@ class ApprovalCard(QFrame):
         self.danger_reasons: list[str] = []
         self.diff_view: QTextBrowser | None = None
         if request.tool == "bash" and isinstance(request.args.get("command"), str):
-            hint = QLabel("You can edit the command before it runs.")
-            hint.setObjectName("Muted")
-            layout.addWidget(hint)
+            layout.addWidget(note_label("You can edit the command before it runs."))
             self.command_edit = FittedEdit(str(request.args["command"]), 6)
             self.command_edit.setObjectName("Code")
             self.command_edit.setFont(_mono())
@@ -176,11 +174,10 @@ class ApprovalCard(QFrame):
             self.allow_session.hide()
             self.allow_always.hide()
         self.deny = self._button("&Deny", "Danger", ("once", False))
-        self._buttons = QGridLayout()
-        self._buttons.setSpacing(6)
-        self._columns = 0
-        layout.addLayout(self._buttons)
-        self._arrange_buttons()
+        # One row while they fit (Deny apart at the right), else wrapped: the card's height
+        # follows its width, and its minimum width is the widest button's.
+        self.button_flow = ButtonFlow([self.allow_once, *self._grants, self.deny], last_apart=True)
+        layout.addLayout(self.button_flow)
         for child in self.findChildren(QWidget):
             child.installEventFilter(self)
 
@@ -206,22 +203,21 @@ class ApprovalCard(QFrame):
         if not self.handle_key(event):
             super().keyPressEvent(event)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        """Buttons in one row when they fit, else two per row (never squeezed to "low onc")."""
-        super().resizeEvent(event)
-        self._arrange_buttons()
+    def minimumSizeHint(self) -> QSize:
+        """At least as tall as the card is at its width now (wrapped lines, rows of buttons):
+        a box layout asks heightForWidth, but a window sized by its minimum (the quick-ask
+        popup) asks only this, and must still give every line and button its room."""
+        hint = super().minimumSizeHint()
+        if self._laid_width > 0:
+            hint.setHeight(max(hint.height(), self.heightForWidth(self._laid_width)))
+        return hint
 
-    def _arrange_buttons(self) -> None:
-        buttons = [self.allow_once, *self._grants, self.deny]
-        margins = self.contentsMargins() + self._margins
-        room = self.width() - margins.left() - margins.right()
-        need = sum(b.sizeHint().width() for b in buttons) + 6 * (len(buttons) + 1)
-        widest = max(b.sizeHint().width() for b in buttons)
-        columns = 5 if need <= room else 2 if 2 * widest + 6 <= room else 1
-        if columns == self._columns:
-            return
-        self._columns = columns  # one row: Allow once, session, always, (room), Deny
-        place_buttons(self._buttons, buttons, None if columns == 5 else columns)
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width can wrap the lines and buttons into another height: say so."""
+        super().resizeEvent(event)
+        if event.size().width() != self._laid_width:
+            self._laid_width = event.size().width()
+            self.updateGeometry()
 
     def _args_view(self, args: dict[str, Any], max_lines: int) -> QPlainTextEdit:
         text = (

@@ -39,7 +39,7 @@ from tests.ui.realwin.scenes import seed_conversation
 Report = dict[str, list[str]]
 
 PICTURED = (
-    *("first-start", "conversation", "approval", "find", "conversations"),
+    *("first-start", "conversation", "approval", "approval-narrowed", "find", "conversations"),
     *("conversations-drop-down", "quick-ask", "quick-ask-into-chat"),
 )
 """The states whose pictures are saved (the screenshot set: window-STATE-WxH-THEME.png)."""
@@ -69,7 +69,7 @@ class Session:
         self.mode = mode
         self.work = work
         self.shots = shots
-        self.report: Report = {"clipped": [], "focus": [], "follow": [], "errors": []}
+        self.report: Report = {"clipped": [], "focus": [], "follow": [], "width": [], "errors": []}
         self.app = QApplication.instance()
         assert isinstance(self.app, QApplication)
 
@@ -230,6 +230,7 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     await until(lambda: bool(window.approvals.cards()), "the approval card")
     await settle(10)
     s.look(window, "approval")
+    await narrowed_with_approval(s, window)
     await press(Qt.Key.Key_Escape)
     await until(lambda: not desk.bridge.busy, "the denied turn")
     await s.typed_lands(desk, "Esc on an approval")
@@ -328,6 +329,35 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     await click(window.empty.buttons[0])
     await s.typed_lands(desk, "an example prompt")
     await desk.quit()
+
+
+NARROWED = 420
+"""The width a person narrows the window to (half a small screen) while an approval waits."""
+
+
+async def narrowed_with_approval(s: Session, window: QWidget) -> None:
+    """The approval card never holds the window wide: it arrives without widening the window,
+    the window narrows to 420 px with it waiting, and then every text in it reads whole."""
+    width, height = s.size
+    if window.width() != width:
+        s.report["width"].append(
+            f"the approval card widened the {width} px window to {window.width()}"
+        )
+    for step in [w for w in (700, 560) if w < width]:  # as a drag passes through
+        window.resize(step, height)
+        await settle(10)
+        for card in window.approvals.cards():  # the card only: the composer has its own check
+            for problem in clipped_texts(card):
+                s.report["clipped"].append(f"approval at {step} px: {problem}")
+    window.resize(NARROWED, height)
+    await settle(10)
+    if window.width() > NARROWED:
+        s.report["width"].append(
+            f"narrowed to {NARROWED} px with an approval waiting, the window stays {window.width()}"
+        )
+    s.look(window, "approval-narrowed")
+    window.resize(width, height)
+    await settle(10)
 
 
 async def main(s: Session) -> None:

@@ -48,3 +48,4 @@ def test_real_window(x_display: str, tmp_path: Path, width: int, height: int, mo
     assert report["clipped"] == [], "text cut off:\n" + "\n".join(report["clipped"])
     assert report["focus"] == [], "typed keys lost:\n" + "\n".join(report["focus"])
     assert report["follow"] == [], "\n".join(report["follow"])
+    assert report["width"] == [], "the window held wide:\n" + "\n".join(report["width"])
