@@ -7,13 +7,12 @@ blocking); switching loads the chosen conversation's page off the loop and shows
 title at once; its live context is read after (`LiveLoads`: a message sent meanwhile waits
 for it, shown as queued, and the context meter says "…"). The list follows the log: our own
 changes, the titler's, and other processes' (`koroku conversations` in a terminal) through
-the log follower's `log_changed`; a read that ends after a later one is not shown (its list is
-older). When the conversation shown is deleted elsewhere, the window moves on to the one a
-start would open (or a new one) and says so; the text typed in the message box stays. A
-switch never waits for a turn: a turn running in the
-conversation left goes on there with its own agent (app/agent_pool.py), and the sidebar
-marks it running, or needing the person when its approval waits; coming back shows its
-progress (`AgentBridge.show_lane`).
+the log follower's `log_changed`; a read that ends after a later one is not shown (its list
+is older). When the conversation shown is deleted elsewhere, the window moves on to the one
+a start would open (or a new one) and says so; the text typed in the message box stays. A
+switch never waits for a turn: a turn running in the conversation left goes on there with
+its own agent (app/agent_pool.py), and the sidebar marks it running, or needing the person
+when its approval waits; coming back shows its progress (`AgentBridge.show_lane`).
 """
 
 from __future__ import annotations
