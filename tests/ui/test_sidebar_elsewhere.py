@@ -34,10 +34,18 @@ def test_a_conversation_deleted_archived_or_renamed_in_a_terminal_leaves_the_sid
         )
         finish(koroku("conversations", "delete", "About beta"))
         qtbot.waitUntil(lambda: listed(desk) == ["About gamma", UNTITLED], timeout=10000)
+        assert desk.tray is not None  # the tray's recent list follows the sidebar
+        assert [a.text() for a in desk.tray.recent.actions()] == ["About gamma", UNTITLED]
         finish(koroku("conversations", "archive", alpha))
         qtbot.waitUntil(
             lambda: listed(desk) == ["About gamma", f"{UNTITLED} (archived)"], timeout=10000
         )
+        assert [a.text() for a in desk.tray.recent.actions()] == ["About gamma"]
+        finish(koroku("conversations", "rename", "About gamma", "Greek letters"))
+        qtbot.waitUntil(
+            lambda: listed(desk) == ["Greek letters", f"{UNTITLED} (archived)"], timeout=10000
+        )
+        assert desk.window.windowTitle() == "Greek letters — Koroku"  # the one shown
 
 
 def test_the_conversation_shown_deleted_in_a_terminal_gives_way_to_another_and_says_so(
