@@ -27,7 +27,6 @@ import json
 import logging
 import re
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +147,8 @@ MEMORY_KEY = "#memory-files"
 are every conversation's, so a conversation's turn lease does not keep two apart."""
 _ONE_HERE = threading.Lock()
 """One sync at a time in this process (its agents may share one lease instance)."""
+STOP_WAIT_S = 3.0
+"""How long a cancelled sync (the app quitting) lets a sync under way end before leaving it."""
 
 
 def sync_memory_files_leased(
@@ -156,19 +157,59 @@ def sync_memory_files_leased(
     data_dir: Path,
     lease: TurnLock | None,
     poll: float = 0.1,
-) -> MemorySync:
+    stop: threading.Event | None = None,
+) -> MemorySync | None:
     """`sync_memory_files`, one at a time in this process and, under `lease`'s `MEMORY_KEY`,
-    across processes: two front ends noticing one outside edit record it once. Blocking."""
-    with _ONE_HERE:
+    across processes: two front ends noticing one outside edit record it once. Blocking.
+    None: `stop` was set while it waited for another sync (nothing done; the next does it)."""
+    stop = stop or threading.Event()
+    while not _ONE_HERE.acquire(timeout=poll):
+        if stop.is_set():
+            return None
+    try:
         if lease is None:
             return sync_memory_files(event_log, conversation_id, data_dir)
         turn = new_id()
         while lease.try_acquire(MEMORY_KEY, turn) is not None:
-            time.sleep(poll)
+            if stop.wait(poll):
+                return None
         try:
             return sync_memory_files(event_log, conversation_id, data_dir)
         finally:
             lease.release(MEMORY_KEY)
+    finally:
+        _ONE_HERE.release()
+
+
+async def sync_memory_files_off_loop(
+    event_log: EventLog, conversation_id: str, data_dir: Path, lease: TurnLock | None
+) -> MemorySync | None:
+    """`sync_memory_files_leased` in a worker thread. Cancelled (the app quits), it stops
+    waiting for another process's sync at once, and lets one under way end for at most
+    `STOP_WAIT_S`: what is left the next start does (the log holds every edit)."""
+    stop = threading.Event()
+    work = asyncio.ensure_future(
+        asyncio.to_thread(
+            sync_memory_files_leased, event_log, conversation_id, data_dir, lease, stop=stop
+        )
+    )
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        stop.set()
+        await asyncio.wait([work], timeout=STOP_WAIT_S)
+        if not work.done():
+            work.add_done_callback(lambda done: done.exception())  # (nobody awaits it)
+            log.warning(
+                "the memory files' sync did not end within %.0f s; left for the next start",
+                STOP_WAIT_S,
+            )
+        elif work.exception() is None and work.result() is None:
+            log.warning(
+                "the memory files were not synced (another process's sync holds them);"
+                " left for the next start"
+            )
+        raise
 
 
 def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:
@@ -222,8 +263,6 @@ async def write_memory(
     the loop (`sync_memory_files_leased`). A failure (a read-only disk) is only logged; the
     log keeps the edits."""
     try:
-        await asyncio.to_thread(
-            sync_memory_files_leased, event_log, conversation_id, data_dir, lease
-        )
+        await sync_memory_files_off_loop(event_log, conversation_id, data_dir, lease)
     except OSError as exc:
         log.warning("could not write the memory files: %s", exc)

@@ -124,7 +124,11 @@ class HybridSearch:
         note); an empty one, or one of only stop words, finds by meaning alone."""
         query, clipped = clip_query(query)
         limit = max(1, min(limit, POOL))
-        keyword_task = asyncio.to_thread(self.store.keyword_scored, query, POOL, below_seq)
+        # Started now (a task, not a bare coroutine): the keyword leg runs in a worker thread
+        # while the query is embedded, so a search by meaning costs the longer, not the sum.
+        keyword_task = asyncio.ensure_future(
+            asyncio.to_thread(self.store.keyword_scored, query, POOL, below_seq)
+        )
         note: str | None = None
         used: list[float] | None = None
         matches: list[VectorMatch] = []

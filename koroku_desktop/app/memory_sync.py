@@ -9,12 +9,11 @@ both record the same outside edit: the second sees the first's edit in the log.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 
 from koroku_desktop.agent.loop import Agent
-from koroku_desktop.agent.memory_events import sync_memory_files_leased
+from koroku_desktop.agent.memory_events import sync_memory_files_off_loop
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import DB_ERRORS
@@ -27,23 +26,14 @@ async def sync_memory_held(
 ) -> bool:
     """Sync the memory files under `agent`'s turn lease. False when skipped: another front
     end's turn runs and `wait` is False. A disk problem is only logged. Cancelled, it returns
-    once a write under way has ended."""
+    once a write under way has ended, or after a few seconds (agent/memory_events.py)."""
     try:
         async with agent.hold_turn(wait=wait):
-            work = asyncio.ensure_future(
-                asyncio.to_thread(
-                    sync_memory_files_leased,
-                    event_log,
-                    agent.conversation_id,
-                    home,
-                    agent.turn_lock,
-                )
+            # Cancelled (quit), it gives up waiting for another process's sync at once and
+            # lets one under way end for a few seconds at most; the next start does the rest.
+            await sync_memory_files_off_loop(
+                event_log, agent.conversation_id, home, agent.turn_lock
             )
-            try:
-                await asyncio.shield(work)
-            except asyncio.CancelledError:  # (quit) the write ends before anything closes
-                await asyncio.wait([work])
-                raise
     except TurnBusyError:
         return False
     except DB_ERRORS as exc:

@@ -7,10 +7,12 @@ blocking); switching loads the chosen conversation's page off the loop and shows
 title at once; its live context is read after (`LiveLoads`: a message sent meanwhile waits
 for it, shown as queued, and the context meter says "…"). The list follows the log: our own
 changes, the titler's, and other processes' (`koroku conversations` in a terminal) through
-the log follower's `log_changed`. A switch never waits for a turn: a turn running in the
-conversation left goes on there with its own agent (app/agent_pool.py), and the sidebar
-marks it running, or needing the person when its approval waits; coming back shows its
-progress (`AgentBridge.show_lane`).
+the log follower's `log_changed`; a read that ends after a later one is not shown (its list
+is older). When the conversation shown is deleted elsewhere, the window moves on to the one
+a start would open (or a new one) and says so; the text typed in the message box stays. A
+switch never waits for a turn: a turn running in the conversation left goes on there with
+its own agent (app/agent_pool.py), and the sidebar marks it running, or needing the person
+when its approval waits; coming back shows its progress (`AgentBridge.show_lane`).
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ class ConversationSwitcher(QObject):
         self.switching = False
         self._next: str | None = None
         self._closed = False
+        self._reads = 0
+        self._shown_read = 0
+        """The reads of the list begun, and the latest one shown (an older one is dropped)."""
+        self._leaving: str | None = None
+        """The deleted conversation the window is moving off, while it does."""
         self.live_loads = LiveLoads(bridge, window.show_hint)
         self.live: asyncio.Future[None] | None = None
         """The shown conversation's live context being read (done: its agent is ready)."""
@@ -125,10 +132,13 @@ class ConversationSwitcher(QObject):
         self._refreshing = asyncio.ensure_future(self.load())
 
     async def load(self) -> None:
-        """Read the conversations (deleted ones left out) and show them everywhere."""
+        """Read the conversations (deleted ones left out) and show them everywhere; move
+        off the conversation shown if it was deleted elsewhere."""
+        self._reads += 1
+        read = self._reads
         try:
             await self._move_ini_pins()
-            found = await asyncio.to_thread(self._listed)
+            every = await asyncio.to_thread(self.book.all, counts=False)
         except Exception:  # a list that cannot be read now is read at the next change
             log.warning("could not read the conversations", exc_info=True)
             return
@@ -136,8 +146,13 @@ class ConversationSwitcher(QObject):
             if self._again and not self._closed:
                 self._again = False
                 self._keep(self.load())
-        if not self._closed:
-            self.show(found)
+        if self._closed or read < self._shown_read:  # a later read is shown already
+            return
+        self._shown_read = read
+        self.show(by_recency(c for c in every.values() if not c.deleted))
+        gone = every.get(self.current_id)
+        if gone is not None and gone.deleted and self._leaving is None and not self.switching:
+            self._keep(self._deleted_elsewhere(gone))
 
     async def _move_ini_pins(self) -> None:
         """Pins ui.ini still holds become events, once (see pin_migration.py)."""
@@ -150,11 +165,6 @@ class ConversationSwitcher(QObject):
             log.warning("could not move the pins into the log", exc_info=True)
             return
         forget_ini_pins(self.ui_settings)
-
-    def _listed(self) -> list[Conversation]:
-        """The conversations not deleted, most recent first (no message counts: the list
-        does not show them, and leaving them out keeps a refresh to a few index lookups)."""
-        return by_recency(c for c in self.book.all(counts=False).values() if not c.deleted)
 
     def show(self, conversations: list[Conversation]) -> None:
         """Show `conversations` (most recent first) in the sidebar, drop-down and title."""
@@ -268,13 +278,40 @@ class ConversationSwitcher(QObject):
         self._keep(self._delete(conversation_id))
 
     async def _delete(self, conversation_id: str) -> None:
-        await self._change(self.book.delete, conversation_id)
-        if conversation_id == self.current_id:
+        self._leaving = conversation_id  # (the list read after the change leaves it to us)
+        try:
+            await self._change(self.book.delete, conversation_id)
+            if conversation_id == self.current_id:
+                await self._move_on(conversation_id)
+        finally:
+            self._leaving = None
+
+    async def _deleted_elsewhere(self, gone: Conversation) -> None:
+        """The conversation shown was deleted by another process (a terminal, the hub):
+        move on, and say so (the message box keeps what was typed)."""
+        self._leaving = gone.id
+        try:
+            moved = await self._move_on(gone.id)
+        finally:
+            self._leaving = None
+        if moved:
+            now = next((c.title for c in self.conversations if c.id == self.current_id), "")
+            self.window.show_hint(
+                f"“{gone.title}” was deleted elsewhere (History can restore it)"
+                + (f"; now in “{now}”." if now else ".")
+            )
+
+    async def _move_on(self, deleted_id: str) -> bool:
+        """Leave the deleted conversation shown for the one a start would open, or a new
+        one when none is left; False when the switch could not be made."""
+        try:
             after = await asyncio.to_thread(self.book.current)
-            if after is None or after.id == conversation_id:
-                await self.start_new()
-            else:
-                await self.switch(after.id)
+        except Exception:  # a database that cannot be read now: the next change tries again
+            log.warning("could not read the conversations", exc_info=True)
+            return False
+        if after is None or after.id == deleted_id:
+            return await self.start_new() is not None
+        return await self.switch(after.id)
 
     async def _change(self, change: Callable[[str], Conversation], conversation_id: str) -> None:
         try:

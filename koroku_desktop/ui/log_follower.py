@@ -29,6 +29,9 @@ FOLLOW_INTERVAL_MS = 250
 """The poll's period where the log's files cannot be watched."""
 COALESCE_MS = 15
 """A commit touches the files several times in a row: one check for the burst."""
+SETTLE_S = 2.0
+"""How long the quit lets a check under way end before cancelling it (the next start reads
+what it had not)."""
 
 
 class LogFollower(QObject):
@@ -84,9 +87,13 @@ class LogFollower(QObject):
             self._watcher = None
 
     async def settle(self) -> None:
-        """Let a check under way end (for at most five seconds)."""
+        """Let a check under way end (for at most `SETTLE_S`, then cancel it: a catch-up
+        waiting for another process's memory files sync must not hold the quit)."""
         if self._task is not None and not self._task.done():
-            await asyncio.wait([self._task], timeout=5)
+            await asyncio.wait([self._task], timeout=SETTLE_S)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.wait([self._task])
 
     # -- waking up ---------------------------------------------------------------------
 
