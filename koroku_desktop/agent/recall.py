@@ -152,6 +152,11 @@ class HybridSearch:
                 else:
                     note = f"keyword search only: search by meaning failed ({exc})"
                     log.warning("search by meaning failed: %s", exc)
+            except BaseException:
+                # Cancelled, or failed otherwise: the keyword leg is not waited for, and its
+                # outcome is not left unread (its thread finishes on its own).
+                keyword_task.cancel()
+                raise
         keyword = await keyword_task
         cosines = await self._cosines(used, keyword, matches)
         hits = await self._fuse(query, keyword, matches, cosines, limit)

@@ -11,6 +11,7 @@ import re
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,5 +102,38 @@ async def test_the_keyword_leg_runs_while_the_query_is_embedded_with_the_same_re
         one_after_the_other = await search.search("red car paint", 5)
         assert overlapped == one_after_the_other
         assert overlapped.mode == "hybrid" and len(overlapped.hits) >= 3
+    finally:
+        log.close()
+
+
+async def test_a_search_failing_while_the_query_is_embedded_leaves_no_keyword_leg_behind(
+    koroku_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error other than the service's (or a cancel) passes through, and the keyword leg
+    started beside it is cancelled, not left as a task whose outcome nobody reads."""
+    log = SqliteEventLog(koroku_home / "koroku.db")
+    try:
+        said = MessageEvent(role="user", origin="person", parts=[TextPart(text="red car")])
+        log.append("default", [said])
+        embedder = WordEmbedder()
+
+        async def broken() -> None:
+            raise RuntimeError("the embedder broke")
+
+        embedder.before_query = broken
+        started: list[asyncio.Future[list[tuple[int, float]]]] = []
+        ensure_future = asyncio.ensure_future
+
+        def recorded(awaitable: Awaitable[list[tuple[int, float]]]) -> asyncio.Future[Any]:
+            started.append(ensure_future(awaitable))
+            return started[-1]
+
+        monkeypatch.setattr("koroku_desktop.agent.recall.asyncio.ensure_future", recorded)
+        search = HybridSearch(log.vectors, embedder, clock=lambda: 2_000_000_000.0)
+        with pytest.raises(RuntimeError, match="embedder broke"):
+            await search.search("red car paint", 5)
+        assert len(started) == 1
+        with pytest.raises(asyncio.CancelledError):
+            await started[0]
     finally:
         log.close()
