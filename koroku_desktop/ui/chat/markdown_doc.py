@@ -75,10 +75,13 @@ def forget_code_groups(doc: QTextDocument) -> None:
     _CODE_GROUPS.pop(doc, None)
 
 
-def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> None:
+def style_code(
+    doc: QTextDocument, th: theme.Theme, from_position: int = 0, *, copy_chips: bool = True
+) -> None:
     """Give fenced code blocks a monospace font, a tinted background and lines that wrap at
     the column, inline code too
-    (from the block at `from_position` on: a streaming answer styles only what it appended)."""
+    (from the block at `from_position` on: a streaming answer styles only what it appended;
+    `copy_chips`: each block's first line leaves room for its Copy chip)."""
     cursor = QTextCursor(doc)
     mono = QFont(th.mono)
     mono.setStyleHint(QFont.StyleHint.Monospace)
@@ -109,7 +112,7 @@ def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> N
             fmt.setBackground(th.color("code_bg"))
             fmt.setLeftMargin(8)
             # The first line of a block leaves room for the Copy chip: it covered code.
-            fmt.setRightMargin(8 + CHIP_ROOM if opens else 8)
+            fmt.setRightMargin(8 + CHIP_ROOM if opens and copy_chips else 8)
             # A long line wraps inside the column: in a narrow window it was cut off at the
             # right edge (the view does not scroll sideways), its Copy chip with it.
             fmt.setNonBreakableLines(False)
