@@ -488,7 +488,7 @@ def test_the_context_column_says_a_refused_message_is_set_aside(
 
 
 def test_the_memory_files_title_wraps_so_the_viewer_fits_a_narrow_screen(
-    qtbot: QtBot, event_log: SqliteEventLog, tmp_path: Path
+    qloop: qasync.QEventLoop, qtbot: QtBot, event_log: SqliteEventLog, tmp_path: Path
 ) -> None:
     """The title over the daily notes (the folder, or the open file's path) was one line: a
     long path held the viewer at 700 px and more once the Memory tab was shown."""
