@@ -140,6 +140,7 @@ async def chat(s: Session, fake: FakeGemini) -> None:
     await facts.save()
     await settle(10)
     shot(s, history, "viewer-memory-fact-added")
+    sideways(s, history, "viewer-memory-fact-added")
     if facts.select("favourite editor"):
         facts.start_edit()
         await settle(10)
