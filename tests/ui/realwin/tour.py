@@ -250,6 +250,12 @@ async def chat(s: Session, fake: FakeGemini) -> None:
     popup.pin_button.setChecked(True)
     await act(desk.show_quick_ask)
     await until(popup.isVisible, "the quick-ask popup")
+    await until(popup.isActiveWindow, "the popup has the keyboard")
+    for key in (Qt.Key.Key_Z, Qt.Key.Key_Q):
+        await press(key)
+    if popup.input.toPlainText() != "zq":
+        s.report["focus"].append(f"quick ask: typed keys gave {popup.input.toPlainText()!r}")
+    popup.input.clear()
     await act(lambda: popup.ask("plan it again"))
     await until(lambda: not popup.active and "Done." in popup.answer_text(), "quick answer", 60)
     await settle(10)
