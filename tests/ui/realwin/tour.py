@@ -112,6 +112,24 @@ async def chat(s: Session, fake: FakeGemini) -> None:
     sideways(s, window, "long-answer")
     await s.typed_lands(desk, "the long answer")
 
+    # A call waiting for approval (the card takes the keys: its command is editable), denied
+    # with Esc, then allowed with Ctrl+Enter; the message box has the keys back after each.
+    for verdict in ("deny", "allow"):
+        fake.reply_calls(("bash", {"command": "echo hi"}))
+        fake.reply_text(f"After the {verdict}.")
+        window.input.setPlainText("run echo")
+        await press(Qt.Key.Key_Return)
+        await until(lambda: bool(window.approvals.cards()), "the approval card")
+        await settle(10)
+        shot(s, window, f"approval-waiting-{verdict}")
+        sideways(s, window, f"approval-waiting-{verdict}")
+        if verdict == "deny":
+            await press(Qt.Key.Key_Escape)
+        else:
+            await press(Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        await until(lambda: not desk.bridge.busy, f"the turn after {verdict}")
+        await s.typed_lands(desk, f"the {verdict}")
+
     # The viewer: history, search, Memory (facts add, edit, forget), compactions.
     await click(window.history_button)
     await until(lambda: desk.history is not None and desk.history.isVisible(), "the viewer")
