@@ -235,7 +235,14 @@ async def chat(s: Session, fake: FakeGemini) -> None:
             if edit is not None:
                 await settle(10)
                 shot(s, edit, "task-edit")
-                edit.reject()
+                edit.title.setText("Water the plants")
+                edit.accept()
+                await until(
+                    lambda: tasks.table.topLevelItem(0).text(0) == "Water the plants",
+                    "the edited task listed",
+                )
+                await settle(6)
+                shot(s, dialog, "settings-task-edited")
         else:
             s.report["errors"].append("the new task is not listed")
     await close_dialog(QDialog)
