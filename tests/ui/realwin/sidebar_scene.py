@@ -61,6 +61,7 @@ async def conversations(s: Session, fake: FakeGemini) -> None:
         await press(Qt.Key.Key_Return)
         titles = window.sidebar.visible_titles
         await until(lambda: any("Zebras at night" in t for t in titles()), "the rename")
+        await until(window.isActiveWindow, "the keyboard back in the window after the rename")
         await s.typed_lands(desk, "renaming a conversation")
         listed, lines = window.sidebar.list, window.sidebar.lines
         row = next(

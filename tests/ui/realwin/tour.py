@@ -276,6 +276,7 @@ async def chat(s: Session, fake: FakeGemini) -> None:
         await act(lambda: QTest.keyClicks(QApplication.focusWidget(), "A renamed conversation"))
         await press(Qt.Key.Key_Return)
         await until(lambda: not rename.isVisible(), "the rename dialog closed")
+        await until(window.isActiveWindow, "the keyboard back in the window after the rename")
         await settle(10)
         await s.typed_lands(desk, "renaming a conversation")
         desk.conversations.toggle_pin(cid)
