@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.items import ChatItem
-from koroku_desktop.ui.chat.text_painters import UserPainter
+from koroku_desktop.ui.chat.markdown_doc import code_groups
+from koroku_desktop.ui.chat.text_painters import ModelPainter, UserPainter
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.helpers import texts, type_and_send
@@ -69,3 +71,30 @@ def test_a_coded_answer_in_the_window(
         lambda: any("def size" in t for t in texts(window.model, "model")), timeout=10000
     )
     save_variants(qapp, window, "chat-code")
+
+
+def test_the_copy_chip_covers_no_code(qapp: QApplication) -> None:
+    """A code block's first line wraps before its Copy chip, and the chip is no taller than
+    that line: it covered the end of a long first line and the top of the second."""
+    th = theme.apply(qapp, "light")
+    text = "Hi\n\n```python\n" + "print('word', 42) " * 12 + "\nx = 1\ny = 2\n```\n"
+    for width in (300, 560, 1200):
+        doc = QTextDocument()
+        ModelPainter().fill(doc, ChatItem(kind="model", text=text), th)
+        doc.setTextWidth(width)
+        ((chip, _code),) = code_groups(doc)
+        block, glyphs = doc.begin(), []
+        while block.isValid():
+            if block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence):
+                origin = block.layout().position()
+                for i in range(block.layout().lineCount()):
+                    line = block.layout().lineAt(i)
+                    glyphs.append(
+                        QRectF(line.x(), line.y(), line.naturalTextWidth(), line.height())
+                        .translated(origin)
+                        .adjusted(0, 1, 0, -1)
+                    )
+            block = block.next()
+        assert len(glyphs) > 3
+        covered = [g for g in glyphs if QRectF(chip).intersects(g)]
+        assert covered == [], f"at {width} px the Copy chip {chip} covers code {covered}"

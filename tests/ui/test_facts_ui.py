@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import qasync
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
 from koroku_desktop.domain.events import FactEvent, StoredEvent
+from koroku_desktop.domain.facts import Fact
 from koroku_desktop.domain.model_io import ModelRequest
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.settings.dialog import SettingsDialog
@@ -235,3 +237,22 @@ def test_an_edit_of_a_fact_changed_meanwhile_elsewhere_is_not_saved_and_keeps_it
     assert "edited or forgotten meanwhile" in editor.note.text()
     assert editor.form.isVisible() and editor.text.toPlainText() == "Uses Emacs."
     qtbot.waitUntil(lambda: editor.facts_shown() == ["editor — Uses Helix."], timeout=5000)
+
+
+def test_a_fact_with_a_long_url_wraps_and_the_list_never_scrolls_sideways(
+    qtbot: QtBot,
+) -> None:
+    """A fact holding a long unbroken run (a URL) made the list scroll sideways at 400 px;
+    the line breaks inside the run, and the list still reads the fact as written."""
+    url = "https://example.org/" + "a1b2c3d4e5" * 20
+    fact = Fact(1, "e1", "blog", f"My blog is at {url}", "person", "person", (), 0.0, "default")
+
+    keeper = SimpleNamespace(facts=[fact], refresh=lambda: False)
+    editor = FactsEditor(keeper, "default")  # type: ignore[arg-type]
+    qtbot.addWidget(editor)
+    editor.resize(360, 400)
+    editor.show()
+    qtbot.waitExposed(editor)
+    assert editor.facts_shown() == [f"blog — My blog is at {url}"]
+    bar = editor.list.horizontalScrollBar()
+    assert bar.maximum() == 0, f"the list scrolls {bar.maximum()} px sideways"

@@ -184,3 +184,21 @@ def test_the_server_buttons_wrap_so_settings_fits_400_px(
         assert row.fitting(row.minimumSizeHint().width()) == 2
     finally:
         section.close()
+
+
+def test_with_no_server_only_add_is_offered_and_the_list_never_scrolls_sideways(
+    desktop: Desktop, qapp: QApplication, qtbot: QtBot
+) -> None:
+    section = McpSection(desktop.runtime.mcp, desktop.runtime.settings_store)
+    section.show()
+    try:
+        assert section.add_button.isEnabled()
+        offered = [b.text() for b in section.button_row.buttons if b.isEnabled()]
+        assert offered == ["Add…"], "Edit, Disable, Remove and Log need a server"
+        for width in (340, 900):
+            section.resize(width, section.sizeHint().height())
+            qapp.processEvents()
+            bar = section.tree.horizontalScrollBar()
+            assert bar.maximum() == 0, f"the list scrolls {bar.maximum()} px sideways at {width}"
+    finally:
+        section.close()

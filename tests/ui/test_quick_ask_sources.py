@@ -59,3 +59,20 @@ def test_the_popup_names_what_koroku_remembered_for_the_question(
     assert text.startswith(f"Remembered: #{car} (")
     assert "my car is crimson" in text and "It is crimson." in text
     save_screenshot(desktop.popup, "quick-ask-remembered")
+
+
+def test_a_long_line_of_code_in_the_popup_wraps_and_never_scrolls_sideways(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    """A code block with a long line made the whole answer scroll sideways (Markdown's code
+    lines do not break); it wraps like the chat's, in a monospace font."""
+    line = "print('a fairly long line of code that goes on beyond the popup's width', step)"
+    fake_gemini.reply_text(f"Try:\n\n```python\n{line}\n```\n\nDone.")
+    ask_in_popup(desktop, qtbot, "show me code")
+    popup = desktop.popup
+    popup.resize(420, 360)
+    qtbot.waitUntil(lambda: popup.answer.width() < 420)
+    QApplication.processEvents()
+    assert "Done." in popup.answer_text()
+    bar = popup.answer.horizontalScrollBar()
+    assert bar.maximum() == 0, f"the answer scrolls {bar.maximum()} px sideways"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from PySide6.QtGui import QFont, QTextDocument
+from PySide6.QtGui import QFont, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QApplication
 
 from koroku_desktop.ui.chat.stream_doc import CURSOR, STEP_CHARS, StreamingDocs, complete_prefix
@@ -100,3 +100,32 @@ def test_an_answer_stored_far_ahead_of_the_typesetting_is_finished_over_several_
     whole.setMarkdown(answer)
     assert final.toPlainText().split() == whole.toPlainText().split()
     assert docs.adopt(answer, 600, th) is None, "adopted once"
+
+
+def test_a_paragraph_streamed_after_a_code_block_is_not_code(qapp: QApplication) -> None:
+    """The text after a fenced block, typeset in a later piece, inherited the block's code
+    format (monospace on the code background), and kept it once the answer was stored."""
+    th = theme.current()
+    code = "Try:\n\n```python\nprint('hi')\n```\n\n"
+    after = "And the link: https://example.org/x\n\nDone."
+    docs = StreamingDocs()
+    docs.document(3, code, 600, QFont(), th)
+    docs.document(3, code + after[:20], 600, QFont(), th)
+    final = docs.adopt(code + after, 600, th)
+    assert final is not None
+    fenced = QTextFormat.Property.BlockCodeFence
+    block, prose = final.begin(), {}
+    while block.isValid():
+        if block.text().strip():
+            prose[block.text()] = block.blockFormat().hasProperty(fenced)
+        block = block.next()
+    assert prose == {
+        "Try:": False,
+        "print('hi')": True,
+        "And the link: https://example.org/x": False,
+        "Done.": False,
+    }
+    cursor = QTextCursor(final.findBlock(final.toPlainText().index("Done.")))
+    cursor.movePosition(QTextCursor.MoveOperation.Right)
+    assert not cursor.charFormat().fontFixedPitch()
+    assert th.mono not in (cursor.charFormat().fontFamilies() or [])

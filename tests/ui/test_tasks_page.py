@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.domain.schedules import Schedule
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.tasks.editor import TaskEditor
-from koroku_desktop.ui.tasks.panel import TasksPanel
+from koroku_desktop.ui.tasks.panel import CHOOSE, TasksPanel
 from koroku_desktop.ui.widgets import theme
 from tests.fakes.chat_model import FakeChatModel
 from tests.fakes.gemini_server import FakeGemini
@@ -112,6 +112,26 @@ def test_pause_resume_and_delete_write_events_and_the_list_follows(
     panel.delete_button.click()
     qtbot.waitUntil(lambda: panel.table.topLevelItemCount() == 0, timeout=10000)
     assert desk.tasks.book.list() == []
+
+
+def test_the_details_line_never_says_no_tasks_over_a_listed_task(
+    desk: Desktop, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = open_tasks(desk, qtbot)
+    qtbot.waitUntil(lambda: "No tasks yet" in panel.details.text(), timeout=10000)
+    editor = panel.new()
+    editor.title.setText("Inbox")
+    editor.prompt.setPlainText("Summarise ~/notes/inbox.md")
+    editor.buttons.button(editor.buttons.StandardButton.Save).click()
+    qtbot.waitUntil(lambda: panel.table.topLevelItemCount() == 1, timeout=10000)
+    assert "No tasks yet" not in panel.details.text()
+    assert panel.details.text() == CHOOSE
+    panel.table.topLevelItem(0).setSelected(True)
+    assert panel.details.text().startswith("<b>Inbox</b>")
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    panel.delete_button.click()
+    qtbot.waitUntil(lambda: panel.table.topLevelItemCount() == 0, timeout=10000)
+    assert "No tasks yet" in panel.details.text()
 
 
 ANOTHER_PROCESS = """

@@ -485,3 +485,25 @@ def test_the_context_column_says_a_refused_message_is_set_aside(
     (clear,) = event_log.append("default", [ClearedEvent()])
     rule = read_liveness(event_log, "default")
     assert context_status(ok, rule) == f"cleared at #{clear.seq}"
+
+
+def test_the_memory_files_title_wraps_so_the_viewer_fits_a_narrow_screen(
+    qloop: qasync.QEventLoop, qtbot: QtBot, event_log: SqliteEventLog, tmp_path: Path
+) -> None:
+    """The title over the daily notes (the folder, or the open file's path) was one line: a
+    long path held the viewer at 700 px and more once the Memory tab was shown."""
+    folder = tmp_path / "home-of-someone" / ".local" / "share" / "koroku-assistant" / "memory"
+    dialog = HistoryDialog(event_log, export_writer(event_log, "default"), folder, "default")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.show_tab("Memory")
+    panel = dialog.memory
+    assert str(folder) in panel.title.text()
+    QApplication.processEvents()
+    assert dialog.minimumSizeHint().width() <= 400, dialog.minimumSizeHint()
+    folder.mkdir(parents=True)
+    (folder / "03-02-2025.md").write_text("[10:00]: We chose SQLite.\n\n", encoding="utf-8")
+    panel.refresh()
+    assert panel.title.text() == str(folder / "03-02-2025.md")
+    QApplication.processEvents()
+    assert dialog.minimumSizeHint().width() <= 400, dialog.minimumSizeHint()

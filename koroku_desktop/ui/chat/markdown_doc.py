@@ -17,9 +17,21 @@ from PySide6.QtGui import (
 
 from koroku_desktop.ui.widgets import theme
 
+CHIP_W, CHIP_H = 54, 20
+CHIP_ROOM = CHIP_W + 8
+"""A code block's Copy chip and the room its first line leaves for it on the right."""
+
+
+def copy_chip(code: QRect, first_line_h: float) -> QRect:
+    """Where the Copy chip of a code block at `code` goes: at the right of its first line
+    (which wraps before it), no taller than that line, so it covers no code."""
+    height = min(CHIP_H, int(first_line_h))
+    top = code.top() + (int(first_line_h) - height) // 2
+    return QRect(code.right() - CHIP_W - 4, top, CHIP_W, height)
+
 
 def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
-    """Rects (in document coordinates) and text of each fenced code block."""
+    """The Copy chip's rect (in document coordinates) and the text of each fenced code block."""
     groups: list[tuple[QRect, str]] = []
     layout = doc.documentLayout()
     block = doc.begin()
@@ -30,7 +42,9 @@ def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
             top = layout.blockBoundingRect(current[0])
             bottom = layout.blockBoundingRect(current[-1])
             rect = top.united(bottom).toRect()
-            groups.append((rect, "\n".join(b.text() for b in current)))
+            lines = current[0].layout()
+            first_h = lines.lineAt(0).height() if lines.lineCount() else CHIP_H
+            groups.append((copy_chip(rect, first_h), "\n".join(b.text() for b in current)))
             current.clear()
 
     while block.isValid():
@@ -61,15 +75,21 @@ def forget_code_groups(doc: QTextDocument) -> None:
     _CODE_GROUPS.pop(doc, None)
 
 
-def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> None:
+def style_code(
+    doc: QTextDocument, th: theme.Theme, from_position: int = 0, *, copy_chips: bool = True
+) -> None:
     """Give fenced code blocks a monospace font, a tinted background and lines that wrap at
     the column, inline code too
-    (from the block at `from_position` on: a streaming answer styles only what it appended)."""
+    (from the block at `from_position` on: a streaming answer styles only what it appended;
+    `copy_chips`: each block's first line leaves room for its Copy chip)."""
     cursor = QTextCursor(doc)
     mono = QFont(th.mono)
     mono.setStyleHint(QFont.StyleHint.Monospace)
     block = doc.findBlock(from_position) if from_position else doc.begin()
-    previous_code = False
+    before = block.previous()
+    previous_code = before.isValid() and before.blockFormat().hasProperty(
+        QTextFormat.Property.BlockCodeFence
+    )
     while block.isValid():
         is_code = block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)
         nxt = block.next()
@@ -84,13 +104,15 @@ def style_code(doc: QTextDocument, th: theme.Theme, from_position: int = 0) -> N
             spacing.setBottomMargin(6)
         cursor.setPosition(block.position())
         cursor.mergeBlockFormat(spacing)
+        opens = is_code and not previous_code
         previous_code = is_code
         if is_code:
             cursor.setPosition(block.position())
             fmt = QTextBlockFormat()
             fmt.setBackground(th.color("code_bg"))
             fmt.setLeftMargin(8)
-            fmt.setRightMargin(8)
+            # The first line of a block leaves room for the Copy chip: it covered code.
+            fmt.setRightMargin(8 + CHIP_ROOM if opens and copy_chips else 8)
             # A long line wraps inside the column: in a narrow window it was cut off at the
             # right edge (the view does not scroll sideways), its Copy chip with it.
             fmt.setNonBreakableLines(False)

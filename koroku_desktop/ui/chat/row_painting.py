@@ -123,9 +123,8 @@ class Row:
 
     def copy_chips(self, doc: QTextDocument, at: QPoint) -> None:
         """A Copy chip on each fenced code block of `doc` drawn at `at`."""
-        for rect, code in code_groups(doc):
-            chip = QRect(at.x() + rect.right() - 58, at.y() + rect.top() + 4, 54, 20)
-            self.chip(chip, "Copy", "copy:" + code)
+        for chip, code in code_groups(doc):
+            self.chip(chip.translated(at), "Copy", "copy:" + code)
 
 
 class RowPainter:

@@ -269,5 +269,8 @@ class ConversationSidebar(QWidget):
         dialog.setLabelText("Title:")
         dialog.setTextValue(found.title if found else "")
         dialog.textValueSelected.connect(lambda text: self._renamed(conversation_id, text))
+        # Closed, it hands the keyboard back to the window (without a window manager to do
+        # it, typed keys went nowhere).
+        dialog.finished.connect(lambda _result: self.window().activateWindow())
         dialog.open()
         return dialog

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QFont, QTextCursor, QTextDocument
+from PySide6.QtGui import QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 
 from koroku_desktop.ui.chat.code_highlight import highlight_code
 from koroku_desktop.ui.chat.markdown_doc import forget_code_groups, style_code
@@ -69,7 +69,9 @@ def _append(doc: QTextDocument, cursor: QTextCursor, markdown: str, th: Theme) -
     cursor.movePosition(QTextCursor.MoveOperation.End)
     first = cursor.position()
     if doc.characterCount() > 1:
-        cursor.insertBlock()
+        # A plain block: one after a code block inherited its code format (monospace, the
+        # code background, the fence) and kept it when the answer was stored.
+        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
         first = cursor.position()
     cursor.insertMarkdown(markdown)
     style_code(doc, th, from_position=first)

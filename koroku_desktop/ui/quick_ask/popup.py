@@ -34,6 +34,7 @@ from koroku_desktop.render.fold import message_blocks
 from koroku_desktop.render.text import mark, short_args
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.file_drops import AttachmentDrops
+from koroku_desktop.ui.chat.markdown_doc import style_code
 from koroku_desktop.ui.quick_ask.answer_text import answer_markdown, remembered_line
 from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near, translucency_available
 from koroku_desktop.ui.quick_ask.target_button import TargetButton
@@ -385,6 +386,7 @@ class QuickAskPopup(AttachmentDrops, QWidget):
         bar = self.answer.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
         self.answer.setMarkdown(text or "…")
+        style_code(self.answer.document(), theme.current(), copy_chips=False)  # lines wrap
         if at_end:
             bar.setValue(bar.maximum())
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -39,6 +40,8 @@ from koroku_desktop.ui.widgets.controls import note_label, push_button
 
 COLUMNS = ("Server", "Transport", "Enabled", "Status", "Tools")
 REFRESH_MS = 1000
+NARROW = 480
+"""Below this width the list shows the name, whether enabled and the status only."""
 RESOURCES_SHOWN = 12
 """Resources listed in a server's details (the model reads any with read_mcp_resource)."""
 
@@ -197,6 +200,13 @@ class McpSection(QGroupBox):
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setRootIsDecorated(False)
+        header = self.tree.header()  # the name takes the room left, elided: never sideways
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(36)
+        for c in range(len(COLUMNS)):
+            mode = QHeaderView.ResizeMode
+            header.setSectionResizeMode(c, mode.Stretch if c == 0 else mode.ResizeToContents)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.currentItemChanged.connect(lambda *_: self._show_details())
         col.addWidget(self.tree)
         self.details = QLabel("")
@@ -233,6 +243,14 @@ class McpSection(QGroupBox):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
         self.refresh()
+        self._show_details()  # with no server at all, only Add is offered
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Narrow: the transport and tool count give way (the details below say them)."""
+        super().resizeEvent(event)
+        narrow = self.width() < NARROW
+        for c in (1, 4):
+            self.tree.setColumnHidden(c, narrow)
 
     def showEvent(self, event: QShowEvent) -> None:
         """Follow the servers' state while shown."""

@@ -65,6 +65,14 @@ class TaskDesk(Protocol):
     def run_now(self, task: Task) -> Awaitable[object]: ...
 
 
+EMPTY = (
+    "No tasks yet. <b>New…</b> makes one, or ask Koroku: “every weekday at 8:00 "
+    "summarise my inbox”."
+)
+CHOOSE = "Choose a task to see what it does and when it last ran."
+"""What the details line says with no task selected (none at all; some listed)."""
+
+
 def when(moment: datetime | None, tz: str, now: datetime) -> str:
     """A time for the list: today's and tomorrow's by the hour, others with the date."""
     if moment is None:
@@ -153,6 +161,7 @@ class TasksPanel(QWidget):
         col.addLayout(self._grid)
         self._arrange()
         self._selected()
+        self.details.clear()  # until the first read says whether there are any
 
     def _button(self, label: str, slot: Callable[[], object]) -> QPushButton:
         button = QPushButton(label)
@@ -216,11 +225,6 @@ class TasksPanel(QWidget):
             self.table.addTopLevelItem(item)
             if chosen is not None and task.id == chosen.id:
                 item.setSelected(True)
-        if not self.tasks:
-            self.details.setText(
-                "No tasks yet. <b>New…</b> makes one, or ask Koroku: “every weekday at 8:00 "
-                "summarise my inbox”."
-            )
         self._selected()
 
     def current(self) -> Task | None:
@@ -237,6 +241,7 @@ class TasksPanel(QWidget):
             b.setEnabled(task is not None)
         self.pause_button.setText("Resu&me" if task is not None and task.paused else "&Pause")
         if task is None:
+            self.details.setText(CHOOSE if self.tasks else EMPTY)
             return
         now = self._clock()
         what = "A reminder (a notification, no model call)" if task.reminder else task.prompt

@@ -106,6 +106,7 @@ class MemoryPanel(QWidget):
         bar = QHBoxLayout()
         self.title = QLabel("")
         self.title.setObjectName("Muted")
+        self.title.setWordWrap(True)  # a long path breaks at its slashes, never widens the viewer
         bar.addWidget(self.title, 1)
         self.edit_button = QPushButton("Edit")
         self.edit_button.clicked.connect(self.start_editing)

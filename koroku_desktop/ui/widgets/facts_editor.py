@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -63,9 +64,15 @@ class FactsKeeper(Protocol):
         ...
 
 
+BREAK = "\u200b"
+"""A zero-width space: where a long unbroken run (a URL) may break in the list."""
+
+
 def fact_label(fact: Fact) -> str:
-    """One line of the list: `subject — text` (the text on one line)."""
-    return f"{fact.subject} — {' '.join(fact.text.split())}"
+    """One line of the list: `subject — text` (the text on one line; a long unbroken run
+    gets break opportunities, or the list would scroll sideways)."""
+    line = f"{fact.subject} — {' '.join(fact.text.split())}"
+    return re.sub(r"(\S{20})(?=\S)", rf"\1{BREAK}", line)
 
 
 def fact_tooltip(fact: Fact) -> str:
@@ -181,7 +188,7 @@ class FactsEditor(QWidget):
     def facts_shown(self) -> list[str]:
         """The listed facts' lines (headings left out), for tests and screenshots."""
         items = [self.list.item(i) for i in range(self.list.count())]
-        return [i.text() for i in items if i.data(FACT_ROLE) is not None]
+        return [i.text().replace(BREAK, "") for i in items if i.data(FACT_ROLE) is not None]
 
     def selected(self) -> Fact | None:
         """The fact selected in the list, if any."""

@@ -122,9 +122,17 @@ def _editor_problem(editor: QPlainTextEdit | QTextEdit) -> str | None:
         need = doc.size().height()
     placeholder = editor.placeholderText()
     if not editor.toPlainText() and placeholder:
-        wide = editor.fontMetrics().horizontalAdvance(placeholder) + 2 * doc.documentMargin()
-        if wide > editor.viewport().width() + SLACK and editor.height() < 3 * wide:
-            return f"its placeholder needs {int(wide)} px, the box is {editor.viewport().width()}"
+        # The placeholder wraps like the text: cut when its lines need more than the box has.
+        margin = 2 * doc.documentMargin()
+        room = max(1.0, editor.viewport().width() - margin)
+        wide = editor.fontMetrics().horizontalAdvance(placeholder)
+        lines = -(-wide // room)
+        tall = lines * editor.fontMetrics().lineSpacing() + margin
+        if tall > editor.viewport().height() + SLACK:
+            return (
+                f"its placeholder needs {int(lines)} lines ({int(tall)} px) at "
+                f"{editor.viewport().width()} px, the box shows {editor.viewport().height()}"
+            )
     room = editor.viewport().height()
     if need > room + SLACK and editor.verticalScrollBarPolicy() == off:
         return f"needs {int(need)} px for its text, shows {room} (and no scroll bar)"

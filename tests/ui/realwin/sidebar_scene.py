@@ -1,8 +1,8 @@
 """The conversations sidebar on the real X server: a second conversation started with Ctrl+N,
 the list with a pinned conversation and chats imported from ChatGPT and Claude (their origin
 badges), the header's sidebar button (hide and show; the drop-down in a narrow window), a
-conversation chosen in the list, and the quick-ask popup saying where its question goes. No
-visible text cut off, typed keys land in the message box after each action."""
+conversation renamed and chosen in the list, and the quick-ask popup saying where its question
+goes. No visible text cut off, typed keys land in the message box after each action."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
 from koroku_desktop.maintenance.other_assistants import import_other_assistant
 from koroku_desktop.store import SqliteEventLog
@@ -54,6 +54,15 @@ async def conversations(s: Session, fake: FakeGemini) -> None:
         await click(window.header.sidebar_button)
         await until(window.sidebar.isVisible, "the sidebar shown again")
         await s.typed_lands(desk, "showing the sidebar")
+        rename = window.sidebar.ask_rename(first)
+        await until(rename.isActiveWindow, "the rename dialog")
+        await press(Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        await act(lambda: QTest.keyClicks(QApplication.focusWidget(), "Zebras at night"))
+        await press(Qt.Key.Key_Return)
+        titles = window.sidebar.visible_titles
+        await until(lambda: any("Zebras at night" in t for t in titles()), "the rename")
+        await until(window.isActiveWindow, "the keyboard back in the window after the rename")
+        await s.typed_lands(desk, "renaming a conversation")
         listed, lines = window.sidebar.list, window.sidebar.lines
         row = next(
             i

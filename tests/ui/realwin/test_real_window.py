@@ -22,9 +22,10 @@ SHOTS = os.environ.get("KOROKU_REALWIN_SHOTS")
 """A folder to save the screenshots in (e.g. resources/screenshots), else none are kept."""
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_real_window(x_display: str, tmp_path: Path, width: int, height: int, mode: str) -> None:
+def run_in_app(
+    module: str, x_display: str, tmp_path: Path, width: int, height: int, mode: str
+) -> dict[str, list[str]]:
+    """Run `module` (driver.py or tour.py) as its own app process; its report."""
     env = {
         **os.environ,
         "DISPLAY": x_display,
@@ -37,14 +38,23 @@ def test_real_window(x_display: str, tmp_path: Path, width: int, height: int, mo
     for var in ("WAYLAND_DISPLAY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env.pop(var, None)
     report_path = tmp_path / "report.json"
-    command = [sys.executable, "-m", "tests.ui.realwin.driver", str(width), str(height), mode]
+    command = [sys.executable, "-m", module, str(width), str(height), mode]
     command += [str(tmp_path / "work"), str(report_path)]
     if SHOTS:
         command.append(SHOTS)
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert report_path.exists(), f"the app did not finish:\n{done.stderr[-4000:]}"
     report: dict[str, list[str]] = json.loads(report_path.read_text())
-    assert report["errors"] == [], "\n".join(report["errors"]) + "\n" + done.stderr[-3000:]
+    report.setdefault("stderr", [done.stderr[-3000:]])
+    return report
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_real_window(x_display: str, tmp_path: Path, width: int, height: int, mode: str) -> None:
+    report = run_in_app("tests.ui.realwin.driver", x_display, tmp_path, width, height, mode)
+    done_stderr = report["stderr"][0]
+    assert report["errors"] == [], "\n".join(report["errors"]) + "\n" + done_stderr
     assert report["clipped"] == [], "text cut off:\n" + "\n".join(report["clipped"])
     assert report["focus"] == [], "typed keys lost:\n" + "\n".join(report["focus"])
     assert report["follow"] == [], "\n".join(report["follow"])
