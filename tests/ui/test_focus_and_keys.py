@@ -125,6 +125,48 @@ def test_raising_the_window_with_an_approval_waiting_focuses_the_card(
     window.hide()
     window.input.setFocus()
     desktop.show_chat()
-    qtbot.waitUntil(lambda: window.focusWidget() is card.command_edit)
+    qtbot.waitUntil(lambda: window.focusWidget() is card)  # the card, not into the command
     card.allow_once.click()
     qtbot.waitUntil(lambda: "ok" in texts(window.model, "model"), timeout=10000)
+
+
+def test_a_card_arriving_while_typing_leaves_the_keys_in_the_message_box(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    """Typing on after sending: the card must not take the keyboard, or the next words
+    would be written into the command that is about to run."""
+    fake_gemini.reply_calls(("bash", {"command": "echo hi"}))
+    fake_gemini.reply_text("Ran it.")
+    window = desktop.window
+    type_and_send(qtbot, window.input, "run it")
+    window.input.setFocus()
+    card = _waiting_card(desktop, qtbot)
+    qtbot.keyClicks(window.input, "and then ")
+    assert window.focusWidget() is window.input
+    assert window.input.toPlainText() == "and then "
+    assert card.command_edit is not None and card.command_edit.toPlainText() == "echo hi"
+    qtbot.keyClick(window.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: "Ran it." in texts(window.model, "model"), timeout=10000)
+    assert window.input.toPlainText() == "and then "  # the draft is still there
+
+
+def test_a_card_that_takes_the_keyboard_takes_it_on_itself(
+    desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
+) -> None:
+    """Keys typed on the card (letters, a space) edit nothing and answer nothing; Tab goes
+    into the command; Ctrl+Enter allows."""
+    fake_gemini.reply_calls(("bash", {"command": "echo hi"}))
+    fake_gemini.reply_text("Ran it.")
+    window = desktop.window
+    type_and_send(qtbot, window.input, "run it")
+    _focus_elsewhere(window)
+    card = _waiting_card(desktop, qtbot)
+    qtbot.waitUntil(lambda: window.focusWidget() is card)
+    qtbot.keyClicks(card, "and ")
+    assert card.command_edit is not None and card.command_edit.toPlainText() == "echo hi"
+    assert window.approvals.cards() == [card]  # the space pressed no button
+    qtbot.keyClick(card, Qt.Key.Key_Tab)
+    assert window.focusWidget() is card.command_edit
+    qtbot.keyClick(card.command_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: "Ran it." in texts(window.model, "model"), timeout=10000)
+    qtbot.waitUntil(lambda: _input_has_focus(window))

@@ -149,7 +149,7 @@ class ConversationView(QListView):
         """Follow new rows when the view is at the bottom."""
         super().rowsInserted(parent, start, end)
         if self._stick:
-            QTimer.singleShot(0, self._follow)
+            QTimer.singleShot(0, self, self._follow)
 
     def _follow(self) -> None:
         if self._stick:

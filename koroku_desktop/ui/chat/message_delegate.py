@@ -118,7 +118,7 @@ class MessageDelegate(QStyledItemDelegate):
             if adopted is not None:
                 if self._growing.behind:  # not finished yet: build on at the next frame
                     self._stale = True
-                    QTimer.singleShot(0, self._view.viewport().update)
+                    QTimer.singleShot(0, self._view, self._view.viewport().update)
                 else:
                     self._docs[key] = adopted
                 return adopted
@@ -130,7 +130,7 @@ class MessageDelegate(QStyledItemDelegate):
             self._stream.built(item.uid, width, doc, started)
             if self._growing.behind:  # not all of the text yet: build on at the next frame
                 self._stale = True
-                QTimer.singleShot(0, self._view.viewport().update)
+                QTimer.singleShot(0, self._view, self._view.viewport().update)
             else:
                 self._docs[key] = doc
             return doc

@@ -194,7 +194,7 @@ class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
 
     def refocus_input(self) -> None:
         """Give the keyboard back to the message box after a button took or hid the focus."""
-        QTimer.singleShot(0, self._focus_input)
+        QTimer.singleShot(0, self, self._focus_input)  # not after the window is gone
 
     def _focus_input(self) -> None:
         if self.isVisible() and not self.isActiveWindow():
@@ -372,7 +372,7 @@ class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
         self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
         self.raise_()
         self.activateWindow()
-        QTimer.singleShot(0, self._focus_answer_or_input)
+        QTimer.singleShot(0, self, self._focus_answer_or_input)
 
     def _focus_answer_or_input(self) -> None:
         """A waiting approval gets the focus first, else the message box."""

@@ -95,7 +95,8 @@ class FittedEdit(QPlainTextEdit):
 class ApprovalCard(QFrame):
     """The tool, its full arguments (bash command editable, file changes as a diff), 4 answers.
 
-    Keyboard: Tab moves between the buttons; Ctrl+Enter allows once; Esc denies.
+    Keyboard: the card takes the focus itself (typing edits nothing); Tab moves to the
+    command and between the buttons; Ctrl+Enter allows once; Esc denies.
     """
 
     answered = Signal(object)  # ApprovalDecision
@@ -105,6 +106,7 @@ class ApprovalCard(QFrame):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("ApprovalCard")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the card itself answers keys
         self.request = request
         self._workspace = workspace
         self._done = False
@@ -280,5 +282,8 @@ class ApprovalCard(QFrame):
             self.style().polish(self)
 
     def focus_default(self) -> None:
-        """Put the keyboard focus where the user answers: the command, else Allow once."""
-        (self.command_edit or self.allow_once).setFocus(Qt.FocusReason.OtherFocusReason)
+        """Put the keyboard focus on the card itself, where Ctrl+Enter allows once, Esc denies
+        and Tab reaches the command and the buttons. Never straight into the command or onto
+        a button: keys typed on as the card appears must not edit what will run, nor press
+        Allow with a space."""
+        self.setFocus(Qt.FocusReason.OtherFocusReason)

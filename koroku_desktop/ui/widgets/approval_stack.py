@@ -10,7 +10,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from koroku_desktop.ui.approvals import PendingApproval
 from koroku_desktop.ui.bridge import AgentBridge
@@ -45,8 +52,18 @@ class ApprovalStack(QWidget):
         self._layout.addWidget(card)
         self.setVisible(True)
         self._watch_keys(True)
+        if self._typing_elsewhere():
+            return  # its keys work from the message box too; what is typed stays there
         if self.window().isActiveWindow() or self.isVisible():
             card.focus_default()
+
+    def _typing_elsewhere(self) -> bool:
+        """The keyboard is in a text box of this window outside the cards (the message box):
+        a card arriving must not take it from under the user's fingers."""
+        focus = QApplication.focusWidget()
+        if focus is None or focus.window() is not self.window() or self.isAncestorOf(focus):
+            return False
+        return isinstance(focus, QLineEdit | QTextEdit | QPlainTextEdit) and not focus.isReadOnly()
 
     def remove(self, pending: PendingApproval) -> None:
         """Drop the card of an answered or abandoned approval."""
