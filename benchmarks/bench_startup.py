@@ -109,7 +109,7 @@ def bench_ask(pairs: int, work: Path, base_url: str, before: Path | None) -> dic
             wall, cpu = timed(argv, arm_env, cwd)
             walls[name].append(wall)
             cpus[name].append(cpu)
-    result: dict[str, Any] = {"load": os.getloadavg()[0]}
+    result: dict[str, Any] = {"load": os.getloadavg()[0], "walls": walls, "cpus": cpus}
     for name in names:
         result[f"{name}_s"] = statistics.median(walls[name])
         result[f"{name}_cpu_s"] = statistics.median(cpus[name])
