@@ -9,7 +9,9 @@ cross machines and tells nothing about its holder.
 
 Taking it: a read first (no write lock while someone else holds it), then `BEGIN IMMEDIATE`
 re-reads and writes the row, so two takers cannot both win. The holder renews `expires_at`
-every `heartbeat` seconds from a daemon thread; a lease not renewed within `ttl` is free.
+every `heartbeat` seconds from a daemon thread (one for all the keys an instance holds,
+started with its first lease and asleep while it holds none, so taking a lease never waits
+for a new thread to be scheduled); a lease not renewed within `ttl` is free.
 A holder on this host whose pid is gone (SIGKILL) is free at once.
 """
 
@@ -75,6 +77,10 @@ class SqliteTurnLock:
         self._dir: DataDir | None = None
         self._conn_lock = threading.Lock()
         self._beats: dict[str, threading.Event] = {}
+        """The keys held here, each with the event that stops renewing it."""
+        self._beat_cv = threading.Condition()
+        self._beating: threading.Thread | None = None
+        self._closed = False
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -91,6 +97,9 @@ class SqliteTurnLock:
         """Release every lease this instance holds and let go of the database."""
         for conversation_id in list(self._beats):
             self.release(conversation_id)
+        with self._beat_cv:
+            self._closed = True
+            self._beat_cv.notify()
         with self._conn_lock:
             if self._dir is not None:
                 release(self._dir)
@@ -171,19 +180,36 @@ class SqliteTurnLock:
         return cursor.rowcount > 0
 
     def _start_heartbeat(self, conversation_id: str) -> None:
-        stop = threading.Event()
-        old = self._beats.get(conversation_id)
-        if old is not None:
-            old.set()
-        self._beats[conversation_id] = stop
+        with self._beat_cv:
+            old = self._beats.get(conversation_id)
+            if old is not None:
+                old.set()
+            self._beats[conversation_id] = threading.Event()
+            self._beat_cv.notify()
+            if self._beating is None:
+                self._beating = threading.Thread(
+                    target=self._beat, name="turn-lease-heartbeat", daemon=True
+                )
+                self._beating.start()
 
-        def beat() -> None:
-            while not stop.wait(self.heartbeat):
+    def _held(self) -> list[tuple[str, threading.Event]]:
+        return [(key, stop) for key, stop in list(self._beats.items()) if not stop.is_set()]
+
+    def _beat(self) -> None:
+        """Renew every held lease each `heartbeat` seconds; asleep while none is held."""
+        while True:
+            with self._beat_cv:
+                while not self._closed and not self._held():
+                    self._beat_cv.wait()
+                if self._closed:
+                    return
+                self._beat_cv.wait(self.heartbeat)  # (a new lease wakes it: renewed early)
+                if self._closed:
+                    return
+            for conversation_id, stop in self._held():
                 try:
-                    if not self._renew(conversation_id):
+                    if not self._renew(conversation_id) and not stop.is_set():
                         log.warning("the turn lease of %r was taken over", conversation_id)
-                        return
+                        stop.set()
                 except Error:
                     log.warning("could not renew the turn lease; retrying", exc_info=True)
-
-        threading.Thread(target=beat, name=f"turn-lease-{conversation_id}", daemon=True).start()
