@@ -13,7 +13,7 @@ from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
-from koroku_desktop.cli import collector, mcp_prompts
+from koroku_desktop.cli import collector, mcp_prompts, one_shot
 from koroku_desktop.cli.attach_input import attach_command, keep_attachments
 from koroku_desktop.cli.conversation_switch import (
     add_conversation_option,
@@ -181,7 +181,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             runtime.agent.hooks.on_model_response.append(on_reply)
             runtime.compactor.progress.append(compaction_progress)
             _waiting_notice(runtime)
-            result = asyncio.run(_ask(runtime, text, wait=not args.no_wait, attached=pending))
+            # No UI to keep responsive: the log's small reads and writes run inline.
+            turn = _ask(runtime, text, wait=not args.no_wait, attached=pending)
+            result = one_shot.run(turn)
     except CliExit as exc:
         return exc.code
     except TurnBusyError as exc:
