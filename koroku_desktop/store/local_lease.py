@@ -10,13 +10,14 @@ cross machines and tells nothing about its holder.
 Taking it: a read first (no write lock while someone else holds it), then `BEGIN IMMEDIATE`
 re-reads and writes the row, so two takers cannot both win. The holder renews `expires_at`
 every `heartbeat` seconds from a daemon thread (one for all the keys an instance holds,
-started with its first lease and asleep while it holds none, so taking a lease never waits
-for a new thread to be scheduled); a lease not renewed within `ttl` is free.
+started with its first lease without waiting for it to run, and asleep while it holds
+none); a lease not renewed within `ttl` is free.
 A holder on this host whose pid is gone (SIGKILL) is free at once.
 """
 
 from __future__ import annotations
 
+import _thread
 import logging
 import os
 import socket
@@ -79,7 +80,7 @@ class SqliteTurnLock:
         self._beats: dict[str, threading.Event] = {}
         """The keys held here, each with the event that stops renewing it."""
         self._beat_cv = threading.Condition()
-        self._beating: threading.Thread | None = None
+        self._beating = False
         self._closed = False
 
     # -- the connection ---------------------------------------------------------------------
@@ -181,16 +182,18 @@ class SqliteTurnLock:
 
     def _start_heartbeat(self, conversation_id: str) -> None:
         with self._beat_cv:
+            self._closed = False  # (taken again after `close`: renewed again)
             old = self._beats.get(conversation_id)
             if old is not None:
                 old.set()
             self._beats[conversation_id] = threading.Event()
             self._beat_cv.notify()
-            if self._beating is None:
-                self._beating = threading.Thread(
-                    target=self._beat, name="turn-lease-heartbeat", daemon=True
-                )
-                self._beating.start()
+            if not self._beating:
+                # A bare daemon thread: `threading.Thread.start` waits until the new thread
+                # has run, a wait for a free core on a busy machine that the taker (the
+                # event loop's thread, in `koroku ask`) need not make.
+                _thread.start_new_thread(self._beat, ())
+                self._beating = True
 
     def _held(self) -> list[tuple[str, threading.Event]]:
         return [(key, stop) for key, stop in list(self._beats.items()) if not stop.is_set()]
@@ -201,10 +204,10 @@ class SqliteTurnLock:
             with self._beat_cv:
                 while not self._closed and not self._held():
                     self._beat_cv.wait()
+                if not self._closed:
+                    self._beat_cv.wait(self.heartbeat)  # (a new lease wakes it: renewed early)
                 if self._closed:
-                    return
-                self._beat_cv.wait(self.heartbeat)  # (a new lease wakes it: renewed early)
-                if self._closed:
+                    self._beating = False
                     return
             for conversation_id, stop in self._held():
                 try:
