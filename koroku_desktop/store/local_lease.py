@@ -81,6 +81,9 @@ class SqliteTurnLock:
         """The keys held here, each with the event that stops renewing it."""
         self._beat_cv = threading.Condition()
         self._beating = False
+        self._idle = False
+        """The heartbeat thread waits for a first key (a new key wakes it; otherwise it is
+        left to its period, so a lease taken during a turn costs it no wake-up)."""
         self._closed = False
 
     # -- the connection ---------------------------------------------------------------------
@@ -187,7 +190,8 @@ class SqliteTurnLock:
             if old is not None:
                 old.set()
             self._beats[conversation_id] = threading.Event()
-            self._beat_cv.notify()
+            if self._idle:
+                self._beat_cv.notify()
             if not self._beating:
                 # A bare daemon thread: `threading.Thread.start` waits until the new thread
                 # has run, a wait for a free core on a busy machine that the taker (the
@@ -203,9 +207,11 @@ class SqliteTurnLock:
         while True:
             with self._beat_cv:
                 while not self._closed and not self._held():
+                    self._idle = True
                     self._beat_cv.wait()
+                self._idle = False
                 if not self._closed:
-                    self._beat_cv.wait(self.heartbeat)  # (a new lease wakes it: renewed early)
+                    self._beat_cv.wait(self.heartbeat)
                 if self._closed:
                     self._beating = False
                     return
