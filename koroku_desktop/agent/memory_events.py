@@ -219,6 +219,7 @@ def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     folder.chmod(0o700)
     written = _written(folder)
+    before = dict(written)
     changed: list[Path] = []
     for day, text in sorted(texts.items()):
         path = memory_path(data_dir, day)
@@ -231,8 +232,9 @@ def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:
             path.chmod(0o600)
             changed.append(path)
         written[day] = sha(text)
-    atomic_write(folder / WRITTEN_FILE, json.dumps(written, sort_keys=True, indent=1))
-    (folder / WRITTEN_FILE).chmod(0o600)
+    if written != before:  # (unchanged: not rewritten, so a start with no edit syncs no file)
+        atomic_write(folder / WRITTEN_FILE, json.dumps(written, sort_keys=True, indent=1))
+        (folder / WRITTEN_FILE).chmod(0o600)
     return changed
 
 

@@ -7,11 +7,13 @@ Gemini SDK is imported lazily, on the first request, so windows can appear befor
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from koroku_desktop.agent.compaction import Compactor
 from koroku_desktop.agent.conversations import ConversationBook
@@ -55,20 +57,6 @@ from koroku_desktop.domain.recall import MemoryMatch
 from koroku_desktop.maintenance.doctor import diagnose as check_database
 from koroku_desktop.maintenance.doctor import recover as recover_database
 from koroku_desktop.maintenance.tutorial_import import ImportReport, import_tutorial_db
-from koroku_desktop.mcp import McpElicitAnswer as McpElicitAnswer
-from koroku_desktop.mcp import McpElicitation as McpElicitation
-from koroku_desktop.mcp import McpManager as McpManager  # re-exported for the front ends
-from koroku_desktop.mcp import McpProgress as McpProgress
-from koroku_desktop.mcp import McpPromptError as McpPromptError
-from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
-from koroku_desktop.mcp import McpResourceInfo as McpResourceInfo
-from koroku_desktop.mcp import ServerStatus as ServerStatus
-from koroku_desktop.mcp import SignInFailed as SignInFailed
-from koroku_desktop.mcp import SignInTimeout as SignInTimeout
-from koroku_desktop.mcp import UrlOpener as UrlOpener
-from koroku_desktop.mcp import elicit_form as elicit_form
-from koroku_desktop.mcp import prompt_commands as prompt_commands
-from koroku_desktop.mcp import uri_template as uri_template
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.db_errors import (
     DB_ERRORS,
@@ -79,6 +67,48 @@ from koroku_desktop.store.db_errors import (
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.tools.approval import ApprovalPolicy
 from koroku_desktop.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:  # re-exported for the front ends; loaded on first use (`__getattr__`)
+    from koroku_desktop.mcp import McpElicitAnswer as McpElicitAnswer
+    from koroku_desktop.mcp import McpElicitation as McpElicitation
+    from koroku_desktop.mcp import McpManager as McpManager
+    from koroku_desktop.mcp import McpProgress as McpProgress
+    from koroku_desktop.mcp import McpPromptError as McpPromptError
+    from koroku_desktop.mcp import McpPromptInfo as McpPromptInfo
+    from koroku_desktop.mcp import McpResourceInfo as McpResourceInfo
+    from koroku_desktop.mcp import ServerStatus as ServerStatus
+    from koroku_desktop.mcp import SignInFailed as SignInFailed
+    from koroku_desktop.mcp import SignInTimeout as SignInTimeout
+    from koroku_desktop.mcp import UrlOpener as UrlOpener
+    from koroku_desktop.mcp import elicit_form as elicit_form
+    from koroku_desktop.mcp import prompt_commands as prompt_commands
+    from koroku_desktop.mcp import uri_template as uri_template
+
+_MCP_MODULES = ("elicit_form", "prompt_commands", "uri_template")
+_MCP_NAMES = (
+    "McpElicitAnswer",
+    "McpElicitation",
+    "McpManager",
+    "McpProgress",
+    "McpPromptError",
+    "McpPromptInfo",
+    "McpResourceInfo",
+    "ServerStatus",
+    "SignInFailed",
+    "SignInTimeout",
+    "UrlOpener",
+)
+
+
+def __getattr__(name: str) -> object:
+    """The MCP client's names, re-exported for the front ends, loaded when first asked for:
+    `koroku ask` without an mcp.json never loads the MCP modules (~10-20 ms)."""
+    if name in _MCP_MODULES:
+        return importlib.import_module(f"koroku_desktop.mcp.{name}")
+    if name in _MCP_NAMES:
+        return getattr(importlib.import_module("koroku_desktop.mcp"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 log = logging.getLogger(__name__)
 
@@ -270,6 +300,8 @@ class Runtime:
 
 def mcp_manager(paths: Paths) -> McpManager:
     """The MCP servers of `<data dir>/mcp.json`, their stderr logged under `<data dir>/logs`."""
+    from koroku_desktop.mcp import McpManager
+
     return McpManager(paths.mcp_config, paths.logs, secrets=KeyringSecrets())
 
 
@@ -284,6 +316,7 @@ def build_runtime(
     settings_store: SettingsStore | None = None,
     event_log: SqliteEventLog | None = None,
     conversation: str | None = None,
+    one_shot: bool = False,
 ) -> Runtime:
     """Open the data dir and wire the agent. Raises `SettingsError` for bad settings and
     `DatabaseUnavailable` for a database that cannot be used (`read_only`: see
@@ -295,7 +328,9 @@ def build_runtime(
     `FakeChatModel`), `clock` the time a turn is sent at, `settings_store` the settings,
     `event_log` an open log of `paths.db`. `conversation` names the conversation to talk in
     (an id, id prefix or title; None: the most recently active one); a name that matches
-    none or several raises `UnknownConversation` / `AmbiguousConversation`.
+    none or several raises `UnknownConversation` / `AmbiguousConversation`. `one_shot`: a
+    command that runs one turn and exits (`koroku ask`) reads mcp.json once, so without one
+    it has no MCP manager (`mcp` is None) and loads none of the MCP modules.
     """
     paths = paths or default_paths()
     settings_store = settings_store or SettingsStore.open(paths)
@@ -314,8 +349,9 @@ def build_runtime(
     switch = None if turn_lock is None else SyncSwitch(event_log, paths, settings, turn_lock)
     sync = switch.current if switch is not None else None
     tools = ToolRegistry(paths.tools)
-    mcp = mcp_manager(paths)
-    tools.add_source(mcp)
+    mcp = None if one_shot and not paths.mcp_config.exists() else mcp_manager(paths)
+    if mcp is not None:
+        tools.add_source(mcp)
     # With a hub, the blob store fetches an attachment made on another device on first need.
     attachments = AttachmentStore(switch.blobs if switch else BlobStore(paths.blobs))
     gemini = LazyGeminiModel(resolve_api_key(), attachments.read, paths.home / "uploads.json")

@@ -6,14 +6,14 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koroku_desktop.agent.hooks import ContextMeter, TurnResult
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.agent.supersede import SupersedeError, last_turn
 from koroku_desktop.agent.turn_gate import TurnBusyError
 from koroku_desktop.app.runtime import AttachmentRefused, Runtime, read_attachment_file
-from koroku_desktop.cli import collector, mcp_prompts
+from koroku_desktop.cli import collector, one_shot
 from koroku_desktop.cli.attach_input import attach_command, keep_attachments
 from koroku_desktop.cli.conversation_switch import (
     add_conversation_option,
@@ -22,8 +22,6 @@ from koroku_desktop.cli.conversation_switch import (
     settle_title,
     where_line,
 )
-from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
-from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
@@ -46,6 +44,9 @@ from koroku_desktop.domain.parts import (
 )
 from koroku_desktop.render.citations import cite
 from koroku_desktop.render.text import mark, short_args
+
+if TYPE_CHECKING:
+    from koroku_desktop.cli.mcp_prompts import AskLine
 
 EXIT_WORDS = {"exit", "quit", ":q"}
 
@@ -174,14 +175,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:
         approver = TerminalApprover(args.yes)
         with open_runtime(
-            approver, need_key=True, front_end="ask", conversation=args.conversation
+            approver,
+            need_key=True,
+            front_end="ask",
+            conversation=args.conversation,
+            one_shot=True,  # without an mcp.json, no MCP modules are loaded
         ) as runtime:
             approver.workspace = runtime.agent.options.workspace
             _progress_hooks(runtime, sys.stderr)
             runtime.agent.hooks.on_model_response.append(on_reply)
             runtime.compactor.progress.append(compaction_progress)
             _waiting_notice(runtime)
-            result = asyncio.run(_ask(runtime, text, wait=not args.no_wait, attached=pending))
+            # No UI to keep responsive: the log's small reads and writes run inline.
+            turn = _ask(runtime, text, wait=not args.no_wait, attached=pending)
+            result = one_shot.run(turn)
     except CliExit as exc:
         return exc.code
     except TurnBusyError as exc:
@@ -212,8 +219,11 @@ async def _ask(
     `wait=False`: `TurnBusyError` at once if another front end's turn is running.
     """
     try:
-        await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
-        follow_progress(runtime.mcp)
+        if runtime.mcp is not None:
+            from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
+
+            await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
+            follow_progress(runtime.mcp)
         parts = await keep_attachments(runtime, attached or [])
         await runtime.sync_memory(wait=wait)  # files edited while Koroku was closed
         result = await runtime.agent.run_turn(text, wait=wait, attachments=parts)
@@ -259,9 +269,12 @@ def _meter_text(meter: ContextMeter) -> str:
 
 
 async def _chat_loop(runtime: Runtime) -> None:
-    # prompt_toolkit and rich are chat's own: `koroku ask` starts without them.
+    # prompt_toolkit and rich are chat's own: `koroku ask` starts without them (and the MCP
+    # commands' modules, loaded by `ask` only when it has MCP servers).
     from koroku_desktop.cli import repl
     from koroku_desktop.cli.markdown_out import AnswerStream
+    from koroku_desktop.cli.mcp_commands import follow_progress, mcp_start_wait
+    from koroku_desktop.cli.mcp_elicit import terminal_elicitor
 
     agent = runtime.agent
     await runtime.sync_memory()  # files edited while Koroku was closed, before any turn
@@ -306,8 +319,8 @@ async def _chat_loop(runtime: Runtime) -> None:
     await wind_down(runtime)
 
 
-async def _repl(runtime: Runtime, read_line: mcp_prompts.AskLine) -> None:
-    from koroku_desktop.cli import repl
+async def _repl(runtime: Runtime, read_line: AskLine) -> None:
+    from koroku_desktop.cli import mcp_prompts, repl
 
     agent = runtime.agent
     attached: list[PendingAttachment] = []

@@ -35,6 +35,7 @@ def open_runtime(
     read_only: bool = False,
     front_end: str = "terminal",
     conversation: str | None = None,
+    one_shot: bool = False,
 ) -> Iterator[Runtime]:
     """Build the runtime; exit 2 with a clear message on bad settings or a missing key.
 
@@ -43,11 +44,15 @@ def open_runtime(
     `read_only` is for commands that only read: they then work on a read-only data dir.
     `front_end` names this process in the turn lease (`waiting for the turn running in ...`).
     `conversation` (`-c`) names the conversation to talk in; one that matches none or
-    several, or is deleted, exits 2 with one line.
+    several, or is deleted, exits 2 with one line. `one_shot`: see `build_runtime`.
     """
     try:
         runtime = build_runtime(
-            approver, read_only=read_only, front_end=front_end, conversation=conversation
+            approver,
+            read_only=read_only,
+            front_end=front_end,
+            conversation=conversation,
+            one_shot=one_shot,
         )
     except (UnknownConversation, AmbiguousConversation) as exc:
         print(f"koroku: {exc}", file=sys.stderr)

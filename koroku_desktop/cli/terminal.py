@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TextIO, assert_never
 
@@ -137,7 +138,10 @@ class TerminalApprover:
             shown = await asyncio.to_thread(approval_text, request, self.workspace)
             self.out.write(shown)
             self.out.flush()
-            answer = await asyncio.to_thread(self._ask, "Allow? [y/N, a = always] ")
+            # Its own thread even where the loop runs small calls inline (cli/one_shot.py):
+            # it waits for a person.
+            loop = asyncio.get_running_loop()
+            answer = await loop.run_in_executor(_prompts(), self._ask, "Allow? [y/N, a = always] ")
         if answer is None:
             self.out.write(f"  {NOBODY_TO_ASK}\n")
             return ApprovalDecision(allowed=False, reason=NOBODY_TO_ASK)
@@ -165,6 +169,16 @@ class TerminalApprover:
                 return tty.readline()
         except OSError:
             return None
+
+
+_PROMPT_THREAD: list[ThreadPoolExecutor] = []
+
+
+def _prompts() -> ThreadPoolExecutor:
+    """The one thread the approval prompts wait in (made on first use)."""
+    if not _PROMPT_THREAD:
+        _PROMPT_THREAD.append(ThreadPoolExecutor(1, thread_name_prefix="koroku-prompt"))
+    return _PROMPT_THREAD[0]
 
 
 EXIT_PIPE = 141

@@ -9,12 +9,15 @@ cross machines and tells nothing about its holder.
 
 Taking it: a read first (no write lock while someone else holds it), then `BEGIN IMMEDIATE`
 re-reads and writes the row, so two takers cannot both win. The holder renews `expires_at`
-every `heartbeat` seconds from a daemon thread; a lease not renewed within `ttl` is free.
+every `heartbeat` seconds from a daemon thread (one for all the keys an instance holds,
+started with its first lease without waiting for it to run, and asleep while it holds
+none); a lease not renewed within `ttl` is free.
 A holder on this host whose pid is gone (SIGKILL) is free at once.
 """
 
 from __future__ import annotations
 
+import _thread
 import logging
 import os
 import socket
@@ -75,6 +78,13 @@ class SqliteTurnLock:
         self._dir: DataDir | None = None
         self._conn_lock = threading.Lock()
         self._beats: dict[str, threading.Event] = {}
+        """The keys held here, each with the event that stops renewing it."""
+        self._beat_cv = threading.Condition()
+        self._beating = False
+        self._idle = False
+        """The heartbeat thread waits for a first key (a new key wakes it; otherwise it is
+        left to its period, so a lease taken during a turn costs it no wake-up)."""
+        self._closed = False
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -91,6 +101,9 @@ class SqliteTurnLock:
         """Release every lease this instance holds and let go of the database."""
         for conversation_id in list(self._beats):
             self.release(conversation_id)
+        with self._beat_cv:
+            self._closed = True
+            self._beat_cv.notify()
         with self._conn_lock:
             if self._dir is not None:
                 release(self._dir)
@@ -171,19 +184,41 @@ class SqliteTurnLock:
         return cursor.rowcount > 0
 
     def _start_heartbeat(self, conversation_id: str) -> None:
-        stop = threading.Event()
-        old = self._beats.get(conversation_id)
-        if old is not None:
-            old.set()
-        self._beats[conversation_id] = stop
+        with self._beat_cv:
+            self._closed = False  # (taken again after `close`: renewed again)
+            old = self._beats.get(conversation_id)
+            if old is not None:
+                old.set()
+            self._beats[conversation_id] = threading.Event()
+            if self._idle:
+                self._beat_cv.notify()
+            if not self._beating:
+                # A bare daemon thread: `threading.Thread.start` waits until the new thread
+                # has run, a wait for a free core on a busy machine that the taker (the
+                # event loop's thread, in `koroku ask`) need not make.
+                _thread.start_new_thread(self._beat, ())
+                self._beating = True
 
-        def beat() -> None:
-            while not stop.wait(self.heartbeat):
+    def _held(self) -> list[tuple[str, threading.Event]]:
+        return [(key, stop) for key, stop in list(self._beats.items()) if not stop.is_set()]
+
+    def _beat(self) -> None:
+        """Renew every held lease each `heartbeat` seconds; asleep while none is held."""
+        while True:
+            with self._beat_cv:
+                while not self._closed and not self._held():
+                    self._idle = True
+                    self._beat_cv.wait()
+                self._idle = False
+                if not self._closed:
+                    self._beat_cv.wait(self.heartbeat)
+                if self._closed:
+                    self._beating = False
+                    return
+            for conversation_id, stop in self._held():
                 try:
-                    if not self._renew(conversation_id):
+                    if not self._renew(conversation_id) and not stop.is_set():
                         log.warning("the turn lease of %r was taken over", conversation_id)
-                        return
+                        stop.set()
                 except Error:
                     log.warning("could not renew the turn lease; retrying", exc_info=True)
-
-        threading.Thread(target=beat, name=f"turn-lease-{conversation_id}", daemon=True).start()

@@ -59,6 +59,33 @@ def test_sqlite_heartbeat_keeps_the_lease_and_release_stops_it(tmp_path: Path) -
         other.close()
 
 
+def test_sqlite_one_heartbeat_keeps_every_key_held_and_serves_again_after_close(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "koroku.db"
+    SqliteEventLog(path).close()
+    holder = SqliteTurnLock(path, "ask", ttl=0.8, heartbeat=0.1)
+    other = SqliteTurnLock(path, "app", ttl=0.8, heartbeat=0.1)
+    try:
+        for _round in range(2):  # the second after `close`: taken and renewed again
+            assert holder.try_acquire("c1", "t") is None
+            assert holder.try_acquire("#memory-files", "t") is None
+            deadline = time.monotonic() + 2.5  # three lease lengths: only heartbeats keep them
+            while time.monotonic() < deadline:
+                assert other.try_acquire("c1", "u") is not None
+                assert other.try_acquire("#memory-files", "u") is not None
+                time.sleep(0.1)
+            holder.release("#memory-files")
+            assert other.try_acquire("#memory-files", "u") is None
+            other.release("#memory-files")
+            holder.close()
+            assert other.try_acquire("c1", "u") is None  # close gave it back
+            other.release("c1")
+    finally:
+        holder.close()
+        other.close()
+
+
 def test_sqlite_lease_of_a_dead_process_on_this_host_is_free_at_once(tmp_path: Path) -> None:
     path = tmp_path / "koroku.db"
     SqliteEventLog(path).close()

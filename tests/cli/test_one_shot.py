@@ -1,0 +1,95 @@
+"""`koroku ask`'s one-shot loop (cli/one_shot.py): what the core hands to `asyncio.to_thread`
+runs on the loop's own thread, as the same calls with the same results and errors; name
+resolution and a call given its own executor still run in a thread. And `ask` without an
+mcp.json loads none of the MCP modules, while one with servers still starts them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from koroku_desktop.cli import one_shot
+from tests.fakes.gemini_server import FakeGemini
+from tests.support.processes import ROOT, Koroku
+
+
+def test_to_thread_runs_on_the_loops_thread_with_its_result_and_errors() -> None:
+    seen: list[threading.Thread] = []
+
+    def work(x: int) -> int:
+        seen.append(threading.current_thread())
+        if x < 0:
+            raise ValueError("negative")
+        return x * 2
+
+    async def main() -> tuple[int, str, threading.Thread]:
+        doubled = await asyncio.to_thread(work, 21)
+        try:
+            await asyncio.to_thread(work, -1)
+        except ValueError as exc:
+            failed = str(exc)
+        return doubled, failed, threading.current_thread()
+
+    doubled, failed, loop_thread = one_shot.run(main())
+    assert (doubled, failed) == (42, "negative")
+    assert seen == [loop_thread, loop_thread]
+
+
+def test_name_lookups_and_own_executors_still_run_in_threads() -> None:
+    async def main() -> tuple[str, str, list[object]]:
+        loop = asyncio.get_running_loop()
+        with ThreadPoolExecutor(1, thread_name_prefix="own") as own:
+            in_own = await loop.run_in_executor(own, lambda: threading.current_thread().name)
+        found = await loop.getaddrinfo("127.0.0.1", 80)
+        return in_own, threading.current_thread().name, found
+
+    in_own, loop_thread, found = one_shot.run(main())
+    assert in_own.startswith("own") and in_own != loop_thread
+    assert found  # resolved through the default executor's thread
+
+
+def test_a_cancelled_main_is_reported_like_asyncio_run() -> None:
+    async def main() -> None:
+        raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        one_shot.run(main())
+
+
+PROBE = (
+    "import sys\n"
+    "from koroku_desktop.launcher import main\n"
+    "code = main(['ask', 'hello?'])\n"
+    "print(code, sorted(m for m in sys.modules if m.startswith('koroku_desktop.mcp')))\n"
+)
+
+
+def test_ask_without_mcp_json_loads_no_mcp_module(koroku: Koroku, fake_gemini: FakeGemini) -> None:
+    fake_gemini.reply_text("hi there")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env=koroku.env(KOROKU_HOME=str(koroku.home)),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.splitlines() == ["hi there", "0 []"], done.stderr
+
+
+def test_ask_with_an_mcp_server_still_starts_it(koroku: Koroku, fake_gemini: FakeGemini) -> None:
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    broken = {"mcpServers": {"gone": {"command": str(koroku.home / "no-such-server")}}}
+    (koroku.home / "mcp.json").write_text(json.dumps(broken))
+    fake_gemini.reply_text("still answered")
+    result = koroku.run("ask", "hello?", KOROKU_HOME=str(koroku.home))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "still answered\n"
+    assert "gone" in result.stderr  # it was started (and its failure told)
