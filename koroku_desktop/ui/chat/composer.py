@@ -5,6 +5,7 @@ and lays them out; the chat window connects them to what they do (send, attach, 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from koroku_desktop.ui.chat.model_picker import ModelPicker
@@ -14,6 +15,9 @@ from koroku_desktop.ui.widgets.chat_input import ChatInput
 PLACEHOLDER = "Message Koroku — Enter sends, Shift+Enter adds a line"
 SHORT_PLACEHOLDER = "Message Koroku"
 """The placeholder of a box too narrow for the long one."""
+MIN_INPUT_WIDTH = 160
+"""The message box keeps at least this much beside the model picker, else the picker goes
+(the status bar names the model)."""
 
 
 class Composer(QFrame):
@@ -31,6 +35,8 @@ class Composer(QFrame):
         row.setSpacing(8)
         col.addLayout(row)
         self._col = col
+        self._row = row
+        self._wide = True
         self.attach_button = attach_button()
         row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.input = ChatInput(PLACEHOLDER)
@@ -55,4 +61,20 @@ class Composer(QFrame):
     def set_wide(self, wide: bool) -> None:
         """A narrow window leaves the model to the status bar (the box shows the short
         placeholder whenever the long one would not fit)."""
-        self.model_picker.setVisible(wide)
+        self._wide = wide
+        self._fit_picker()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A wide window can still leave the box narrow (the sidebar beside it)."""
+        super().resizeEvent(event)
+        self._fit_picker()
+
+    def _fit_picker(self) -> None:
+        """The picker is shown while the message box keeps `MIN_INPUT_WIDTH` beside it, Stop
+        counted as shown (so it does not come and go as turns start and end)."""
+        margins = self.contentsMargins().left() + self.contentsMargins().right()
+        margins += self._col.contentsMargins().left() + self._col.contentsMargins().right()
+        fixed = (self.attach_button, self.model_picker, self.stop_button, self.send_button)
+        taken = sum(w.sizeHint().width() + self._row.spacing() for w in fixed)
+        room = self.width() - margins - taken
+        self.model_picker.setVisible(self._wide and room >= MIN_INPUT_WIDTH)

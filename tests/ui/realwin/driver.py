@@ -346,9 +346,8 @@ async def narrowed_with_approval(s: Session, window: QWidget) -> None:
     for step in [w for w in (700, 560) if w < width]:  # as a drag passes through
         window.resize(step, height)
         await settle(10)
-        for card in window.approvals.cards():  # the card only: the composer has its own check
-            for problem in clipped_texts(card):
-                s.report["clipped"].append(f"approval at {step} px: {problem}")
+        for problem in clipped_texts(window):  # the card, the composer beside a running turn
+            s.report["clipped"].append(f"approval at {step} px: {problem}")
     window.resize(NARROWED, height)
     await settle(10)
     if window.width() > NARROWED:
