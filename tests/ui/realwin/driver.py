@@ -13,8 +13,9 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -375,18 +376,24 @@ async def main(s: Session) -> None:
         fake.stop()
 
 
-def run(argv: list[str]) -> int:
+def run(
+    argv: list[str],
+    scenes: Callable[[Session], Coroutine[Any, Any, None]] = main,
+    name: str = "koroku-realwin",
+) -> int:
+    """One window size and theme (`argv`: width, height, mode, work dir, report file, and
+    the screenshots' folder if any) through `scenes`, on a qasync loop; the report as JSON."""
     width, height, mode, work, out = int(argv[0]), int(argv[1]), argv[2], Path(argv[3]), argv[4]
     shots = Path(argv[5]) if len(argv) > 5 else None
     import qasync
 
-    app = QApplication(["koroku-realwin"])
+    app = QApplication([name])
     app.setQuitOnLastWindowClosed(False)
     session = Session(width, height, mode, work, shots)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(main(session))
+        loop.run_until_complete(scenes(session))
     Path(out).write_text(json.dumps(session.report, indent=1))
     return 0
 

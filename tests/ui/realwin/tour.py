@@ -9,11 +9,9 @@ every Settings group, a scheduled task created and edited, the sidebar (rename, 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -28,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from tests.fakes import gemini_server
 from tests.fakes.gemini_server import FakeGemini
+from tests.ui.realwin import driver
 from tests.ui.realwin.checks import clipped_texts
 from tests.ui.realwin.driver import Session, act, click, close_dialog, press, settle, until
 
@@ -328,19 +327,7 @@ async def main(s: Session) -> None:
 
 
 def run(argv: list[str]) -> int:
-    width, height, mode, work, out = int(argv[0]), int(argv[1]), argv[2], Path(argv[3]), argv[4]
-    shots = Path(argv[5]) if len(argv) > 5 else None
-    import qasync
-
-    app = QApplication(["koroku-tour"])
-    app.setQuitOnLastWindowClosed(False)
-    session = Session(width, height, mode, work, shots)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main(session))
-    Path(out).write_text(json.dumps(session.report, indent=1))
-    return 0
+    return driver.run(argv, main, "koroku-tour")
 
 
 if __name__ == "__main__":
