@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
+from PySide6.QtGui import QFont, QFontMetrics, QTextBlockFormat, QTextCursor, QTextDocument
 
 from koroku_desktop.render.text import FAIL_MARK, OK_MARK, pretty, short_args
 from koroku_desktop.ui.chat.items import ChatItem, ToolStatus
+from koroku_desktop.ui.chat.markdown_doc import CHIP_ROOM, blocks_chip
 from koroku_desktop.ui.chat.row_painting import CARD_H, GAP, PAD_X, PAD_Y, Row, RowPainter
 from koroku_desktop.ui.widgets.theme import Theme
 
@@ -53,11 +54,15 @@ class ToolPainter(_Card):
         return mono
 
     def fill(self, doc: QTextDocument, item: ChatItem, th: Theme) -> None:
-        """Arguments and result as `key: value` lines."""
+        """Arguments and result as `key: value` lines; the first leaves room for the Copy
+        chip at its right (the chip covered the end of a long line and the top of the next)."""
         text = "Arguments\n" + pretty(item.args)
         if item.result is not None:
             text += "\n\nResult\n" + pretty(item.result)
         doc.setPlainText(text)
+        room = QTextBlockFormat()
+        room.setRightMargin(CHIP_ROOM)
+        QTextCursor(doc.firstBlock()).mergeBlockFormat(room)
 
     def paint(self, row: Row) -> None:
         """The card, its header line and, expanded, its body with a Copy chip."""
@@ -111,8 +116,10 @@ class ToolPainter(_Card):
             top = box.top() + CARD_H
             p.setPen(th.color("border"))
             p.drawLine(box.left() + 1, top - 2, box.right() - 1, top - 2)
-            row.paint_doc(doc, QPoint(box.left() + PAD_X, top + PAD_Y // 2), th.color("text"))
-            row.chip(QRect(box.right() - 66, top + 6, 56, 20), "Copy", "copy:" + doc.toPlainText())
+            at = QPoint(box.left() + PAD_X, top + PAD_Y // 2)
+            row.paint_doc(doc, at, th.color("text"))
+            chip = blocks_chip(doc, doc.firstBlock(), doc.lastBlock())
+            row.chip(chip.translated(at), "Copy", "copy:" + doc.toPlainText())
 
 
 class CompactionPainter(_Card):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import weakref
-from typing import Any
 
 from PySide6.QtCore import QRect
 from PySide6.QtGui import (
     QFont,
+    QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -30,21 +30,25 @@ def copy_chip(code: QRect, first_line_h: float) -> QRect:
     return QRect(code.right() - CHIP_W - 4, top, CHIP_W, height)
 
 
+def blocks_chip(doc: QTextDocument, first: QTextBlock, last: QTextBlock) -> QRect:
+    """`copy_chip` of the code that runs from block `first` to block `last` of `doc` (laid
+    out), in document coordinates; `first` leaves `CHIP_ROOM` on its right for it."""
+    layout = doc.documentLayout()
+    code = layout.blockBoundingRect(first).united(layout.blockBoundingRect(last)).toRect()
+    lines = first.layout()
+    return copy_chip(code, lines.lineAt(0).height() if lines.lineCount() else CHIP_H)
+
+
 def _find_code_groups(doc: QTextDocument) -> list[tuple[QRect, str]]:
     """The Copy chip's rect (in document coordinates) and the text of each fenced code block."""
     groups: list[tuple[QRect, str]] = []
-    layout = doc.documentLayout()
     block = doc.begin()
-    current: list[Any] = []
+    current: list[QTextBlock] = []
 
     def flush() -> None:
         if current:
-            top = layout.blockBoundingRect(current[0])
-            bottom = layout.blockBoundingRect(current[-1])
-            rect = top.united(bottom).toRect()
-            lines = current[0].layout()
-            first_h = lines.lineAt(0).height() if lines.lineCount() else CHIP_H
-            groups.append((copy_chip(rect, first_h), "\n".join(b.text() for b in current)))
+            chip = blocks_chip(doc, current[0], current[-1])
+            groups.append((chip, "\n".join(b.text() for b in current)))
             current.clear()
 
     while block.isValid():
