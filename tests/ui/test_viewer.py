@@ -507,3 +507,38 @@ def test_the_memory_files_title_wraps_so_the_viewer_fits_a_narrow_screen(
     assert panel.title.text() == str(folder / "03-02-2025.md")
     QApplication.processEvents()
     assert dialog.minimumSizeHint().width() <= 400, dialog.minimumSizeHint()
+
+
+def test_the_compactions_list_fills_its_width(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    qapp: QApplication,
+    event_log: SqliteEventLog,
+    paths: Paths,
+) -> None:
+    """The replaced range and the token counts share the width of the list of compactions
+    (every column fitted to its text left a wide empty area at 1600 px, and the list scrolled
+    sideways at 400 px); a cut text is whole in its tooltip."""
+    theme.apply(qapp, "light")
+    dialog = _open(qtbot, event_log, paths)
+    dialog.show_tab("Compactions")
+    panel = dialog.compactions
+    qtbot.waitUntil(lambda: panel.list.topLevelItemCount() == 1)
+    header = panel.list.header()
+    for width in (1600, 900, 400):
+        dialog.resize(width, 700)
+        settle()
+        save_screenshot(dialog, f"viewer-compactions-{width}")
+        shown = panel.list.viewport().width()
+        used = sum(header.sectionSize(c) for c in range(header.count()))
+        assert used >= shown - 1, f"at {width} px the columns fill {used} of {shown} px"
+        bar = panel.list.horizontalScrollBar()
+        assert not bar.isVisible(), f"at {width} px the list scrolls sideways ({bar.maximum()})"
+        item = panel.list.topLevelItem(0)
+        assert item is not None
+        last = header.count() - 1
+        text_end = header.sectionPosition(last) + panel.list.fontMetrics().horizontalAdvance(
+            item.text(last)
+        )
+        assert shown - text_end < shown / 2, f"at {width} px the right of the list is empty"
+        assert [item.toolTip(c) for c in (2, 3)] == [item.text(c) for c in (2, 3)]

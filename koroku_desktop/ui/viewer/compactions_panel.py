@@ -107,7 +107,13 @@ class CompactionsPanel(QWidget):
         self.list = QTreeWidget()
         self.list.setRootIsDecorated(False)
         self.list.setHeaderLabels(["#", "When", "Replaced events", "Tokens before → after"])
-        self.list.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.list.header()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The range and the token counts share what the seq and the time leave: every column
+        # fitted to its text left most of a wide viewer empty, and scrolled sideways in a
+        # narrow one (a cut text says itself in its tooltip).
+        for stretched in (2, 3):
+            header.setSectionResizeMode(stretched, QHeaderView.ResizeMode.Stretch)
         self.list.currentItemChanged.connect(self._current_changed)
         split.addWidget(self.list)
         lower = QSplitter(Qt.Orientation.Horizontal)
@@ -166,6 +172,8 @@ class CompactionsPanel(QWidget):
                 ]
             )
             item.setData(0, Qt.ItemDataRole.UserRole, info.seq)
+            for stretched in (2, 3):
+                item.setToolTip(stretched, item.text(stretched))
             self.list.addTopLevelItem(item)
         if not found:
             self.note.setText(
