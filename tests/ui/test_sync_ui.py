@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame
 from pytestqt.qtbot import QtBot
 
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.keyring_memory import MemoryKeyring
+from tests.support.waits import settle
 from tests.sync.pg_server import PASSWORD, free_port
 from tests.ui.conftest import running_desktop
 from tests.ui.screenshots import save_screenshot
@@ -107,3 +109,29 @@ def test_a_refused_hub_password_is_shown_and_storing_the_right_one_brings_sync_b
         # The open dialog follows the state too.
         qtbot.waitUntil(lambda: dialog.sync.state.text() == "Sync: up to date", timeout=5_000)
         dialog.close()
+
+
+def _text_room(field: QLineEdit) -> int:
+    """How wide a text `field` shows without cutting it (its contents less Qt's margins)."""
+    option = QStyleOptionFrame()
+    field.initStyleOption(option)
+    contents = field.style().subElementRect(QStyle.SubElement.SE_LineEditContents, option, field)
+    margins = field.textMargins()
+    return contents.width() - margins.left() - margins.right() - 2 * 2  # Qt's own margin
+
+
+def test_the_hub_url_field_shows_its_whole_example_and_explains_itself(desktop: object) -> None:
+    """The hub URL's placeholder reads whole in a narrow dialog (it ended in "…"), and the
+    field's tooltip gives the full example and what the URL holds."""
+    dialog = desktop.show_settings()  # type: ignore[attr-defined]
+    field = dialog.sync.url
+    for width in (900, 400):
+        dialog.resize(width, 760)
+        settle()
+        save_screenshot(dialog.sync, f"settings-sync-url-{width}")
+        need = field.fontMetrics().horizontalAdvance(field.placeholderText())
+        assert need <= _text_room(field), f"at {width} px the placeholder is cut ({need} px)"
+    tip = field.toolTip()
+    assert "postgresql://me@hub.example.org:5432/koroku?sslmode=require" in tip
+    assert "keyring" in tip and "TLS" in tip
+    dialog.close()

@@ -30,6 +30,16 @@ WHAT_SYNCS = (
     "stored password at once."
 )
 
+HUB_URL_EXAMPLE = "postgresql://me@hub.example.org:5432/koroku?sslmode=require"
+HUB_URL_TIP = (
+    "Your hub's PostgreSQL URL, for example\n"
+    f"{HUB_URL_EXAMPLE}\n"
+    "(user me, host hub.example.org, port 5432, database koroku).\n"
+    "A hub other than this computer must use TLS: add ?sslmode=require.\n"
+    "The password is not part of the URL: store it below, in the OS keyring."
+)
+"""The hub URL field's tooltip: the whole example its short placeholder cannot show (the
+full one was cut to "…" in a narrow dialog)."""
 
 STATE_REFRESH_MS = 1000
 """How often an open Settings dialog shows the sync state again."""
@@ -59,7 +69,8 @@ class SyncGroup(QGroupBox):
         form = narrow_form(self)
         self.url = QLineEdit()
         self.overridden: str | None = None
-        self.url.setPlaceholderText("postgresql://me@hub.example.org:5432/koroku?sslmode=require")
+        self.url.setPlaceholderText("postgresql://me@host/koroku")
+        self.url.setToolTip(HUB_URL_TIP)
         form.addRow("Hub URL", self.url)
         row = QWidget()
         line = QHBoxLayout(row)
@@ -108,8 +119,11 @@ class SyncGroup(QGroupBox):
         self.show_state()
         self.overridden = overriding_variable("sync_url")
         self.url.setEnabled(self.overridden is None)
-        if self.overridden is not None:
-            self.url.setToolTip(f"Set by {self.overridden} in the environment.")
+        self.url.setToolTip(
+            HUB_URL_TIP
+            if self.overridden is None
+            else f"Set by {self.overridden} in the environment."
+        )
 
     def problem(self) -> str | None:
         """What is wrong with the URL typed (None: fine, empty or set by the environment)."""
