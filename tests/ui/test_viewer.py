@@ -22,6 +22,7 @@ from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.ui.viewer.dialog import HistoryDialog
 from koroku_desktop.ui.viewer.export import CHOICES
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel
+from koroku_desktop.ui.viewer.timeline_model import COLUMNS
 from koroku_desktop.ui.widgets import theme
 from tests.support.waits import settle
 from tests.ui.conftest import run
@@ -542,3 +543,12 @@ def test_the_compactions_list_fills_its_width(
         )
         assert shown - text_end < shown / 2, f"at {width} px the right of the list is empty"
         assert [item.toolTip(c) for c in (2, 3)] == [item.text(c) for c in (2, 3)]
+    # The events it replaced: their content takes the room, not who said them.
+    dialog.resize(1600, 700)
+    panel.list.setCurrentItem(panel.list.topLevelItem(0))
+    qtbot.waitUntil(lambda: panel.replaced.rowCount() > 0)
+    settle()
+    table = panel.replaced_table.horizontalHeader()
+    content, who = COLUMNS.index("Content"), COLUMNS.index("Who")
+    assert table.sectionSize(content) > 2 * table.sectionSize(who)
+    assert panel.replaced_table.isColumnHidden(COLUMNS.index("Context"))

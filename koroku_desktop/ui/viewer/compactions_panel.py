@@ -30,6 +30,7 @@ from koroku_desktop.render.text import when
 from koroku_desktop.ui.viewer.event_render import token_change
 from koroku_desktop.ui.viewer.timeline_model import (
     BOUNDARY_LIMIT,
+    COLUMNS,
     TimelineModel,
     TimelineQuery,
 )
@@ -127,10 +128,11 @@ class CompactionsPanel(QWidget):
         rcol.addWidget(self.replaced_label)
         self.replaced = TimelineModel(reader, self)
         self.replaced_table = make_table(self.replaced)
-        self.replaced_table.setColumnHidden(4, True)  # all "summarised in" this one
-        # With the last column hidden nothing stretched: the content had ~80 px.
+        # Every replaced event's context is "summarised in" this one: not shown. The content
+        # takes the room (by name: the columns have moved before, and "Who" got it).
+        self.replaced_table.setColumnHidden(COLUMNS.index("Context"), True)
         self.replaced_table.horizontalHeader().setSectionResizeMode(
-            3, QHeaderView.ResizeMode.Stretch
+            COLUMNS.index("Content"), QHeaderView.ResizeMode.Stretch
         )
         rcol.addWidget(self.replaced_table, 1)
         lower.addWidget(replaced)
