@@ -129,8 +129,10 @@ def test_the_hub_url_field_shows_its_whole_example_and_explains_itself(desktop: 
         dialog.resize(width, 760)
         settle()
         save_screenshot(dialog.sync, f"settings-sync-url-{width}")
-        need = field.fontMetrics().horizontalAdvance(field.placeholderText())
-        assert need <= _text_room(field), f"at {width} px the placeholder is cut ({need} px)"
+        for box in (field, dialog.sync.password):  # the password's too (it ended in "…")
+            need = box.fontMetrics().horizontalAdvance(box.placeholderText())
+            assert need <= _text_room(box), f"at {width} px a placeholder is cut ({need} px)"
+    assert "keyring" in dialog.sync.password.toolTip()
     tip = field.toolTip()
     assert "postgresql://me@hub.example.org:5432/koroku?sslmode=require" in tip
     assert "keyring" in tip and "TLS" in tip

@@ -77,7 +77,10 @@ class SyncGroup(QGroupBox):
         line.setContentsMargins(0, 0, 0, 0)
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setPlaceholderText("stored in the OS keyring, never in a file")
+        self.password.setPlaceholderText("kept in the OS keyring")  # reads whole at 400 px
+        self.password.setToolTip(
+            "The hub's password: Store password puts it in the OS keyring, never in a file"
+        )
         self.store_button = QPushButton("Store password")
         self.store_button.clicked.connect(self.store_password)
         line.addWidget(self.password, 1)
