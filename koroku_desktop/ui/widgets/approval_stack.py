@@ -52,17 +52,20 @@ class ApprovalStack(QWidget):
         self._layout.addWidget(card)
         self.setVisible(True)
         self._watch_keys(True)
-        if self._typing_elsewhere():
-            return  # its keys work from the message box too; what is typed stays there
+        if self._keys_taken(card):
+            return  # its keys work from there too; what is typed stays there
         if self.window().isActiveWindow() or self.isVisible():
             card.focus_default()
 
-    def _typing_elsewhere(self) -> bool:
-        """The keyboard is in a text box of this window outside the cards (the message box):
-        a card arriving must not take it from under the user's fingers."""
+    def _keys_taken(self, new: ApprovalCard) -> bool:
+        """The keyboard is on another card (being read, its command edited: Ctrl+Enter must
+        answer that one, never a newer card not read yet), or in a text box of this window
+        (the message box): a card arriving must not take it from under the user's fingers."""
         focus = QApplication.focusWidget()
-        if focus is None or focus.window() is not self.window() or self.isAncestorOf(focus):
+        if focus is None or focus.window() is not self.window():
             return False
+        if self.isAncestorOf(focus):
+            return not (focus is new or new.isAncestorOf(focus))
         return isinstance(focus, QLineEdit | QTextEdit | QPlainTextEdit) and not focus.isReadOnly()
 
     def remove(self, pending: PendingApproval) -> None:
