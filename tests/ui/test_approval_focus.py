@@ -111,3 +111,27 @@ def test_a_screen_reader_hears_what_the_focused_card_asks(qtbot: QtBot, tmp_path
     assert card.accessibleName() == "Koroku wants to run a shell command"
     assert "Ctrl+Enter" in card.accessibleDescription()
     assert "Esc" in card.accessibleDescription()
+
+
+def test_two_stacks_in_one_window_leave_each_other_the_focused_card(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """The popup shows the chat's cards and quick ask's own, each in its stack: a card in one
+    must not take the keyboard from a card of the other, and Ctrl+Enter answers the card
+    that has the keyboard, whichever stack began watching the keys last."""
+    window, stack, _box, bridge = _window(qtbot, tmp_path)
+    other_bridge = _Bridge()
+    other = ApprovalStack(other_bridge, tmp_path)  # type: ignore[arg-type]
+    layout = window.layout()
+    assert isinstance(layout, QVBoxLayout)
+    layout.insertWidget(2, other)
+    first = _pending("echo mine")
+    bridge.approval_requested.emit(first)
+    card = stack.cards()[0]
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
+    other_bridge.approval_requested.emit(_pending("echo theirs"))
+    QApplication.processEvents()
+    assert QApplication.focusWidget() is card, "the other stack's card took the keyboard"
+    qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert [p for p, _ in bridge.answers] == [first]
+    assert other_bridge.answers == []
