@@ -117,9 +117,7 @@ def test_the_quick_ask_popup_narrows_with_a_card_waiting(
     card.deny.click()
 
 
-def test_the_buttons_mirror_right_to_left(
-    qtbot: QtBot, qapp: QApplication, tmp_path: Path
-) -> None:
+def test_the_buttons_mirror_right_to_left(qtbot: QtBot, qapp: QApplication, tmp_path: Path) -> None:
     """In a right-to-left window (every other layout mirrors) Allow once leads at the right
     and Deny stands apart at the left, in one row and wrapped."""
     host, layout = _host(qtbot, 900)

@@ -61,7 +61,7 @@ def _window(qtbot: QtBot, tmp_path: Path) -> tuple[QWidget, ApprovalStack, QPlai
 def test_a_second_card_leaves_the_keyboard_on_the_first(qtbot: QtBot, tmp_path: Path) -> None:
     """Two calls asked at once (or one while the first is read): Ctrl+Enter must answer the
     card being read, never allow a command the user has not seen."""
-    window, stack, _box, bridge = _window(qtbot, tmp_path)
+    _win, stack, _box, bridge = _window(qtbot, tmp_path)
     first = _pending("echo first")
     bridge.approval_requested.emit(first)
     card = stack.cards()[0]
@@ -76,7 +76,7 @@ def test_a_second_card_leaves_the_keyboard_on_the_first(qtbot: QtBot, tmp_path: 
 def test_a_card_arriving_while_the_command_is_edited_leaves_the_keys_there(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    window, stack, _box, bridge = _window(qtbot, tmp_path)
+    _win, stack, _box, bridge = _window(qtbot, tmp_path)
     bridge.approval_requested.emit(_pending("echo first"))
     card = stack.cards()[0]
     assert card.command_edit is not None
@@ -92,7 +92,7 @@ def test_a_card_arriving_while_the_command_is_edited_leaves_the_keys_there(
 
 
 def test_tab_reaches_the_command_and_every_button(qtbot: QtBot, tmp_path: Path) -> None:
-    window, stack, _box, bridge = _window(qtbot, tmp_path)
+    _win, stack, _box, bridge = _window(qtbot, tmp_path)
     bridge.approval_requested.emit(_pending("echo hi"))
     card = stack.cards()[0]
     qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
@@ -105,7 +105,7 @@ def test_tab_reaches_the_command_and_every_button(qtbot: QtBot, tmp_path: Path) 
 
 
 def test_a_screen_reader_hears_what_the_focused_card_asks(qtbot: QtBot, tmp_path: Path) -> None:
-    window, stack, _box, bridge = _window(qtbot, tmp_path)
+    _win, stack, _box, bridge = _window(qtbot, tmp_path)
     bridge.approval_requested.emit(_pending("echo hi"))
     card = stack.cards()[0]
     assert card.accessibleName() == "Koroku wants to run a shell command"
