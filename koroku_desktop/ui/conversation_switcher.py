@@ -152,6 +152,7 @@ class ConversationSwitcher(QObject):
         self.show(by_recency(c for c in every.values() if not c.deleted))
         gone = every.get(self.current_id)
         if gone is not None and gone.deleted and self._leaving is None and not self.switching:
+            self._leaving = gone.id  # now: a read ending before the move starts leaves it
             self._keep(self._deleted_elsewhere(gone))
 
     async def _move_ini_pins(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -114,3 +115,26 @@ def test_the_quick_ask_popup_narrows_with_a_card_waiting(
     _settle()
     assert clipped_texts(card) == []
     card.deny.click()
+
+
+def test_the_buttons_mirror_right_to_left(qtbot: QtBot, qapp: QApplication, tmp_path: Path) -> None:
+    """In a right-to-left window (every other layout mirrors) Allow once leads at the right
+    and Deny stands apart at the left, in one row and wrapped."""
+    host, layout = _host(qtbot, 900)
+    host.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
+    layout.addWidget(card)
+    buttons = [card.allow_once, card.allow_session, card.allow_always, card.deny]
+    qtbot.waitUntil(card.isVisible)
+    _settle()
+    assert _rows(buttons) == 1
+    xs = [b.x() for b in buttons]
+    assert xs == sorted(xs, reverse=True), "the row reads from the right"
+    assert card.allow_always.x() - card.deny.geometry().right() > 20, "Deny apart at the left"
+    inside = card.contentsRect()
+    assert card.deny.x() >= inside.left() and card.allow_once.geometry().right() <= inside.right()
+    host.resize(420, 700)
+    _settle()
+    assert _rows(buttons) == 2
+    assert card.allow_once.x() > card.allow_session.x(), "each wrapped row reads from the right"
+    assert clipped_texts(host) == []

@@ -135,3 +135,23 @@ def test_a_list_read_before_a_terminal_delete_and_ending_after_a_later_read_is_n
         qtbot.waitUntil(slow.done, timeout=5000)
         settle()
         assert listed(desk) == ["About beta"]
+
+
+def test_two_reads_that_both_find_the_shown_conversation_deleted_move_off_it_once(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """Two reads of the list end close together (a terminal's change and one of ours), each
+    finding the conversation shown deleted: one new conversation takes its place, not two."""
+    with running_desktop(qtbot, titled_replies()) as desk:
+        switcher = desk.conversations
+        ask(qtbot, desk, "alpha")
+        alpha = desk.runtime.agent.conversation_id
+        qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
+        other = ConversationBook(switcher.book.log)  # as another process would
+        other.delete(alpha)
+        run(qtbot, asyncio.gather(switcher.load(), switcher.load()))
+        qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id != alpha, timeout=10000)
+        qtbot.waitUntil(lambda: listed(desk) == [NEW_TITLE], timeout=5000)
+        settle()
+        live = [c for c in switcher.book.all(counts=False).values() if not c.deleted]
+        assert len(live) == 1, [c.title for c in live]

@@ -121,6 +121,11 @@ class ApprovalCard(QFrame):
         title.setObjectName("ApprovalTitle")
         title.setWordWrap(True)  # an MCP tool's server, name and hints can be long
         layout.addWidget(title)
+        # The card itself takes the focus: a screen reader says what it asks and how to answer.
+        self.setAccessibleName(title.text())
+        self.setAccessibleDescription(
+            "Ctrl+Enter allows once, Esc denies; Tab reaches the details and the answers."
+        )
 
         self.command_edit: QPlainTextEdit | None = None
         self.danger_reasons: list[str] = []

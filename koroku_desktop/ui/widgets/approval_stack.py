@@ -52,17 +52,22 @@ class ApprovalStack(QWidget):
         self._layout.addWidget(card)
         self.setVisible(True)
         self._watch_keys(True)
-        if self._typing_elsewhere():
-            return  # its keys work from the message box too; what is typed stays there
+        if self._keys_taken(card):
+            return  # its keys work from there too; what is typed stays there
         if self.window().isActiveWindow() or self.isVisible():
             card.focus_default()
 
-    def _typing_elsewhere(self) -> bool:
-        """The keyboard is in a text box of this window outside the cards (the message box):
-        a card arriving must not take it from under the user's fingers."""
+    def _keys_taken(self, new: ApprovalCard) -> bool:
+        """The keyboard is on another card (being read, its command edited: Ctrl+Enter must
+        answer that one, never a newer card not read yet; the popup's other stack's too), or
+        in a text box of this window (the message box): a card arriving must not take it from
+        under the user's fingers."""
         focus = QApplication.focusWidget()
-        if focus is None or focus.window() is not self.window() or self.isAncestorOf(focus):
+        if focus is None or focus.window() is not self.window():
             return False
+        holder = _card_of(focus)
+        if holder is not None:
+            return holder is not new
         return isinstance(focus, QLineEdit | QTextEdit | QPlainTextEdit) and not focus.isReadOnly()
 
     def remove(self, pending: PendingApproval) -> None:
@@ -118,8 +123,20 @@ class ApprovalStack(QWidget):
             return False
         if not _is_approval_key(event):
             return False
-        target = next((c for c in self.cards() if c.isAncestorOf(watched)), self.cards()[0])
-        return target.handle_key(event)
+        holder = _card_of(watched)
+        if holder is not None and holder not in self.cards():
+            return False  # another stack's card (the popup shows two): it answers its keys
+        return (holder or self.cards()[0]).handle_key(event)
+
+
+def _card_of(widget: QWidget) -> ApprovalCard | None:
+    """The approval card `widget` is or is in, if any."""
+    at: QWidget | None = widget
+    while at is not None and not at.isWindow():
+        if isinstance(at, ApprovalCard):
+            return at
+        at = at.parentWidget()
+    return None
 
 
 def _is_approval_key(event: QKeyEvent) -> bool:

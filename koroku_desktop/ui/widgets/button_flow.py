@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget
+from PySide6.QtWidgets import QLayout, QLayoutItem, QStyle, QWidget
 
 
 class ButtonFlow(QLayout):
     """`buttons` at their natural widths in one row when they fit, with `last_apart` the last
-    one at the right edge (Deny); else wrapped into rows that each fill the width."""
+    one at the right edge (Deny); else wrapped into rows that each fill the width. Mirrored
+    in a right-to-left widget."""
 
     def __init__(
         self, buttons: Sequence[QWidget], spacing: int = 6, *, last_apart: bool = False
@@ -122,6 +123,10 @@ class ButtonFlow(QLayout):
             else:
                 self._place_filling(row, area.x(), area.width(), y, height)
             y += height + self.spacing()
+        parent = self.parentWidget()
+        if parent is not None and parent.isRightToLeft():  # as the box layouts around it
+            for item in self._shown():
+                item.setGeometry(QStyle.visualRect(parent.layoutDirection(), area, item.geometry()))
         if changed:
             self.invalidate()  # the minimum height changed: the widgets around re-lay out
 
