@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -14,9 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from koroku_desktop.agent.memory_events import MEMORY_KEY
 from koroku_desktop.cli import one_shot
+from koroku_desktop.store import SqliteEventLog
+from koroku_desktop.store.local_lease import SqliteTurnLock
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.processes import ROOT, Koroku
+from tests.support.waits import wait_until
 
 
 def test_to_thread_runs_on_the_loops_thread_with_its_result_and_errors() -> None:
@@ -93,3 +98,57 @@ def test_ask_with_an_mcp_server_still_starts_it(koroku: Koroku, fake_gemini: Fak
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still answered\n"
     assert "gone" in result.stderr  # it was started (and its failure told)
+
+
+def _held_by_ask(koroku: Koroku) -> bool:
+    return any(row[0] == "ask" for row in koroku.sql("SELECT front_end FROM turn_leases"))
+
+
+def test_ctrl_c_ends_an_ask_waiting_for_another_processs_memory_sync(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    """The memory files' lease held elsewhere (the app syncing them): the ask waits for it
+    with its loop free, so one Ctrl-C ends it, and its turn lease is given back."""
+    path = koroku.home / "koroku.db"
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    SqliteEventLog(path).close()
+    app = SqliteTurnLock(path, "app")
+    try:
+        assert app.try_acquire(MEMORY_KEY, "syncing") is None
+        ask = koroku.popen("ask", "hello?")
+        try:
+            wait_until(lambda: _held_by_ask(koroku), timeout=60)  # in the sync, waiting
+            ask.send_signal(signal.SIGINT)
+            ask.communicate(timeout=15)
+        finally:
+            if ask.poll() is None:
+                ask.kill()
+                ask.communicate()
+        assert ask.returncode != 0
+        assert not _held_by_ask(koroku)
+    finally:
+        app.close()
+
+
+def test_an_ask_waiting_for_another_processs_memory_sync_answers_once_it_ends(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    path = koroku.home / "koroku.db"
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    SqliteEventLog(path).close()
+    app = SqliteTurnLock(path, "app")
+    try:
+        assert app.try_acquire(MEMORY_KEY, "syncing") is None
+        fake_gemini.reply_text("after the sync")
+        ask = koroku.popen("ask", "hello?")
+        try:
+            wait_until(lambda: _held_by_ask(koroku), timeout=60)
+            app.release(MEMORY_KEY)
+            out, err = ask.communicate(timeout=60)
+        finally:
+            if ask.poll() is None:
+                ask.kill()
+                ask.communicate()
+        assert (ask.returncode, out) == (0, "after the sync\n"), err
+    finally:
+        app.close()
