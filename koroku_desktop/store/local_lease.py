@@ -177,6 +177,8 @@ class SqliteTurnLock:
 
     def _renew(self, conversation_id: str) -> bool:
         with self._conn_lock:
+            if self._dir is None:  # closed since the heartbeat read what is held: none is
+                return False
             cursor = self._db().execute(
                 "UPDATE turn_leases SET expires_at = ? WHERE conversation_id = ? AND owner = ?",
                 (self.clock() + self.ttl, conversation_id, self.owner),
