@@ -3,6 +3,7 @@ board); the hub's advisory lock runs it in tests/sync/test_hub_lease_contract.py
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from koroku_desktop.store import SqliteEventLog, data_dir
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from koroku_desktop.store.log.memory_log import LeaseBoard, MemoryTurnLock
 from tests.store.turn_lock_contract import Clock, ExpiringLeaseContract, LockFactory
+from tests.support.waits import wait_until
 
 
 class TestSqliteTurnLock(ExpiringLeaseContract):
@@ -142,3 +144,34 @@ def test_sqlite_a_renewal_racing_close_does_not_reopen_the_database(tmp_path: Pa
     finally:
         holder.go.set()
         holder.close()
+
+
+def test_sqlite_the_heartbeat_outlives_an_unexpected_error(tmp_path: Path) -> None:
+    """A renewal failing with anything (not only an SQLite error) is logged and retried: the
+    one heartbeat thread of the instance must not end while a lease is held."""
+    path = tmp_path / "koroku.db"
+    SqliteEventLog(path).close()
+    failed = threading.Event()
+
+    def clock() -> float:
+        if threading.current_thread() is not threading.main_thread() and not failed.is_set():
+            failed.set()
+            raise RuntimeError("a clock that failed once")
+        return time.time()
+
+    holder = SqliteTurnLock(path, "ask", ttl=10, heartbeat=0.05, clock=clock)
+    try:
+        assert holder.try_acquire("c1", "t") is None
+        first = expiry(path, "c1")
+        assert failed.wait(30)
+        wait_until(lambda: expiry(path, "c1") > first, timeout=30)  # renewed again
+    finally:
+        holder.close()
+
+
+def expiry(path: Path, key: str) -> float:
+    with sqlite3.connect(path) as conn:
+        row = conn.execute(
+            "SELECT expires_at FROM turn_leases WHERE conversation_id = ?", (key,)
+        ).fetchone()
+    return float(row[0])
