@@ -152,3 +152,34 @@ def test_an_ask_waiting_for_another_processs_memory_sync_answers_once_it_ends(
         assert (ask.returncode, out) == (0, "after the sync\n"), err
     finally:
         app.close()
+
+
+def test_ask_answers_while_an_mcp_servers_keyring_waits_to_be_unlocked(
+    koroku: Koroku, fake_gemini: FakeGemini
+) -> None:
+    """An HTTP server's OAuth tokens are read from the keyring, which may wait for a person
+    (an unlock dialog): the ask waits for its MCP servers only so long, then answers."""
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    server = {"mcpServers": {"remote": {"url": "http://127.0.0.1:9/mcp"}}}
+    (koroku.home / "mcp.json").write_text(json.dumps(server))
+    keyring = koroku.home.parent / "keyring.json"
+    fake_gemini.reply_text("answered meanwhile")
+    ask = koroku.popen(
+        "ask",
+        "hello?",
+        KOROKU_MCP_WAIT="1",
+        PYTHON_KEYRING_BACKEND="tests.support.keyring_file.LockedKeyring",
+        KOROKU_TEST_KEYRING=str(keyring),
+    )
+    try:
+        wait_until(keyring.with_suffix(".asked").exists, timeout=60)
+        wait_until(lambda: fake_gemini.requests, timeout=30)  # the turn went on meanwhile
+    finally:
+        keyring.with_suffix(".unlocked").touch()
+        try:
+            out, err = ask.communicate(timeout=60)
+        finally:
+            if ask.poll() is None:
+                ask.kill()
+                ask.communicate()
+    assert (ask.returncode, out) == (0, "answered meanwhile\n"), err
