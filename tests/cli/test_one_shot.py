@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -57,6 +59,29 @@ def test_name_lookups_and_own_executors_still_run_in_threads() -> None:
     in_own, loop_thread, found = one_shot.run(main())
     assert in_own.startswith("own") and in_own != loop_thread
     assert found  # resolved through the default executor's thread
+
+
+def test_name_lookups_run_in_a_thread_in_debug_mode_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In asyncio's debug mode (`-X dev`, PYTHONASYNCIODEBUG) the loop hands the default
+    executor a logging wrapper of `socket.getaddrinfo`: a lookup that hangs must not hang
+    the loop there either."""
+    seen: list[threading.Thread] = []
+    real = socket.getaddrinfo
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", spy)
+
+    async def main() -> threading.Thread:
+        loop = asyncio.get_running_loop()
+        loop.set_debug(True)
+        await loop.getaddrinfo("127.0.0.1", 80)
+        return threading.current_thread()
+
+    loop_thread = one_shot.run(main())
+    assert seen and loop_thread not in seen
 
 
 def test_a_cancelled_main_is_reported_like_asyncio_run() -> None:
