@@ -22,12 +22,15 @@ every file is written again from the log (atomically, 0600) where it differs.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import hashlib
 import json
 import logging
 import re
 import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,20 +161,23 @@ def sync_memory_files_leased(
     lease: TurnLock | None,
     poll: float = 0.1,
     stop: threading.Event | None = None,
+    *,
+    wait: bool = True,
 ) -> MemorySync | None:
     """`sync_memory_files`, one at a time in this process and, under `lease`'s `MEMORY_KEY`,
     across processes: two front ends noticing one outside edit record it once. Blocking.
-    None: `stop` was set while it waited for another sync (nothing done; the next does it)."""
+    None: `stop` was set while it waited for another sync (nothing done; the next does it),
+    or, with `wait=False`, another sync runs (nothing done, at once)."""
     stop = stop or threading.Event()
-    while not _ONE_HERE.acquire(timeout=poll):
-        if stop.is_set():
+    while not (_ONE_HERE.acquire(timeout=poll) if wait else _ONE_HERE.acquire(blocking=False)):
+        if stop.is_set() or not wait:
             return None
     try:
         if lease is None:
             return sync_memory_files(event_log, conversation_id, data_dir)
         turn = new_id()
         while lease.try_acquire(MEMORY_KEY, turn) is not None:
-            if stop.wait(poll):
+            if not wait or stop.wait(poll):
                 return None
         try:
             return sync_memory_files(event_log, conversation_id, data_dir)
@@ -186,13 +192,30 @@ async def sync_memory_files_off_loop(
 ) -> MemorySync | None:
     """`sync_memory_files_leased` in a worker thread. Cancelled (the app quits), it stops
     waiting for another process's sync at once, and lets one under way end for at most
-    `STOP_WAIT_S`: what is left the next start does (the log holds every edit)."""
+    `STOP_WAIT_S`: what is left the next start does (the log holds every edit).
+
+    It first tries without waiting (`asyncio.to_thread`: inline where the loop runs those
+    calls on its own thread, cli/one_shot.py); only a wait for another sync goes to a thread
+    of its own, so the loop stays free meanwhile (a cancel, a timeout, Ctrl-C are served)."""
     stop = threading.Event()
-    work = asyncio.ensure_future(
-        asyncio.to_thread(
-            sync_memory_files_leased, event_log, conversation_id, data_dir, lease, stop=stop
-        )
+    args = (event_log, conversation_id, data_dir, lease)
+    first = asyncio.ensure_future(
+        asyncio.to_thread(sync_memory_files_leased, *args, stop=stop, wait=False)
     )
+    synced = await _stoppable(first, stop)
+    if synced is not None:
+        return synced
+    waiting = functools.partial(
+        contextvars.copy_context().run, sync_memory_files_leased, *args, stop=stop
+    )
+    loop = asyncio.get_running_loop()
+    return await _stoppable(asyncio.ensure_future(loop.run_in_executor(_waits(), waiting)), stop)
+
+
+async def _stoppable(
+    work: asyncio.Future[MemorySync | None], stop: threading.Event
+) -> MemorySync | None:
+    """`work`'s result; cancelled, `stop` is set and `work` gets `STOP_WAIT_S` to end."""
     try:
         return await asyncio.shield(work)
     except asyncio.CancelledError:
@@ -210,6 +233,16 @@ async def sync_memory_files_off_loop(
                 " left for the next start"
             )
         raise
+
+
+_WAITERS: list[ThreadPoolExecutor] = []
+
+
+def _waits() -> ThreadPoolExecutor:
+    """The threads a sync waits for another's in (made on first use): never the loop's."""
+    if not _WAITERS:
+        _WAITERS.append(ThreadPoolExecutor(4, thread_name_prefix="koroku-memory-sync"))
+    return _WAITERS[0]
 
 
 def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:

@@ -30,13 +30,21 @@ _OFF_LOOP: tuple[object, ...] = (socket.getaddrinfo, socket.getnameinfo)
 """What the loop itself hands to the default executor and may block for long."""
 
 
+def _is_debug_lookup(func: object) -> bool:
+    """The loop's own name lookup in debug mode (a logging wrapper of `socket.getaddrinfo`)."""
+    return _DEBUG_LOOKUP is not None and getattr(func, "__func__", None) is _DEBUG_LOOKUP
+
+
+_DEBUG_LOOKUP = getattr(asyncio.BaseEventLoop, "_getaddrinfo_debug", None)
+
+
 class OneShotLoop(asyncio.SelectorEventLoop):
     """An event loop whose default executor is the loop's own thread (see the module)."""
 
     def run_in_executor(
         self, executor: Executor | None, func: Callable[[Unpack[Ts]], T], *args: *Ts
     ) -> asyncio.Future[T]:
-        if executor is not None or func in _OFF_LOOP:
+        if executor is not None or func in _OFF_LOOP or _is_debug_lookup(func):
             return super().run_in_executor(executor, func, *args)
         self._check_closed()  # type: ignore[attr-defined]  # as the base class does
         future: asyncio.Future[T] = self.create_future()

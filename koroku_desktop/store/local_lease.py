@@ -29,7 +29,7 @@ from pathlib import Path
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.domain.lease import LockHolder
 from koroku_desktop.store.data_dir import DataDir, data_dir_for, release
-from koroku_desktop.store.database import Connection, Error, KorokuDatabase
+from koroku_desktop.store.database import Connection, KorokuDatabase
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +177,8 @@ class SqliteTurnLock:
 
     def _renew(self, conversation_id: str) -> bool:
         with self._conn_lock:
+            if self._dir is None:  # closed since the heartbeat read what is held: none is
+                return False
             cursor = self._db().execute(
                 "UPDATE turn_leases SET expires_at = ? WHERE conversation_id = ? AND owner = ?",
                 (self.clock() + self.ttl, conversation_id, self.owner),
@@ -220,5 +222,5 @@ class SqliteTurnLock:
                     if not self._renew(conversation_id) and not stop.is_set():
                         log.warning("the turn lease of %r was taken over", conversation_id)
                         stop.set()
-                except Error:
+                except Exception:  # any: the one heartbeat of every key held here must go on
                     log.warning("could not renew the turn lease; retrying", exc_info=True)

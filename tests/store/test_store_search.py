@@ -86,7 +86,8 @@ def test_prefix_and_case(filled: SqliteEventLog) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ['foo"bar', "AND OR", "*", "(", ")", "NEAR(", '"', "-x", "a:b", "^", "NOT", "💥"]
+    "query",
+    ['foo"bar', "AND OR", "*", "(", ")", "NEAR(", '"', "-x", "a:b", "^", "NOT", "💥", "x\x00y"],
 )
 def test_any_text_is_a_valid_query(filled: SqliteEventLog, query: str) -> None:
     assert isinstance(filled.search(query), list)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,3 +70,18 @@ def file_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fi
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+class LockedKeyring(FileKeyring):
+    """A keyring waiting to be unlocked (as the OS keyring's unlock dialog waits for the
+    person) for the MCP servers' OAuth entries: each read of one notes `<file>.asked` and
+    blocks until `<file>.unlocked` exists."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        if "mcp_oauth" not in f"{service} {username}":
+            return super().get_password(service, username)
+        self.path.with_suffix(".asked").touch()
+        unlocked = self.path.with_suffix(".unlocked")
+        while not unlocked.exists():
+            time.sleep(0.02)
+        return super().get_password(service, username)

@@ -45,7 +45,8 @@ def fts_query(user_text: str) -> str | None:
     (the tokenizer would ignore them anyway). None means there is nothing to search for.
     """
     terms: list[str] = []
-    for token in user_text.split():
+    # A NUL ends FTS5's query text (an "unterminated string" error): it splits, as a space.
+    for token in user_text.replace("\x00", " ").split():
         prefix = token.endswith("*")
         core = token.rstrip("*") if prefix else token
         if not any(ch.isalnum() for ch in core):
