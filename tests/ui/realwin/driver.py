@@ -264,6 +264,7 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     await until(window.find_bar.field.hasFocus, "the find field")
     window.find_bar.field.setText("largest")
     await until(lambda: "of" in window.find_bar.count_label.text(), "the matches")
+    await settle(6)  # the count's new width is laid out in the next event passes
     s.look(window, "find")
     await press(Qt.Key.Key_Escape)
     await s.typed_lands(desk, "Esc in Find")
