@@ -22,7 +22,6 @@ every file is written again from the log (atomically, 0600) where it differs.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import hashlib
 import json
@@ -30,7 +29,6 @@ import logging
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +37,7 @@ from koroku_desktop.domain.coverage import in_entries_order
 from koroku_desktop.domain.events import MemoryEditEvent, StoredEvent
 from koroku_desktop.domain.ids import new_id
 from koroku_desktop.fsutil import atomic_write
+from koroku_desktop.may_block import may_block
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +195,8 @@ async def sync_memory_files_off_loop(
 
     It first tries without waiting (`asyncio.to_thread`: inline where the loop runs those
     calls on its own thread, cli/one_shot.py); only a wait for another sync goes to a thread
-    of its own, so the loop stays free meanwhile (a cancel, a timeout, Ctrl-C are served)."""
+    of its own (`may_block`), so the loop stays free meanwhile (a cancel, a timeout, Ctrl-C
+    are served)."""
     stop = threading.Event()
     args = (event_log, conversation_id, data_dir, lease)
     first = asyncio.ensure_future(
@@ -205,11 +205,8 @@ async def sync_memory_files_off_loop(
     synced = await _stoppable(first, stop)
     if synced is not None:
         return synced
-    waiting = functools.partial(
-        contextvars.copy_context().run, sync_memory_files_leased, *args, stop=stop
-    )
-    loop = asyncio.get_running_loop()
-    return await _stoppable(asyncio.ensure_future(loop.run_in_executor(_waits(), waiting)), stop)
+    waiting = functools.partial(sync_memory_files_leased, *args, stop=stop)
+    return await _stoppable(may_block(waiting), stop)
 
 
 async def _stoppable(
@@ -233,16 +230,6 @@ async def _stoppable(
                 " left for the next start"
             )
         raise
-
-
-_WAITERS: list[ThreadPoolExecutor] = []
-
-
-def _waits() -> ThreadPoolExecutor:
-    """The threads a sync waits for another's in (made on first use): never the loop's."""
-    if not _WAITERS:
-        _WAITERS.append(ThreadPoolExecutor(4, thread_name_prefix="koroku-memory-sync"))
-    return _WAITERS[0]
 
 
 def write_memory_files(data_dir: Path, texts: dict[str, str]) -> list[Path]:

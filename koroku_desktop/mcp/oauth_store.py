@@ -9,17 +9,15 @@ refreshes it before use. Values are never logged; keyring calls run off the even
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
 from pydantic import ValidationError
 
+from koroku_desktop.may_block import may_block
 from koroku_desktop.mcp.state import SecretStore
 
 log = logging.getLogger(__name__)
@@ -27,18 +25,9 @@ log = logging.getLogger(__name__)
 TOKENS_KEY = "mcp_oauth_tokens:{name}"
 CLIENT_KEY = "mcp_oauth_client:{name}"
 
-T = TypeVar("T")
-_KEYRING_THREADS: list[ThreadPoolExecutor] = []
-
-
-async def off_loop(call: Callable[..., T], *args: Any) -> T:
-    """A keyring call in a thread of its own (made on first use), never on the loop's thread,
-    even where the loop runs `asyncio.to_thread` calls inline (cli/one_shot.py): the OS
-    keyring may wait for a person (its unlock dialog), and the MCP start's deadlines and the
-    front end's wait for the servers must still run meanwhile."""
-    if not _KEYRING_THREADS:
-        _KEYRING_THREADS.append(ThreadPoolExecutor(2, thread_name_prefix="koroku-keyring"))
-    return await asyncio.get_running_loop().run_in_executor(_KEYRING_THREADS[0], call, *args)
+# Every keyring call is `may_block`: the OS keyring may wait for a person (its unlock dialog),
+# and the MCP start's deadlines and the front end's wait for the servers must still run
+# meanwhile, on `koroku ask`'s loop too (cli/one_shot.py).
 
 
 class KeyringTokenStorage:
@@ -57,7 +46,7 @@ class KeyringTokenStorage:
     async def _read(self, template: str) -> dict[str, Any] | None:
         key = template.format(name=self.name)
         try:
-            text = await off_loop(self.secrets.get, key)
+            text = await may_block(self.secrets.get, key)
         except Exception as exc:  # noqa: BLE001 — a broken keyring reads as signed out
             log.warning(
                 "keyring lookup for MCP server %r failed: %s", self.name, type(exc).__name__
@@ -77,7 +66,7 @@ class KeyringTokenStorage:
     async def _write(self, template: str, data: dict[str, Any]) -> None:
         key = template.format(name=self.name)
         text = json.dumps({"url": self.url, **data})
-        await off_loop(self.secrets.set, key, text)
+        await may_block(self.secrets.set, key, text)
 
     async def get_tokens(self) -> OAuthToken | None:
         """The stored tokens, `expires_in` counted from now (0 once expired)."""
@@ -135,9 +124,9 @@ class KeyringTokenStorage:
 
     async def forget_tokens(self) -> None:
         """Drop the tokens, keep the registration (a fresh sign-in reuses it)."""
-        await off_loop(self.secrets.delete, TOKENS_KEY.format(name=self.name))
+        await may_block(self.secrets.delete, TOKENS_KEY.format(name=self.name))
 
     async def forget_all(self) -> None:
         """Drop the tokens and the registration (sign out)."""
         await self.forget_tokens()
-        await off_loop(self.secrets.delete, CLIENT_KEY.format(name=self.name))
+        await may_block(self.secrets.delete, CLIENT_KEY.format(name=self.name))

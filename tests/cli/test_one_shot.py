@@ -6,6 +6,7 @@ mcp.json loads none of the MCP modules, while one with servers still starts them
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import signal
 import socket
@@ -19,6 +20,7 @@ import pytest
 
 from koroku_desktop.agent.memory_events import MEMORY_KEY
 from koroku_desktop.cli import one_shot
+from koroku_desktop.may_block import may_block
 from koroku_desktop.store import SqliteEventLog
 from koroku_desktop.store.local_lease import SqliteTurnLock
 from tests.fakes.gemini_server import FakeGemini
@@ -59,6 +61,20 @@ def test_name_lookups_and_own_executors_still_run_in_threads() -> None:
     in_own, loop_thread, found = one_shot.run(main())
     assert in_own.startswith("own") and in_own != loop_thread
     assert found  # resolved through the default executor's thread
+
+
+def test_a_call_marked_may_block_runs_in_a_thread_with_the_callers_context() -> None:
+    """The core's marker for a call that may wait for long: never on `ask`'s loop thread."""
+    asked: contextvars.ContextVar[str] = contextvars.ContextVar("asked")
+
+    async def main() -> tuple[tuple[str, str], str]:
+        asked.set("the caller's")
+        marked = await may_block(lambda: (threading.current_thread().name, asked.get()))
+        return marked, threading.current_thread().name
+
+    (thread, context), loop_thread = one_shot.run(main())
+    assert thread.startswith("koroku-may-block") and thread != loop_thread
+    assert context == "the caller's"
 
 
 def test_name_lookups_run_in_a_thread_in_debug_mode_too(monkeypatch: pytest.MonkeyPatch) -> None:
