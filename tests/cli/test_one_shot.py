@@ -6,6 +6,7 @@ mcp.json loads none of the MCP modules, while one with servers still starts them
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import signal
@@ -13,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -145,54 +147,51 @@ def _held_by_ask(koroku: Koroku) -> bool:
     return any(row[0] == "ask" for row in koroku.sql("SELECT front_end FROM turn_leases"))
 
 
+@contextlib.contextmanager
+def _ask_waiting_for_another_processs_memory_sync(
+    koroku: Koroku,
+) -> Iterator[tuple[SqliteTurnLock, subprocess.Popen[str]]]:
+    """`koroku ask hello?` started while another process (the app) holds the memory files'
+    lease, handed over once the ask holds its turn (in the sync, waiting); killed if it still
+    runs at the end, and the app's lease let go."""
+    path = koroku.home / "koroku.db"
+    koroku.home.mkdir(parents=True, exist_ok=True)
+    SqliteEventLog(path).close()
+    app = SqliteTurnLock(path, "app")
+    try:
+        assert app.try_acquire(MEMORY_KEY, "syncing") is None
+        ask = koroku.popen("ask", "hello?")
+        try:
+            wait_until(lambda: _held_by_ask(koroku), timeout=60)
+            yield app, ask
+        finally:
+            if ask.poll() is None:
+                ask.kill()
+                ask.communicate()
+    finally:
+        app.close()
+
+
 def test_ctrl_c_ends_an_ask_waiting_for_another_processs_memory_sync(
     koroku: Koroku, fake_gemini: FakeGemini
 ) -> None:
     """The memory files' lease held elsewhere (the app syncing them): the ask waits for it
     with its loop free, so one Ctrl-C ends it, and its turn lease is given back."""
-    path = koroku.home / "koroku.db"
-    koroku.home.mkdir(parents=True, exist_ok=True)
-    SqliteEventLog(path).close()
-    app = SqliteTurnLock(path, "app")
-    try:
-        assert app.try_acquire(MEMORY_KEY, "syncing") is None
-        ask = koroku.popen("ask", "hello?")
-        try:
-            wait_until(lambda: _held_by_ask(koroku), timeout=60)  # in the sync, waiting
-            ask.send_signal(signal.SIGINT)
-            ask.communicate(timeout=15)
-        finally:
-            if ask.poll() is None:
-                ask.kill()
-                ask.communicate()
+    with _ask_waiting_for_another_processs_memory_sync(koroku) as (_app, ask):
+        ask.send_signal(signal.SIGINT)
+        ask.communicate(timeout=15)
         assert ask.returncode != 0
         assert not _held_by_ask(koroku)
-    finally:
-        app.close()
 
 
 def test_an_ask_waiting_for_another_processs_memory_sync_answers_once_it_ends(
     koroku: Koroku, fake_gemini: FakeGemini
 ) -> None:
-    path = koroku.home / "koroku.db"
-    koroku.home.mkdir(parents=True, exist_ok=True)
-    SqliteEventLog(path).close()
-    app = SqliteTurnLock(path, "app")
-    try:
-        assert app.try_acquire(MEMORY_KEY, "syncing") is None
-        fake_gemini.reply_text("after the sync")
-        ask = koroku.popen("ask", "hello?")
-        try:
-            wait_until(lambda: _held_by_ask(koroku), timeout=60)
-            app.release(MEMORY_KEY)
-            out, err = ask.communicate(timeout=60)
-        finally:
-            if ask.poll() is None:
-                ask.kill()
-                ask.communicate()
+    fake_gemini.reply_text("after the sync")
+    with _ask_waiting_for_another_processs_memory_sync(koroku) as (app, ask):
+        app.release(MEMORY_KEY)
+        out, err = ask.communicate(timeout=60)
         assert (ask.returncode, out) == (0, "after the sync\n"), err
-    finally:
-        app.close()
 
 
 def test_ask_answers_while_an_mcp_servers_keyring_waits_to_be_unlocked(
