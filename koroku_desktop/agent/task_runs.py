@@ -137,8 +137,6 @@ class TaskRunner:
     clock: Callable[[], datetime]
     _: KW_ONLY
     turn_lock: TurnLock | None = None
-    approver: Approver = field(default_factory=HeadlessApprover)
-    """Answers the calls a run's task was not granted, unless `run` is given its own."""
     _local: dict[str, asyncio.Lock] = field(init=False, default_factory=dict)
 
     @contextlib.asynccontextmanager
@@ -174,8 +172,8 @@ class TaskRunner:
 
     async def run(self, due: DueRun, approver: Approver | None = None) -> RunRecord:
         """Claim and make one run; its record (`skipped` when it was not this one's to run).
-        `approver` answers this run's calls the task was not granted (default: the
-        runner's): a front end running several at once tells them apart by it."""
+        `approver` answers this run's calls the task was not granted (default: a
+        `HeadlessApprover`): a front end running several at once tells them apart by it."""
         turn_id = new_id()
         started_at = self.clock()
         async with self._lease(due.task.conversation_id, turn_id):
@@ -195,7 +193,7 @@ class TaskRunner:
                 outcome, detail, ran = self._remind(task, due), task.prompt, None
             else:
                 outcome, detail, ran = await self._turn(
-                    task, due, turn_id, approver or self.approver
+                    task, due, turn_id, approver or HeadlessApprover()
                 )
         except Exception as exc:  # a run that breaks is recorded as failed, never lost
             log.exception("task %s failed", task.id)
