@@ -269,21 +269,30 @@ class DenseFeedback(HybridSearch):
             return cosines
         scores = candidate_scores(keyword, matches, cosines)
         top = sorted(scores, key=lambda s: -scores[s])[: self.k]
-        store = self.store
-        space = store._space_id(MODEL, DIMS)  # type: ignore[attr-defined]
-        marks = ",".join("?" * len(top))
-        rows = store._db.conn().execute(  # type: ignore[attr-defined]
-            "SELECT scale, vector FROM event_vectors WHERE space = ? AND chunk = 0"
-            f" AND seq IN ({marks})",
-            (space, *top),
-        )
-        found = [np.frombuffer(v, dtype=np.int8).astype(np.float32) * s for s, v in rows]
+        found = stored_vectors(self.store, top)
         if not found:
             return cosines
         q = np.asarray(vector, dtype=np.float32)
-        mean = np.mean([v / max(float(np.linalg.norm(v)), 1e-9) for v in found], axis=0)
-        moved = q / max(float(np.linalg.norm(q)), 1e-9) + self.beta * mean
-        return store.similarities(MODEL, DIMS, moved.tolist(), list(scores))
+        mean = np.mean([unit(v) for v in found.values()], axis=0)
+        moved = unit(q) + self.beta * mean
+        return self.store.similarities(MODEL, DIMS, moved.tolist(), list(scores))
+
+
+def stored_vectors(store: Any, seqs: list[int]) -> dict[int, Any]:
+    """The stored (int8, scaled) first-chunk vectors of `seqs` that have one, as float32."""
+    space = store._space_id(MODEL, DIMS)
+    marks = ",".join("?" * len(seqs))
+    rows = store._db.conn().execute(
+        "SELECT seq, scale, vector FROM event_vectors WHERE space = ? AND chunk = 0"
+        f" AND seq IN ({marks})",
+        (space, *seqs),
+    )
+    return {int(seq): np.frombuffer(v, dtype=np.int8).astype(np.float32) * s for seq, s, v in rows}
+
+
+def unit(v: Any) -> Any:
+    """`v` scaled to length 1 (a zero vector stays near zero)."""
+    return v / max(float(np.linalg.norm(v)), 1e-9)
 
 
 class Centred(HybridSearch):
@@ -298,24 +307,12 @@ class Centred(HybridSearch):
         if vector is None:
             return {}
         seqs = list(dict.fromkeys([s for s, _ in keyword] + [m.seq for m in matches]))
-        store = self.store
-        space = store._space_id(MODEL, DIMS)  # type: ignore[attr-defined]
-        marks = ",".join("?" * len(seqs))
-        rows = store._db.conn().execute(  # type: ignore[attr-defined]
-            "SELECT seq, scale, vector FROM event_vectors WHERE space = ? AND chunk = 0"
-            f" AND seq IN ({marks})",
-            (space, *seqs),
-        )
-        found = {
-            int(seq): np.frombuffer(v, dtype=np.int8).astype(np.float32) * s for seq, s, v in rows
-        }
+        found = stored_vectors(self.store, seqs)
         if not found:
             return {}
-        units = {seq: v / max(float(np.linalg.norm(v)), 1e-9) for seq, v in found.items()}
+        units = {seq: unit(v) for seq, v in found.items()}
         mean = np.mean(list(units.values()), axis=0)
-        q = np.asarray(vector, dtype=np.float32)
-        q = q / max(float(np.linalg.norm(q)), 1e-9) - mean
-        q = q / max(float(np.linalg.norm(q)), 1e-9)
+        q = unit(unit(np.asarray(vector, dtype=np.float32)) - mean)
         return {
             seq: float((v - mean) @ q / max(float(np.linalg.norm(v - mean)), 1e-9))
             for seq, v in units.items()
@@ -348,14 +345,16 @@ def rankings(
 
     async def run() -> list[bench.Ranking]:
         recall.SIMILARITY_WEIGHT = options.get("meaning", shipped_weight)
-        found = []
-        for store, questions in data:
-            search = make(store, embedder, variant, options)
-            for q in questions:
-                result = await search.search(q["question"], 10, keyword_only=keyword_only)
-                found.append([h.hit.seq - 1 for h in result.hits])
-        recall.SIMILARITY_WEIGHT = shipped_weight
-        return found
+        try:
+            found = []
+            for store, questions in data:
+                search = make(store, embedder, variant, options)
+                for q in questions:
+                    result = await search.search(q["question"], 10, keyword_only=keyword_only)
+                    found.append([h.hit.seq - 1 for h in result.hits])
+            return found
+        finally:
+            recall.SIMILARITY_WEIGHT = shipped_weight
 
     return asyncio.run(run())
 
