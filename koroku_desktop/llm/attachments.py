@@ -39,6 +39,7 @@ from koroku_desktop.domain.model_io import ModelError
 from koroku_desktop.domain.parts import AttachmentPart
 from koroku_desktop.llm.mapping import content_to_sdk
 from koroku_desktop.llm.upload_cache import UploadCache, UploadedFile
+from koroku_desktop.may_block import may_block
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,11 @@ class AttachmentSender:
     sent_uris: set[str] = field(init=False, default_factory=set)
     """The file URIs the last resolved request used (to forget them if they are gone)."""
 
+    def _read(self, sha256: str) -> asyncio.Future[bytes]:
+        """The blob's bytes, `may_block`: a blob made on another device is fetched from the
+        sync hub (the network) on first need, so never on `koroku ask`'s loop thread."""
+        return may_block(self.read_blob, sha256)
+
     async def resolve(
         self,
         client: genai.Client,
@@ -111,7 +117,7 @@ class AttachmentSender:
                     if is_text_type(part.mime_type):  # too long for a text part: a file
                         part = part.model_copy(update={"mime_type": "text/plain"})
                 if inline:
-                    data = await asyncio.to_thread(self.read_blob, part.sha256)
+                    data = await self._read(part.sha256)
                     resolved[part.sha256] = types.Part(
                         inline_data=types.Blob(mime_type=part.mime_type, data=data)
                     )
@@ -138,7 +144,7 @@ class AttachmentSender:
         note naming it (a binary type Gemini does not read); None: send its bytes."""
         head = f"[MCP resource {part.uri} of server {part.server!r}, {part.mime_type}]"
         if is_text_type(part.mime_type) and part.size <= self.inline_file_max:
-            data = await asyncio.to_thread(self.read_blob, part.sha256)
+            data = await self._read(part.sha256)
             return types.Part(text=f"{head}\n{data.decode('utf-8', 'replace')}")
         if not is_text_type(part.mime_type) and base_type(part.mime_type) not in GEMINI_INLINE:
             return types.Part(
@@ -154,7 +160,7 @@ class AttachmentSender:
             known = await asyncio.to_thread(self.cache.get, part.sha256, key)
             if known is not None and known.expires_at - now > REUSE_MARGIN_S:
                 return known
-        data = await asyncio.to_thread(self.read_blob, part.sha256)
+        data = await self._read(part.sha256)
         try:
             file = await client.aio.files.upload(
                 file=io.BytesIO(data),
