@@ -6,12 +6,12 @@ import asyncio
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TextIO, assert_never
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, MessageEvent
+from koroku_desktop.may_block import may_block
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.diff import file_diff, resolve
@@ -138,10 +138,8 @@ class TerminalApprover:
             shown = await asyncio.to_thread(approval_text, request, self.workspace)
             self.out.write(shown)
             self.out.flush()
-            # Its own thread even where the loop runs small calls inline (cli/one_shot.py):
-            # it waits for a person.
-            loop = asyncio.get_running_loop()
-            answer = await loop.run_in_executor(_prompts(), self._ask, "Allow? [y/N, a = always] ")
+            # It waits for a person: `may_block`, never on `koroku ask`'s loop thread.
+            answer = await may_block(self._ask, "Allow? [y/N, a = always] ")
         if answer is None:
             self.out.write(f"  {NOBODY_TO_ASK}\n")
             return ApprovalDecision(allowed=False, reason=NOBODY_TO_ASK)
@@ -169,16 +167,6 @@ class TerminalApprover:
                 return tty.readline()
         except OSError:
             return None
-
-
-_PROMPT_THREAD: list[ThreadPoolExecutor] = []
-
-
-def _prompts() -> ThreadPoolExecutor:
-    """The one thread the approval prompts wait in (made on first use)."""
-    if not _PROMPT_THREAD:
-        _PROMPT_THREAD.append(ThreadPoolExecutor(1, thread_name_prefix="koroku-prompt"))
-    return _PROMPT_THREAD[0]
 
 
 EXIT_PIPE = 141
