@@ -22,14 +22,11 @@ from typing import TypeVar, TypeVarTuple, Unpack
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
 
-_THREADS: list[ThreadPoolExecutor] = []
 
-
+@functools.cache
 def _threads() -> ThreadPoolExecutor:
     """The worker threads of every `may_block` call (made on first use, never the loop's)."""
-    if not _THREADS:
-        _THREADS.append(ThreadPoolExecutor(8, thread_name_prefix="koroku-may-block"))
-    return _THREADS[0]
+    return ThreadPoolExecutor(8, thread_name_prefix="koroku-may-block")
 
 
 def may_block(call: Callable[[Unpack[Ts]], T], *args: *Ts) -> asyncio.Future[T]:
