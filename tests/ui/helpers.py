@@ -19,6 +19,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from tests.fakes.chat_model import FakeChatModel, FakeReply
 from tests.support.processes import ROOT, popen_koroku
@@ -60,6 +61,13 @@ def quick_ask_into_the_chat(desktop: Desktop) -> None:
     is its own conversation, "Quick asks")."""
     desktop.runtime.settings_store.update({"quick_ask_into": "current"})
     assert desktop.quick.router.target == "current"
+
+
+def shown_popup(desktop: Desktop, qtbot: QtBot) -> QuickAskPopup:
+    """The quick-ask popup, shown (as its hotkey shows it) and exposed."""
+    desktop.show_quick_ask()
+    qtbot.waitExposed(desktop.popup)
+    return desktop.popup
 
 
 def koroku(*args: str) -> subprocess.Popen[str]:
