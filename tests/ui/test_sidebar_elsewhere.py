@@ -16,19 +16,16 @@ from koroku_desktop.domain.conversations import NEW_TITLE, UNTITLED, Conversatio
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import ask, finish, koroku, listed, texts, titled_replies
+from tests.ui.helpers import ask, ask_in_new, finish, koroku, listed, texts, titled_replies
 
 
 def test_a_conversation_deleted_archived_or_renamed_in_a_terminal_leaves_the_sidebar(
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
-        run(qtbot, desk.conversations.start_new())
-        ask(qtbot, desk, "beta")
-        run(qtbot, desk.conversations.start_new())
-        ask(qtbot, desk, "gamma")
+        alpha = ask(qtbot, desk, "alpha")
+        ask_in_new(qtbot, desk, "beta")
+        ask_in_new(qtbot, desk, "gamma")
         qtbot.waitUntil(
             lambda: listed(desk) == ["About gamma", "About beta", UNTITLED], timeout=5000
         )
@@ -53,11 +50,8 @@ def test_the_conversation_shown_deleted_in_a_terminal_gives_way_to_another_and_s
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
         window = desk.window
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
-        run(qtbot, desk.conversations.start_new())
-        ask(qtbot, desk, "beta")
-        beta = desk.runtime.agent.conversation_id
+        alpha = ask(qtbot, desk, "alpha")
+        beta = ask_in_new(qtbot, desk, "beta")
         qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
         window.input.setPlainText("a draft not sent yet")
 
@@ -88,8 +82,7 @@ def test_the_conversation_shown_archived_in_a_terminal_stays_open_marked_archive
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
+        alpha = ask(qtbot, desk, "alpha")
         finish(koroku("conversations", "archive", alpha))
         qtbot.waitUntil(lambda: listed(desk) == [f"{UNTITLED} (archived)"], timeout=10000)
         assert desk.runtime.agent.conversation_id == alpha
@@ -121,8 +114,7 @@ def test_a_list_read_before_a_terminal_delete_and_ending_after_a_later_read_is_n
     with running_desktop(qtbot, titled_replies()) as desk:
         switcher = desk.conversations
         ask(qtbot, desk, "alpha")
-        run(qtbot, switcher.start_new())
-        ask(qtbot, desk, "beta")
+        ask_in_new(qtbot, desk, "beta")
         qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
         book = switcher.book = HeldBook(switcher.book)
 
@@ -144,8 +136,7 @@ def test_two_reads_that_both_find_the_shown_conversation_deleted_move_off_it_onc
     finding the conversation shown deleted: one new conversation takes its place, not two."""
     with running_desktop(qtbot, titled_replies()) as desk:
         switcher = desk.conversations
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
+        alpha = ask(qtbot, desk, "alpha")
         qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
         other = ConversationBook(switcher.book.log)  # as another process would
         other.delete(alpha)
