@@ -7,6 +7,7 @@ import asyncio
 import threading
 from pathlib import Path
 
+import pytest
 import qasync
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -146,3 +147,36 @@ def test_two_reads_that_both_find_the_shown_conversation_deleted_move_off_it_onc
         settle()
         live = [c for c in switcher.book.all(counts=False).values() if not c.deleted]
         assert len(live) == 1, [c.title for c in live]
+
+
+def test_a_conversation_deleted_in_a_terminal_while_the_window_switches_to_it_is_left(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The terminal's delete lands while the switch loads the page: once the switch ends,
+    the window moves off the conversation it just opened, as when it was shown already."""
+    with running_desktop(qtbot, titled_replies()) as desk:
+        switcher = desk.conversations
+        alpha = ask(qtbot, desk, "alpha")
+        beta = ask_in_new(qtbot, desk, "beta")
+        qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
+        gate = asyncio.Event()
+        switch_to = desk.runtime.switch_to
+
+        async def slow_switch(conversation: Conversation) -> None:  # a long page, say
+            await gate.wait()
+            await switch_to(conversation)
+
+        monkeypatch.setattr(desk.runtime, "switch_to", slow_switch)
+        switching = asyncio.ensure_future(switcher.switch(alpha))
+        qtbot.waitUntil(lambda: switcher.switching, timeout=5000)
+        finish(koroku("conversations", "delete", alpha))
+        qtbot.waitUntil(lambda: listed(desk) == ["About beta"], timeout=10000)
+        gate.set()
+        qtbot.waitUntil(switching.done, timeout=10000)
+        qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id == beta, timeout=10000)
+        qtbot.waitUntil(desk.window.notice.isVisible, timeout=5000)
+        assert f"“{UNTITLED}” was deleted elsewhere" in desk.window.notice.text()
