@@ -8,8 +8,9 @@ title at once; its live context is read after (`LiveLoads`: a message sent meanw
 for it, shown as queued, and the context meter says "…"). The list follows the log: our own
 changes, the titler's, and other processes' (`koroku conversations` in a terminal) through
 the log follower's `log_changed`; a read that ends after a later one is not shown (its list
-is older). When the conversation shown is deleted elsewhere, the window moves on to the one
-a start would open (or a new one) and says so; the text typed in the message box stays. A
+is older). When the conversation shown is deleted elsewhere (or the one being switched to,
+while its page loads), the window moves on to the one a start would open (or a new one) and
+says so; the text typed in the message box stays. A
 switch never waits for a turn: a turn running in the conversation left goes on there with
 its own agent (app/agent_pool.py), and the sidebar marks it running, or needing the person
 when its approval waits; coming back shows its progress (`AgentBridge.show_lane`).
@@ -242,9 +243,9 @@ class ConversationSwitcher(QObject):
         finally:
             self.switching = False
         self.switched.emit(conversation_id)
-        if listed is not None:
+        if any(c.id == conversation_id for c in self.conversations):
             self.show(self.conversations)
-        else:
+        else:  # just made, or deleted elsewhere while its page loaded: the read moves off it
             await self.load()
         self.window.refocus_input()
         return True

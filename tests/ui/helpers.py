@@ -19,9 +19,11 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.conversation_view import ConversationView
 from koroku_desktop.ui.chat.items import ChatItem
 from koroku_desktop.ui.chat.message_model import MessageModel
+from koroku_desktop.ui.quick_ask.popup import QuickAskPopup
 from koroku_desktop.ui.widgets.chat_input import ChatInput
 from tests.fakes.chat_model import FakeChatModel, FakeReply
 from tests.support.processes import ROOT, popen_koroku
+from tests.ui.conftest import run
 
 
 def type_and_send(qtbot: QtBot, box: ChatInput, text: str) -> None:
@@ -62,6 +64,13 @@ def quick_ask_into_the_chat(desktop: Desktop) -> None:
     assert desktop.quick.router.target == "current"
 
 
+def shown_popup(desktop: Desktop, qtbot: QtBot) -> QuickAskPopup:
+    """The quick-ask popup, shown (as its hotkey shows it) and exposed."""
+    desktop.show_quick_ask()
+    qtbot.waitExposed(desktop.popup)
+    return desktop.popup
+
+
 def koroku(*args: str) -> subprocess.Popen[str]:
     """A real `koroku` process on this test's data dir (the environment the app uses)."""
     return popen_koroku(args, dict(os.environ, PYTHONPATH=str(ROOT)))
@@ -98,13 +107,21 @@ def listed(desk: Desktop) -> list[str]:
     return desk.window.sidebar.visible_titles()
 
 
-def ask(qtbot: QtBot, desk: Desktop, text: str) -> None:
+def ask(qtbot: QtBot, desk: Desktop, text: str) -> str:
+    """Send `text` in the chat window and wait for the answer; the conversation asked in."""
     if desk.welcome is not None:
         desk.welcome.ok_button.click()
         desk.welcome = None
     type_and_send(qtbot, desk.window.input, text)
     qtbot.waitUntil(lambda: f"re: {text}" in texts(desk.window.model, "model"), timeout=15000)
     qtbot.waitUntil(lambda: not desk.bridge.busy)
+    return desk.runtime.agent.conversation_id
+
+
+def ask_in_new(qtbot: QtBot, desk: Desktop, text: str) -> str:
+    """Start a conversation and `ask` in it; its id."""
+    run(qtbot, desk.conversations.start_new())
+    return ask(qtbot, desk, text)
 
 
 def said_in(

@@ -14,6 +14,7 @@ from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 from tests.fakes.gemini_server import FakeGemini
+from tests.ui.helpers import shown_popup
 from tests.ui.realwin.checks import clipped_texts
 
 COMMAND = "dd if=/dev/zero bs=1M count=10 \\\n  of=/dev/sdb"
@@ -46,6 +47,24 @@ def _host(qtbot: QtBot, width: int) -> tuple[QWidget, QVBoxLayout]:
     return host, layout
 
 
+def _shown_card(
+    qtbot: QtBot, tmp_path: Path, width: int, direction: Qt.LayoutDirection | None = None
+) -> tuple[QWidget, ApprovalCard, list[QPushButton]]:
+    """A bash card (four answers) shown in a `_host` `width` px wide, laid out; its buttons."""
+    host, layout = _host(qtbot, width)
+    if direction is not None:
+        host.setLayoutDirection(direction)
+    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
+    layout.addWidget(card)
+    qtbot.waitUntil(card.isVisible)
+    _settle()
+    return host, card, _buttons(card)
+
+
+def _buttons(card: ApprovalCard) -> list[QPushButton]:
+    return [card.allow_once, card.allow_session, card.allow_always, card.deny]
+
+
 def _rows(buttons: list[QPushButton]) -> int:
     return len({b.y() for b in buttons})
 
@@ -58,12 +77,7 @@ def _settle() -> None:
 def test_a_card_shown_wide_lets_the_window_narrow_to_420(
     qtbot: QtBot, qapp: QApplication, tmp_path: Path
 ) -> None:
-    host, layout = _host(qtbot, 900)
-    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
-    layout.addWidget(card)
-    buttons = [card.allow_once, card.allow_session, card.allow_always, card.deny]
-    qtbot.waitUntil(card.isVisible)
-    _settle()
+    host, card, buttons = _shown_card(qtbot, tmp_path, 900)
     assert _rows(buttons) == 1
     assert card.deny.x() - card.allow_always.geometry().right() > 20, "Deny apart at the right"
     host.resize(420, 700)
@@ -96,9 +110,7 @@ def test_the_quick_ask_popup_narrows_with_a_card_waiting(
     desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
     """The popup has no minimum of its own: a card laid out in one row must not hold it."""
-    popup = desktop.popup
-    desktop.show_quick_ask()
-    qtbot.waitExposed(popup)
+    popup = shown_popup(desktop, qtbot)
     popup.resize(800, 500)
     narrowest = max(420, popup.minimumSizeHint().width())  # what the popup allows on its own
     fake_gemini.reply_calls(("bash", {"command": COMMAND}))
@@ -106,7 +118,7 @@ def test_the_quick_ask_popup_narrows_with_a_card_waiting(
     popup.ask("wipe the stick")
     qtbot.waitUntil(lambda: bool(popup.approvals.cards()), timeout=10000)
     card = popup.approvals.cards()[0]
-    buttons = [card.allow_once, card.allow_session, card.allow_always, card.deny]
+    buttons = _buttons(card)
     qtbot.waitUntil(lambda: card.isVisible() and _rows(buttons) == 1)
     popup.resize(narrowest, popup.height())
     _settle()
@@ -120,13 +132,7 @@ def test_the_quick_ask_popup_narrows_with_a_card_waiting(
 def test_the_buttons_mirror_right_to_left(qtbot: QtBot, qapp: QApplication, tmp_path: Path) -> None:
     """In a right-to-left window (every other layout mirrors) Allow once leads at the right
     and Deny stands apart at the left, in one row and wrapped."""
-    host, layout = _host(qtbot, 900)
-    host.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
-    card = ApprovalCard(ApprovalRequest("c1", "bash", {"command": COMMAND}), tmp_path)
-    layout.addWidget(card)
-    buttons = [card.allow_once, card.allow_session, card.allow_always, card.deny]
-    qtbot.waitUntil(card.isVisible)
-    _settle()
+    host, card, buttons = _shown_card(qtbot, tmp_path, 900, Qt.LayoutDirection.RightToLeft)
     assert _rows(buttons) == 1
     xs = [b.x() for b in buttons]
     assert xs == sorted(xs, reverse=True), "the row reads from the right"

@@ -4,6 +4,7 @@ screen reader can tell what the focused card asks."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from koroku_desktop.agent.ports import ApprovalRequest
 from koroku_desktop.ui.approvals import PendingApproval
+from koroku_desktop.ui.widgets.approval_card import ApprovalCard
 from koroku_desktop.ui.widgets.approval_stack import ApprovalStack
 
 
@@ -58,19 +60,41 @@ def _window(qtbot: QtBot, tmp_path: Path) -> tuple[QWidget, ApprovalStack, QPlai
     return window, stack, box, bridge
 
 
+def _focused_card(
+    qtbot: QtBot, stack: ApprovalStack, bridge: _Bridge, pending: PendingApproval
+) -> ApprovalCard:
+    """Ask `pending` of a stack with no card yet: its card, once it has the keyboard."""
+    bridge.approval_requested.emit(pending)
+    card = stack.cards()[0]
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
+    return card
+
+
+def _keys_stay_on_the_first_card(
+    qtbot: QtBot, stack: ApprovalStack, bridge: _Bridge, arrive: Callable[[], None], why: str
+) -> None:
+    """A first card has the keyboard when `arrive` brings another: the keyboard stays, and
+    Ctrl+Enter answers the first card only."""
+    first = _pending("echo first")
+    card = _focused_card(qtbot, stack, bridge, first)
+    arrive()
+    QApplication.processEvents()
+    assert QApplication.focusWidget() is card, why
+    qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert [p for p, _ in bridge.answers] == [first]
+
+
 def test_a_second_card_leaves_the_keyboard_on_the_first(qtbot: QtBot, tmp_path: Path) -> None:
     """Two calls asked at once (or one while the first is read): Ctrl+Enter must answer the
     card being read, never allow a command the user has not seen."""
     _win, stack, _box, bridge = _window(qtbot, tmp_path)
-    first = _pending("echo first")
-    bridge.approval_requested.emit(first)
-    card = stack.cards()[0]
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
-    bridge.approval_requested.emit(_pending("rm -rf build"))
-    QApplication.processEvents()
-    assert QApplication.focusWidget() is card, "the new card took the keyboard"
-    qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert [p for p, _ in bridge.answers] == [first]
+    _keys_stay_on_the_first_card(
+        qtbot,
+        stack,
+        bridge,
+        lambda: bridge.approval_requested.emit(_pending("rm -rf build")),
+        "the new card took the keyboard",
+    )
 
 
 def test_a_card_arriving_while_the_command_is_edited_leaves_the_keys_there(
@@ -93,9 +117,7 @@ def test_a_card_arriving_while_the_command_is_edited_leaves_the_keys_there(
 
 def test_tab_reaches_the_command_and_every_button(qtbot: QtBot, tmp_path: Path) -> None:
     _win, stack, _box, bridge = _window(qtbot, tmp_path)
-    bridge.approval_requested.emit(_pending("echo hi"))
-    card = stack.cards()[0]
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
+    card = _focused_card(qtbot, stack, bridge, _pending("echo hi"))
     reached = []
     for _ in range(5):
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
@@ -125,13 +147,11 @@ def test_two_stacks_in_one_window_leave_each_other_the_focused_card(
     layout = window.layout()
     assert isinstance(layout, QVBoxLayout)
     layout.insertWidget(2, other)
-    first = _pending("echo mine")
-    bridge.approval_requested.emit(first)
-    card = stack.cards()[0]
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
-    other_bridge.approval_requested.emit(_pending("echo theirs"))
-    QApplication.processEvents()
-    assert QApplication.focusWidget() is card, "the other stack's card took the keyboard"
-    qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert [p for p, _ in bridge.answers] == [first]
+    _keys_stay_on_the_first_card(
+        qtbot,
+        stack,
+        bridge,
+        lambda: other_bridge.approval_requested.emit(_pending("echo theirs")),
+        "the other stack's card took the keyboard",
+    )
     assert other_bridge.answers == []

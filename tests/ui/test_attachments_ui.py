@@ -31,7 +31,7 @@ from koroku_desktop.ui.widgets import theme
 from tests.fakes.gemini_replies import decode_b64
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
-from tests.ui.helpers import click_row_action, rows, type_and_send
+from tests.ui.helpers import click_row_action, rows, shown_popup, type_and_send
 from tests.ui.screenshots import save_screenshot
 
 PDF = b"%PDF-1.5\n" + b"quarterly figures " * 400
@@ -203,9 +203,7 @@ def test_only_attachments_can_be_sent_and_a_file_card_opens_a_copy(
 def test_the_popup_takes_a_pasted_image_and_attach_bytes(
     desktop: Desktop, fake_gemini: FakeGemini, qtbot: QtBot
 ) -> None:
-    popup = desktop.popup
-    desktop.show_quick_ask()
-    qtbot.waitExposed(popup)
+    popup = shown_popup(desktop, qtbot)
     popup.pin_button.setChecked(True)
     shot = png_bytes(picture(100, 80))
     popup.attach_bytes(shot, "screen.png")

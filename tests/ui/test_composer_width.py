@@ -23,6 +23,7 @@ def test_the_message_box_keeps_its_room_beside_the_sidebar_and_a_running_turn(
         (700, True, False),
         (700, False, True),
         (640, True, True),
+        (599, False, False),  # a narrow window: the status bar names the model
         (420, True, False),
     ):
         window.nav.set_wanted(sidebar)

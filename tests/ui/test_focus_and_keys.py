@@ -9,7 +9,14 @@ from pytestqt.qtbot import QtBot
 from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.chat.window import ChatWindow
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import click_row_action, quick_ask_into_the_chat, rows, texts, type_and_send
+from tests.ui.helpers import (
+    click_row_action,
+    quick_ask_into_the_chat,
+    rows,
+    shown_popup,
+    texts,
+    type_and_send,
+)
 
 
 def _focus_elsewhere(window: ChatWindow) -> None:
@@ -101,9 +108,7 @@ def test_esc_denies_from_the_conversation_and_in_the_popup(
     assert rows(window.model, "tool")[0].result == {"error": "denied by the user"}
     # The popup: its own stack answers, and Esc denies instead of hiding the popup.
     quick_ask_into_the_chat(desktop)
-    popup = desktop.popup
-    desktop.show_quick_ask()
-    qtbot.waitExposed(popup)
+    popup = shown_popup(desktop, qtbot)
     fake_gemini.reply_calls(("bash", {"command": "echo two"}))
     fake_gemini.reply_text("Denied again.")
     popup.ask("run two")

@@ -14,7 +14,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.quick_ask.popup import SIZE_KEY, place_near
 from koroku_desktop.ui.single_instance import send_command
 from tests.fakes.gemini_server import FakeGemini
-from tests.ui.helpers import quick_ask_into_the_chat, texts, type_and_send
+from tests.ui.helpers import quick_ask_into_the_chat, shown_popup, texts, type_and_send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,9 +43,7 @@ def test_quick_ask_round_trip_then_open_in_chat(
 
 
 def test_popup_escape_hides_and_size_is_remembered(desktop: Desktop, qtbot: QtBot) -> None:
-    popup = desktop.popup
-    desktop.show_quick_ask()
-    qtbot.waitExposed(popup)
+    popup = shown_popup(desktop, qtbot)
     popup.resize(610, 333)
     qtbot.waitUntil(lambda: desktop.ui_settings.value(SIZE_KEY) == QSize(610, 333))
     qtbot.keyClick(popup.input, "\x1b")

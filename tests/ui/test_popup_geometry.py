@@ -13,6 +13,7 @@ from koroku_desktop.ui.app import Desktop
 from koroku_desktop.ui.quick_ask.placement import fit_inside, place_near
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
+from tests.ui.helpers import shown_popup
 from tests.ui.screenshots import save_screenshot
 
 AREA = QRect(0, 0, 1000, 800)
@@ -77,9 +78,7 @@ def test_the_popup_grown_by_an_approval_stays_on_screen(
 
 
 def test_focus_loss_hides_unless_pinned(desktop: Desktop, qtbot: QtBot) -> None:
-    popup = desktop.popup
-    desktop.show_quick_ask()
-    qtbot.waitExposed(popup)
+    popup = shown_popup(desktop, qtbot)
     qtbot.waitUntil(popup.isActiveWindow)
     desktop.window.activateWindow()
     qtbot.waitUntil(lambda: not popup.isVisible())

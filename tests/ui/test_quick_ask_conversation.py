@@ -55,8 +55,7 @@ def test_by_default_quick_ask_asks_into_its_own_conversation_and_the_window_stay
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, echo()) as desk:
-        ask(qtbot, desk, "about zebras")  # the chat window's conversation
-        here = desk.runtime.agent.conversation_id
+        here = ask(qtbot, desk, "about zebras")  # the chat window's conversation
         assert desk.popup.target.full == f"→ {QUICK_ASKS_TITLE}"
 
         ask_in_popup(desk, qtbot, "capital of France?")
@@ -113,8 +112,7 @@ def test_switched_in_the_popup_it_asks_into_the_chat_window_and_the_setting_keep
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, echo()) as desk:
-        ask(qtbot, desk, "about zebras")
-        here = desk.runtime.agent.conversation_id
+        here = ask(qtbot, desk, "about zebras")
         qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
         title = desk.window.header.title.full
         assert title == UNTITLED

@@ -28,6 +28,7 @@ from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
 from tests.ui.helpers import (
     ask,
+    ask_in_new,
     finish,
     koroku,
     listed,
@@ -83,12 +84,9 @@ def test_rename_pin_archive_and_delete_from_the_sidebar(
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
-        side, switcher = desk.window.sidebar, desk.conversations
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
-        run(qtbot, switcher.start_new())
-        ask(qtbot, desk, "beta")
-        beta = desk.runtime.agent.conversation_id
+        side = desk.window.sidebar
+        alpha = ask(qtbot, desk, "alpha")
+        beta = ask_in_new(qtbot, desk, "beta")
         qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
 
         dialog = side.ask_rename(alpha)

@@ -7,6 +7,7 @@ import asyncio
 import threading
 from pathlib import Path
 
+import pytest
 import qasync
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -16,19 +17,16 @@ from koroku_desktop.domain.conversations import NEW_TITLE, UNTITLED, Conversatio
 from tests.fakes.gemini_server import FakeGemini
 from tests.support.waits import settle
 from tests.ui.conftest import run, running_desktop
-from tests.ui.helpers import ask, finish, koroku, listed, texts, titled_replies
+from tests.ui.helpers import ask, ask_in_new, finish, koroku, listed, texts, titled_replies
 
 
 def test_a_conversation_deleted_archived_or_renamed_in_a_terminal_leaves_the_sidebar(
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
-        run(qtbot, desk.conversations.start_new())
-        ask(qtbot, desk, "beta")
-        run(qtbot, desk.conversations.start_new())
-        ask(qtbot, desk, "gamma")
+        alpha = ask(qtbot, desk, "alpha")
+        ask_in_new(qtbot, desk, "beta")
+        ask_in_new(qtbot, desk, "gamma")
         qtbot.waitUntil(
             lambda: listed(desk) == ["About gamma", "About beta", UNTITLED], timeout=5000
         )
@@ -53,11 +51,8 @@ def test_the_conversation_shown_deleted_in_a_terminal_gives_way_to_another_and_s
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
         window = desk.window
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
-        run(qtbot, desk.conversations.start_new())
-        ask(qtbot, desk, "beta")
-        beta = desk.runtime.agent.conversation_id
+        alpha = ask(qtbot, desk, "alpha")
+        beta = ask_in_new(qtbot, desk, "beta")
         qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
         window.input.setPlainText("a draft not sent yet")
 
@@ -88,8 +83,7 @@ def test_the_conversation_shown_archived_in_a_terminal_stays_open_marked_archive
     qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
 ) -> None:
     with running_desktop(qtbot, titled_replies()) as desk:
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
+        alpha = ask(qtbot, desk, "alpha")
         finish(koroku("conversations", "archive", alpha))
         qtbot.waitUntil(lambda: listed(desk) == [f"{UNTITLED} (archived)"], timeout=10000)
         assert desk.runtime.agent.conversation_id == alpha
@@ -121,8 +115,7 @@ def test_a_list_read_before_a_terminal_delete_and_ending_after_a_later_read_is_n
     with running_desktop(qtbot, titled_replies()) as desk:
         switcher = desk.conversations
         ask(qtbot, desk, "alpha")
-        run(qtbot, switcher.start_new())
-        ask(qtbot, desk, "beta")
+        ask_in_new(qtbot, desk, "beta")
         qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
         book = switcher.book = HeldBook(switcher.book)
 
@@ -144,8 +137,7 @@ def test_two_reads_that_both_find_the_shown_conversation_deleted_move_off_it_onc
     finding the conversation shown deleted: one new conversation takes its place, not two."""
     with running_desktop(qtbot, titled_replies()) as desk:
         switcher = desk.conversations
-        ask(qtbot, desk, "alpha")
-        alpha = desk.runtime.agent.conversation_id
+        alpha = ask(qtbot, desk, "alpha")
         qtbot.waitUntil(lambda: listed(desk) == [UNTITLED], timeout=5000)
         other = ConversationBook(switcher.book.log)  # as another process would
         other.delete(alpha)
@@ -155,3 +147,36 @@ def test_two_reads_that_both_find_the_shown_conversation_deleted_move_off_it_onc
         settle()
         live = [c for c in switcher.book.all(counts=False).values() if not c.deleted]
         assert len(live) == 1, [c.title for c in live]
+
+
+def test_a_conversation_deleted_in_a_terminal_while_the_window_switches_to_it_is_left(
+    qloop: qasync.QEventLoop,
+    qtbot: QtBot,
+    fake_gemini: FakeGemini,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The terminal's delete lands while the switch loads the page: once the switch ends,
+    the window moves off the conversation it just opened, as when it was shown already."""
+    with running_desktop(qtbot, titled_replies()) as desk:
+        switcher = desk.conversations
+        alpha = ask(qtbot, desk, "alpha")
+        beta = ask_in_new(qtbot, desk, "beta")
+        qtbot.waitUntil(lambda: listed(desk) == ["About beta", UNTITLED], timeout=5000)
+        gate = asyncio.Event()
+        switch_to = desk.runtime.switch_to
+
+        async def slow_switch(conversation: Conversation) -> None:  # a long page, say
+            await gate.wait()
+            await switch_to(conversation)
+
+        monkeypatch.setattr(desk.runtime, "switch_to", slow_switch)
+        switching = asyncio.ensure_future(switcher.switch(alpha))
+        qtbot.waitUntil(lambda: switcher.switching, timeout=5000)
+        finish(koroku("conversations", "delete", alpha))
+        qtbot.waitUntil(lambda: listed(desk) == ["About beta"], timeout=10000)
+        gate.set()
+        qtbot.waitUntil(switching.done, timeout=10000)
+        qtbot.waitUntil(lambda: desk.runtime.agent.conversation_id == beta, timeout=10000)
+        qtbot.waitUntil(desk.window.notice.isVisible, timeout=5000)
+        assert f"“{UNTITLED}” was deleted elsewhere" in desk.window.notice.text()

@@ -36,7 +36,6 @@ class Composer(QFrame):
         col.addLayout(row)
         self._col = col
         self._row = row
-        self._wide = True
         self.attach_button = attach_button()
         row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.input = ChatInput(PLACEHOLDER)
@@ -58,14 +57,10 @@ class Composer(QFrame):
         """Put `widget` between the chips and the message box (the slash-command list)."""
         self._col.insertWidget(self._col.count() - 1, widget)
 
-    def set_wide(self, wide: bool) -> None:
-        """A narrow window leaves the model to the status bar (the box shows the short
-        placeholder whenever the long one would not fit)."""
-        self._wide = wide
-        self._fit_picker()
-
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """A wide window can still leave the box narrow (the sidebar beside it)."""
+        """A narrow box leaves the model to the status bar, whether the window is narrow or
+        the sidebar takes the room (the box shows the short placeholder whenever the long
+        one would not fit)."""
         super().resizeEvent(event)
         self._fit_picker()
 
@@ -77,4 +72,4 @@ class Composer(QFrame):
         fixed = (self.attach_button, self.model_picker, self.stop_button, self.send_button)
         taken = sum(w.sizeHint().width() + self._row.spacing() for w in fixed)
         room = self.width() - margins - taken
-        self.model_picker.setVisible(self._wide and room >= MIN_INPUT_WIDTH)
+        self.model_picker.setVisible(room >= MIN_INPUT_WIDTH)

@@ -344,11 +344,10 @@ class ChatWindow(AttachmentDrops, WindowKeys, QMainWindow):
         self.status_bar.show_meter(used, threshold)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Narrow windows keep the model and the meter, with a percentage instead of its words."""
+        """Narrow windows keep the model and the meter, with a percentage instead of its words
+        (the composer leaves its model picker out by itself when it is narrow)."""
         super().resizeEvent(event)
-        wide = event.size().width() >= NARROW
-        self.status_bar.set_wide(wide)
-        self.composer.set_wide(wide)
+        self.status_bar.set_wide(event.size().width() >= NARROW)
         self.nav.set_width(event.size().width())
         self.cards.fit()
 

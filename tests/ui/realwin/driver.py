@@ -155,6 +155,19 @@ async def close_dialog(kind: type[QWidget]) -> bool:
     return False
 
 
+async def started(desk: Desktop) -> bool:
+    """Start `desk` with its window shown and active; dismiss the welcome card with a
+    click if it shows (True then)."""
+    await desk.start()
+    await until(desk.window.isVisible, "the window")
+    desk.window.activateWindow()
+    await settle(10)
+    if desk.welcome is None:
+        return False
+    await click(desk.welcome.ok_button)
+    return True
+
+
 async def first_start(s: Session) -> None:
     """No key yet: the welcome and setup cards read whole."""
     os.environ.pop("GEMINI_API_KEY", None)
@@ -171,13 +184,8 @@ async def conversation(s: Session, fake: FakeGemini) -> None:
     os.environ["GEMINI_API_KEY"] = "test-key"
     desk = s.desktop("chat")
     seed_conversation(desk.runtime.log, desk.runtime.agent.conversation_id)
-    await desk.start()
     window = desk.window
-    await until(window.isVisible, "the window")
-    window.activateWindow()
-    await settle(10)
-    if desk.welcome is not None:
-        await click(desk.welcome.ok_button)
+    if await started(desk):
         await s.typed_lands(desk, "Got it on the welcome card")
     window.view.scroll_to_bottom()
     await settle(10)

@@ -19,7 +19,7 @@ from koroku_desktop.maintenance.other_assistants import import_other_assistant
 from koroku_desktop.store import SqliteEventLog
 from tests.fakes.gemini_server import FakeGemini
 from tests.imports.samples import chatgpt_simple, claude_export, write_chatgpt_zip
-from tests.ui.realwin.driver import Session, act, click, press, settle, until
+from tests.ui.realwin.driver import Session, act, click, press, settle, started, until
 
 
 async def conversations(s: Session, fake: FakeGemini) -> None:
@@ -27,12 +27,8 @@ async def conversations(s: Session, fake: FakeGemini) -> None:
     os.environ["GEMINI_API_KEY"] = "test-key"
     desk = s.desktop("sidebar")
     imported(desk.runtime.log, s.work / "exports")
-    await desk.start()
+    await started(desk)
     window = desk.window
-    await until(window.isVisible, "the window")
-    window.activateWindow()
-    if desk.welcome is not None:
-        await click(desk.welcome.ok_button)
     fake.reply_text("Zebras sleep standing up, mostly.")
     window.input.setPlainText("How do zebras sleep?")
     await press(Qt.Key.Key_Return)

@@ -28,7 +28,16 @@ from tests.fakes import gemini_server
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.realwin import driver
 from tests.ui.realwin.checks import clipped_texts
-from tests.ui.realwin.driver import Session, act, click, close_dialog, press, settle, until
+from tests.ui.realwin.driver import (
+    Session,
+    act,
+    click,
+    close_dialog,
+    press,
+    settle,
+    started,
+    until,
+)
 
 LONG_URL = "https://example.org/" + "a1b2c3d4e5" * 30
 LONG_ANSWER = (
@@ -79,13 +88,8 @@ def sideways(s: Session, top: QWidget, state: str) -> None:
 async def chat(s: Session, fake: FakeGemini) -> None:
     os.environ["GEMINI_API_KEY"] = "test-key"
     desk = s.desktop("tour")
-    await desk.start()
+    await started(desk)
     window = desk.window
-    await until(window.isVisible, "the window")
-    window.activateWindow()
-    await settle(10)
-    if desk.welcome is not None:
-        await click(desk.welcome.ok_button)
 
     # A long streamed answer; resize while it streams; the view must follow.
     fake.reply_text(LONG_ANSWER, chunks=40)
