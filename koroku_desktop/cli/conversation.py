@@ -22,6 +22,7 @@ from koroku_desktop.cli.conversation_switch import (
     settle_title,
     where_line,
 )
+from koroku_desktop.cli.keyboard import ctrl_c_stops
 from koroku_desktop.cli.refusal import refused
 from koroku_desktop.cli.session import CliExit, open_runtime
 from koroku_desktop.cli.terminal import (
@@ -330,6 +331,9 @@ async def _repl(runtime: Runtime, read_line: AskLine) -> None:
         except EOFError:
             print()
             return
+        except KeyboardInterrupt:  # Ctrl-C at an empty prompt: leave, winding down as /exit
+            print("(bye)")
+            return
         text = line.strip()
         if not text:
             continue
@@ -367,12 +371,13 @@ async def _repl(runtime: Runtime, read_line: AskLine) -> None:
             attached.clear()
             running = agent.run_turn(text, attachments=parts)
         turn = asyncio.create_task(running)
-        try:
-            await asyncio.shield(turn)
-        except asyncio.CancelledError:
-            agent.cancel()
-            await turn
-            raise
+        with ctrl_c_stops(agent.cancel):  # Ctrl-C: this turn stops, the prompt comes back
+            try:
+                await asyncio.shield(turn)
+            except asyncio.CancelledError:
+                agent.cancel()
+                await turn
+                raise
 
 
 async def _replace_last(agent: Agent, line: str) -> TurnResult | None:

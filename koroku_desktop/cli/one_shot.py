@@ -12,10 +12,10 @@ behave as before (the lease's heartbeat keeps its own thread).
 
 What may wait for long still goes to a thread: name resolution (a DNS lookup can hang, and
 the SDK's timeouts must still fire meanwhile), and a call handed an executor of its own: the
-approval prompt waits for a person (`cli/terminal.py`), and the core marks each call that may
-wait for another process or a person with `may_block` (koroku_desktop/may_block.py: the wait
-for another process's memory-files sync, the OS keyring). A new such call must be marked so,
-or it freezes `ask`.
+core marks each call that may wait for another process or a person with `may_block`
+(koroku_desktop/may_block.py: the wait for another process's memory-files sync, the OS
+keyring). A new such call must be marked so, or it freezes `ask`. The approval question
+waits for a person on the loop itself, with the loop's reader (`cli/keyboard.py`).
 """
 
 from __future__ import annotations

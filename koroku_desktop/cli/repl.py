@@ -23,7 +23,7 @@ from koroku_desktop.cli import mcp_prompts
 
 log = logging.getLogger(__name__)
 
-WELCOME = "Type /help for the commands, /exit (or Ctrl-D) to leave."
+WELCOME = "Type /help for the commands, /exit (or Ctrl-D) to leave; Ctrl-C stops an answer."
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("/help", "show this list"),
@@ -35,7 +35,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("/switch NAME|ID", "go to another conversation (an id prefix or its exact title)"),
     ("/conversations", "list the conversations (* marks this one)"),
     ("/clear", "start afresh (nothing is deleted)"),
-    ("/exit", "leave (also `exit`, `quit` or Ctrl-D)"),
+    ("/exit", "leave (also `exit`, `quit`, Ctrl-D, or Ctrl-C on an empty prompt)"),
 )
 
 
@@ -100,6 +100,13 @@ def _bindings() -> KeyBindings:
     @keys.add("escape", "enter")  # Alt+Enter or Esc then Enter: a new line, not sending
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
+
+    @keys.add("c-c")  # Ctrl-C clears what is typed, as a shell does; on nothing, it leaves
+    def _clear_or_leave(event: KeyPressEvent) -> None:
+        if event.current_buffer.text:
+            event.current_buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
 
     return keys
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TextIO, assert_never
 
 from koroku_desktop.agent.ports import ApprovalDecision, ApprovalRequest
+from koroku_desktop.cli.keyboard import read_terminal_line
 from koroku_desktop.domain.events import CompactionEvent, LogEntry, MessageEvent
-from koroku_desktop.may_block import may_block
 from koroku_desktop.render import blocks as b
 from koroku_desktop.render.citations import sources_block
 from koroku_desktop.render.diff import file_diff, resolve
@@ -138,8 +138,8 @@ class TerminalApprover:
             shown = await asyncio.to_thread(approval_text, request, self.workspace)
             self.out.write(shown)
             self.out.flush()
-            # It waits for a person: `may_block`, never on `koroku ask`'s loop thread.
-            answer = await may_block(self._ask, "Allow? [y/N, a = always] ")
+            # Read on the loop: Ctrl-C (a cancel) leaves nothing reading the terminal.
+            answer = await read_terminal_line("Allow? [y/N, a = always] ", self.out)
         if answer is None:
             self.out.write(f"  {NOBODY_TO_ASK}\n")
             return ApprovalDecision(allowed=False, reason=NOBODY_TO_ASK)
@@ -150,23 +150,6 @@ class TerminalApprover:
         if not allowed:
             self.out.write("  denied\n")
         return ApprovalDecision(allowed=allowed)
-
-    def _ask(self, prompt: str) -> str | None:
-        """The answer typed, or None when there is no terminal to ask on."""
-        if sys.stdin is not None and sys.stdin.isatty():
-            self.out.write(prompt)
-            self.out.flush()
-            try:
-                return sys.stdin.readline()
-            except (OSError, ValueError):
-                return ""
-        try:
-            with open("/dev/tty", "r+", encoding="utf-8") as tty:
-                tty.write(prompt)
-                tty.flush()
-                return tty.readline()
-        except OSError:
-            return None
 
 
 EXIT_PIPE = 141
