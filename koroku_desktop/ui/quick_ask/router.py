@@ -11,7 +11,6 @@ itself shows Quick asks, the window's own bridge takes the question (it shows th
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from PySide6.QtCore import QObject, Signal
 
@@ -20,8 +19,6 @@ from koroku_desktop.app.quick_ask_agent import QuickAskAgent, quick_ask_agent
 from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.history_pages import pages_of
-
-log = logging.getLogger(__name__)
 
 
 class QuickAskRouter(QObject):

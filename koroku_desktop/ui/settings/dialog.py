@@ -11,7 +11,6 @@ the desktop. Fields the environment decides are shown disabled and never saved.
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Any
 
@@ -57,8 +56,6 @@ from koroku_desktop.ui.widgets.facts_editor import FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.narrow_form import narrow_form
 from koroku_desktop.ui.widgets.wheel_guard import WheelGuard
-
-log = logging.getLogger(__name__)
 
 MODELS = ("gemini-3-flash-preview", "gemini-3-pro-preview", "gemini-2.5-flash", "gemini-2.5-pro")
 THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))

@@ -4,7 +4,6 @@ date filters and a detail pane (readable or raw JSON)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import date, datetime, time, timedelta
 
 from PySide6.QtCore import QDate, QItemSelection, QItemSelectionModel, Qt, Signal
@@ -40,8 +39,6 @@ from koroku_desktop.ui.viewer.timeline_model import (
     first_seq_at,
 )
 from koroku_desktop.ui.widgets.tasks import TaskSet
-
-log = logging.getLogger(__name__)
 
 
 def _day_start(day: QDate) -> datetime:
