@@ -85,19 +85,6 @@ if TYPE_CHECKING:  # re-exported for the front ends; loaded on first use (`__get
     from koroku_desktop.mcp import uri_template as uri_template
 
 _MCP_MODULES = ("elicit_form", "prompt_commands", "uri_template")
-_MCP_NAMES = (
-    "McpElicitAnswer",
-    "McpElicitation",
-    "McpManager",
-    "McpProgress",
-    "McpPromptError",
-    "McpPromptInfo",
-    "McpResourceInfo",
-    "ServerStatus",
-    "SignInFailed",
-    "SignInTimeout",
-    "UrlOpener",
-)
 
 
 def __getattr__(name: str) -> object:
@@ -105,8 +92,10 @@ def __getattr__(name: str) -> object:
     `koroku ask` without an mcp.json never loads the MCP modules (~10-20 ms)."""
     if name in _MCP_MODULES:
         return importlib.import_module(f"koroku_desktop.mcp.{name}")
-    if name in _MCP_NAMES:
-        return getattr(importlib.import_module("koroku_desktop.mcp"), name)
+    if name[:1].isupper():  # a class of the MCP client's, if it has one by that name
+        mcp = importlib.import_module("koroku_desktop.mcp")
+        if name in mcp.__all__:
+            return getattr(mcp, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

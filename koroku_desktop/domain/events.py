@@ -18,6 +18,14 @@ SCHEMA_VERSION = 1
 Role = Literal["user", "model"]
 
 
+class _EventBase(Frozen):
+    """What every event carries: its `kind` (each event narrows it to its own literal, the
+    union's discriminator) and the payload's `schema_version`; stored in this order, first."""
+
+    kind: str
+    schema_version: int = SCHEMA_VERSION
+
+
 class Usage(Frozen):
     """What one model response cost and how long it took."""
 
@@ -30,7 +38,7 @@ class Usage(Frozen):
     latency_ms: float | None = None
 
 
-class MessageEvent(Frozen):
+class MessageEvent(_EventBase):
     """One content of the conversation: a user turn, a model reply, or tool responses.
 
     `origin` says who produced it: the person, the model, Koroku's tool runner, or a repair of
@@ -38,7 +46,6 @@ class MessageEvent(Frozen):
     """
 
     kind: Literal["message"] = "message"
-    schema_version: int = SCHEMA_VERSION
     role: Role
     parts: list[Part]
     usage: Usage | None = None
@@ -64,7 +71,7 @@ class MessageEvent(Frozen):
         return self.role == "user" and not self.function_responses
 
 
-class CompactionEvent(Frozen):
+class CompactionEvent(_EventBase):
     """Older messages folded into an LLM-written summary (see domain/coverage.py).
 
     `covered_ids` are the event ids of the messages this summary newly folded in, and
@@ -76,7 +83,6 @@ class CompactionEvent(Frozen):
     """
 
     kind: Literal["compaction"] = "compaction"
-    schema_version: int = SCHEMA_VERSION
     summary: str
     covers_up_to_seq: int
     kept_from_seq: int
@@ -86,28 +92,26 @@ class CompactionEvent(Frozen):
     base_id: str | None = None
 
 
-class ClearedEvent(Frozen):
+class ClearedEvent(_EventBase):
     """The user cleared the conversation: the live context restarts empty. Nothing is deleted."""
 
     kind: Literal["cleared"] = "cleared"
-    schema_version: int = SCHEMA_VERSION
 
 
-class RejectedEvent(Frozen):
+class RejectedEvent(_EventBase):
     """The model refused the message at `rejected_seq` (e.g. too large for its input).
 
     The message stays in the log but is left out of every later request.
     """
 
     kind: Literal["rejected"] = "rejected"
-    schema_version: int = SCHEMA_VERSION
     rejected_seq: int
     reason: str
     rejected_id: str | None = None
     """The set-aside message's event id (what other devices match; the seq is this log's)."""
 
 
-class MemoryEditEvent(Frozen):
+class MemoryEditEvent(_EventBase):
     """A change to the memory file of `day` (`dd-mm-yyyy`): the files are rebuilt from these.
 
     `append` adds `text` at the end (a compaction's summary): appends made on two devices
@@ -117,7 +121,6 @@ class MemoryEditEvent(Frozen):
     """
 
     kind: Literal["memory_edit"] = "memory_edit"
-    schema_version: int = SCHEMA_VERSION
     day: str
     op: Literal["append", "replace"]
     text: str
@@ -127,17 +130,16 @@ class MemoryEditEvent(Frozen):
     start), or a file changed outside Koroku while it was closed."""
 
 
-class SupersededEvent(Frozen):
+class SupersededEvent(_EventBase):
     """The turn `superseded_turn_id` was replaced: regenerated, or its message edited and sent
     again. Its events stay in the log (history, search, export) but leave the live context."""
 
     kind: Literal["superseded"] = "superseded"
-    schema_version: int = SCHEMA_VERSION
     superseded_turn_id: str
     reason: Literal["regenerate", "edit"] = "regenerate"
 
 
-class RememberedDismissedEvent(Frozen):
+class RememberedDismissedEvent(_EventBase):
     """The person dismissed a remembered passage as not relevant.
 
     `passage_seq`/`passage_event_id` name the past event the passage came from;
@@ -147,7 +149,6 @@ class RememberedDismissedEvent(Frozen):
     """
 
     kind: Literal["remembered_dismissed"] = "remembered_dismissed"
-    schema_version: int = SCHEMA_VERSION
     passage_seq: int
     surfaced_seq: int
     passage_event_id: str | None = None
@@ -158,7 +159,7 @@ FactCategory = Literal["about_you", "preference", "person", "project"]
 """What a fact is about: the user themself, a preference, a person they know, a project."""
 
 
-class FactEvent(Frozen):
+class FactEvent(_EventBase):
     """A fact about the user Koroku keeps (domain/facts.py folds them; agent/facts.py
     writes them).
 
@@ -172,7 +173,6 @@ class FactEvent(Frozen):
     """
 
     kind: Literal["fact"] = "fact"
-    schema_version: int = SCHEMA_VERSION
     subject: str
     text: str = ""
     category: FactCategory = "about_you"
@@ -203,7 +203,7 @@ TITLE_LIMIT = 200
 """A title is cut to this many characters when it is recorded."""
 
 
-class ConversationEvent(Frozen):
+class ConversationEvent(_EventBase):
     """A change to a conversation itself (domain/conversations.py folds them into the
         registry; agent/conversations.py appends them). Nothing about a conversation is ever
         updated in place: a rename is a newer `renamed`, a delete is `deleted`, a restore undoes
@@ -211,7 +211,6 @@ class ConversationEvent(Frozen):
     for a chat imported from another assistant's export)."""
 
     kind: Literal["conversation"] = "conversation"
-    schema_version: int = SCHEMA_VERSION
     action: ConversationAction
     title: str | None = None
     origin: str | None = None
@@ -225,7 +224,7 @@ TaskAction = Literal[
 ]
 
 
-class TaskEvent(Frozen):
+class TaskEvent(_EventBase):
     """A change to a scheduled task, or one of its runs, in the task's conversation
     (domain/tasks.py folds them). `created`/`changed` carry what they set (None: unchanged;
     a schedule is the four `schedule_*` fields). A run is `run_started` for one `due` time
@@ -233,7 +232,6 @@ class TaskEvent(Frozen):
     `outcome`, turn and `detail`; `at` is when (the writer's clock, ISO). Kept as written."""
 
     kind: Literal["task"] = "task"
-    schema_version: int = SCHEMA_VERSION
     action: TaskAction
     task_id: str
     title: str | None = None
