@@ -104,3 +104,24 @@ def test_the_ranked_query_splits_words_as_the_index_does(log: SqliteEventLog) ->
     assert log.vectors.keyword("which artists/bands did we see", 1) == [bands]
     # "self-care" asks for "self" and "care", not only the two written side by side.
     assert log.vectors.keyword("my self-care routine", 1) == [care]
+
+
+def test_a_common_word_counts_in_its_newest_units_only(log: SqliteEventLog) -> None:
+    # Each note in a conversation of its own, so no unit carries another's words as context.
+    old = put(log, "c0", "user", "the flamingo content report")
+    notes = [put(log, f"c{n}", "user", f"weekly content note {n}") for n in range(1, 40)]
+    log.vectors.catch_up_keywords(None)
+    context = log.vectors.context
+    match = '"content" OR "flamingo"'
+    full = dict(context.ranked(match, 100, 2**62))  # no word is common: one ranked query
+    assert len(full) == 40
+    capped = context.ranked(match, 100, 2**62, common=10)
+    seqs = [seq for seq, _ in capped]
+    # The old unit is still found by its rare word, first; "content" alone finds only its
+    # newest ten units, each scored exactly as the uncapped ranking scores it.
+    assert seqs[0] == old and set(seqs[1:]) == set(notes[-10:])
+    assert all(abs(rank - full[seq]) < 1e-9 for seq, rank in capped[1:])
+    # The limit only cuts; and a bound below the newest units moves the window with it.
+    assert context.ranked(match, 4, 2**62, common=10) == capped[:4]
+    below = context.ranked(match, 100, notes[-5], common=10)
+    assert {seq for seq, _ in below[1:]} == set(notes[-15:-5])

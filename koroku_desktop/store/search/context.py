@@ -6,7 +6,8 @@ message or summary is indexed as a unit: its date, the `CONTEXT_TURNS` messages 
 its conversation (each clipped to `CONTEXT_CHARS`) in one column and its own searchable text
 in another, in an FTS5 table with the Porter stemmer ("painted" finds "painting"). BM25 over
 any of the query's words ranks these units, the own text weighing `OWN_WEIGHT` times the
-context; a hit is the unit's own event.
+context; a hit is the unit's own event. A word in more than `COMMON_UNITS` units counts in
+its newest ones only, so a word found everywhere costs no more than a rare one.
 
 The table is derived, like the vector index: filled in seq order by `catch_up` (before a
 keyword search, a bounded batch; all of it at start-up and after an import), with
@@ -49,6 +50,20 @@ OWN_WEIGHT = 2.0
 RANKED_SQL = (
     f"SELECT rowid, bm25(context_fts, 1.0, {OWN_WEIGHT}) AS score FROM context_fts"
     " WHERE context_fts MATCH ? AND rowid < ? ORDER BY score LIMIT ?"
+)
+COMMON_UNITS = 20_000
+"""A word found in more units than this is common: only its newest `COMMON_UNITS` units count
+for it, so a word in every unit of a million-event log is not scored a million times. BM25
+is a sum over the query's words, each term scored alone, so the units of the other words
+keep their exact scores, and an old unit is still found by the rarer words it holds."""
+_PART_SQL = (
+    f"SELECT rowid AS seq, bm25(context_fts, 1.0, {OWN_WEIGHT}) AS rank FROM context_fts"
+    " WHERE context_fts MATCH ? AND rowid > ? AND rowid < ?"
+)
+_SUMMED_SQL = "SELECT seq, sum(rank) AS total FROM ({parts}) GROUP BY seq ORDER BY total LIMIT ?"
+_CUTOFF_SQL = (
+    "SELECT rowid FROM context_fts WHERE context_fts MATCH ? AND rowid < ?"
+    " ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 )
 
 
@@ -142,10 +157,29 @@ class ContextIndex:
                 break
         return texts[::-1]
 
-    def ranked(self, match: str, limit: int, below_seq: int) -> list[tuple[int, float]]:
-        """(seq, BM25 rank: lower is better) of the best units for an FTS5 `match`."""
+    def ranked(
+        self, match: str, limit: int, below_seq: int, common: int = COMMON_UNITS
+    ) -> list[tuple[int, float]]:
+        """(seq, BM25 rank: lower is better) of the best units below `below_seq` for an
+        `fts_any_query` match (quoted words joined by OR), a word in more than `common` units
+        counting in its newest `common` only (see `COMMON_UNITS`)."""
         try:
-            rows = self._db.conn().execute(RANKED_SQL, (match, below_seq, limit)).fetchall()
+            conn = self._db.conn()
+            words = match.split(" OR ")
+            cutoffs: dict[str, int] = {}
+            for word in words:
+                row = conn.execute(_CUTOFF_SQL, (word, below_seq, common)).fetchone()
+                if row is not None:
+                    cutoffs[word] = int(row[0])
+            if not cutoffs:  # the plain ranking, in one statement
+                rows = conn.execute(RANKED_SQL, (match, below_seq, limit)).fetchall()
+                return [(int(seq), float(rank)) for seq, rank in rows]
+            rare = " OR ".join(w for w in words if w not in cutoffs)
+            parts = [(rare, 0)] if rare else []
+            parts += cutoffs.items()
+            sql = _SUMMED_SQL.format(parts=" UNION ALL ".join([_PART_SQL] * len(parts)))
+            args = [x for expression, after in parts for x in (expression, after, below_seq)]
+            rows = conn.execute(sql, (*args, limit)).fetchall()
         except OperationalError:  # not migrated (read-only old file)
             return []
         return [(int(seq), float(rank)) for seq, rank in rows]
