@@ -310,7 +310,7 @@ async def _chat_loop(runtime: Runtime) -> None:
     history = runtime.agent.options.data_dir / "chat_history"
     reader = repl.line_reader(agent, runtime.mcp, history)
     if runtime.mcp is not None:  # servers may ask for input in the chat
-        runtime.mcp.elicitor = terminal_elicitor(reader.read)
+        runtime.mcp.elicitor = terminal_elicitor(reader.read, stop_turn=agent.cancel)
     try:
         await runtime.start_mcp(mcp_start_wait(), _mcp_notice)
         follow_progress(runtime.mcp)

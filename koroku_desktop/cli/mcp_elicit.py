@@ -2,7 +2,8 @@
 
 Form mode asks field by field (Enter keeps a default or skips an optional field; `:decline`
 declines, `:cancel` cancels); URL mode names the host and opens the page only after a yes.
-The end of input cancels; the manager declines a request left unanswered too long.
+The end of input cancels; the manager declines a request left unanswered too long. Ctrl-C
+cancels the request and stops the turn, as at the approval question; the chat goes on.
 """
 
 from __future__ import annotations
@@ -67,9 +68,10 @@ async def _form(request: McpElicitation, ask: AskLine, out: TextIO) -> dict[str,
 
 
 def terminal_elicitor(
-    ask: AskLine, out: TextIO = sys.stderr
+    ask: AskLine, out: TextIO = sys.stderr, stop_turn: Callable[[], object] | None = None
 ) -> Callable[[McpElicitation], Awaitable[McpElicitAnswer]]:
-    """An elicitor that asks on the terminal through `ask` (one line at a time)."""
+    """An elicitor that asks on the terminal through `ask` (one line at a time); Ctrl-C at
+    its prompt cancels the request and calls `stop_turn`."""
 
     async def elicit(request: McpElicitation) -> McpElicitAnswer:
         out.write(f"\nMCP server {request.server!r} asks: {request.message}\n")
@@ -89,6 +91,11 @@ def terminal_elicitor(
         except _Stop as stop:
             return McpElicitAnswer("decline" if stop.action == "decline" else "cancel")
         except EOFError:
+            return McpElicitAnswer("cancel")
+        except KeyboardInterrupt:  # the prompt's Ctrl-C: not the chat's end
+            out.write("\n  (the server's question is cancelled)\n")
+            if stop_turn is not None:
+                stop_turn()
             return McpElicitAnswer("cancel")
 
     return elicit

@@ -113,3 +113,24 @@ def test_ctrl_c_at_asks_approval_ends_it_at_once(koroku: Koroku, run: Run) -> No
     pane.keys("C-c")
     pane.wait(lambda s: "EXIT=130" in s, "ask ending without Enter", timeout=15)
     assert (koroku.workspace / "notes.txt").read_text(encoding="utf-8") == "notes: buy milk\n"
+
+
+def test_ctrl_c_at_a_servers_question_cancels_it_and_stops_the_turn(
+    koroku: Koroku, run: Run, fake_gemini: FakeGemini
+) -> None:
+    from tests.mcp.conftest import everything_entry, write_config
+
+    write_config(koroku.home / "mcp.json", {"ev": everything_entry()})
+    fake_gemini.reply_calls(("ev_trigger-elicitation-request", {}))
+    pane = run("chat --yes")
+    pane.wait(at_prompt, "the prompt", timeout=90)
+    pane.keys("please fill the form", "Enter")
+    pane.wait(lambda s: "asks:" in s and "name>" in prompt_line(s), "the server's question")
+    pane.keys("C-c")
+    screen = pane.wait(lambda s: "(stopped)" in s and at_prompt(s), "the prompt after Ctrl-C")
+    assert "EXIT=" not in screen, "Ctrl-C stopped the turn, not the chat"
+    assert "(the server's question is cancelled)" in screen
+    pane.keys("hello there", "Enter")
+    pane.wait(lambda s: "answer to 'hello there'" in s, "the whole next line answered")
+    pane.keys("exit", "Enter")
+    pane.wait(lambda s: "EXIT=0" in s, "chat leaving")
