@@ -122,20 +122,25 @@ def _whole_chats(koroku: Koroku) -> int:
     return len(per_chat)
 
 
+KILLED_CHATS = 400
+"""Chats of 40 messages in the export a test kills: a second or more of work after the first
+chat is in (each is written whole, with its own commit), so the signal lands mid-import."""
+
+
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
 def test_a_killed_import_leaves_no_half_conversation(
     koroku: Koroku, tmp_path: Path, stop: signal.Signals
 ) -> None:
     chats = [
         chatgpt_simple(f"c{n}", f"Chat {n}", [(f"q{n} {k}", f"a{n} {k}") for k in range(20)])
-        for n in range(1500)
+        for n in range(KILLED_CHATS)
     ]
     export = tmp_path / "conversations.json"
     export.write_text(json.dumps(chats))
     victim = koroku.popen("import", str(export))
     assert victim.stderr is not None
-    assert "1,500 conversation(s)" in victim.stderr.readline()  # checked, nothing written
-    assert "1 of 1,500 conversations" in victim.stderr.readline()  # the first chat is in
+    assert f"{KILLED_CHATS} conversation(s)" in victim.stderr.readline()  # checked, nothing written
+    assert f"1 of {KILLED_CHATS} conversations" in victim.stderr.readline()  # the first chat is in
     os.kill(victim.pid, stop)
     code = victim.wait(timeout=60)
     if stop == signal.SIGINT and code != 0:  # Ctrl-C came before the last chat: said so
@@ -147,9 +152,9 @@ def test_a_killed_import_leaves_no_half_conversation(
     assert whole >= 1
     done = koroku.run("import", str(export), timeout=120)
     assert done.returncode == 0, done.stderr
-    assert f"{1500 - whole} new conversation(s)" in done.stdout
+    assert f"{KILLED_CHATS - whole} new conversation(s)" in done.stdout
     imported = koroku.sql("SELECT COUNT(*) FROM events WHERE writer = 'import@chatgpt'")
-    assert imported == [(1500 * 42,)]
+    assert imported == [(KILLED_CHATS * 42,)]
 
 
 def test_an_imported_chat_is_continued_with_its_history(
