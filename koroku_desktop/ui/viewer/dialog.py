@@ -11,9 +11,11 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -113,7 +115,9 @@ class HistoryDialog(QDialog):
 
     @staticmethod
     def _memory_tab(files: MemoryPanel, facts: FactsEditor | None) -> QWidget:
-        """The facts about the user above the daily memory files (or the files alone)."""
+        """The facts about the user above the daily memory files (or the files alone). The
+        facts scroll when their pane is shorter than the list, the form and its note (a short
+        window): squeezed, the form's buttons were drawn over its text."""
         if facts is None:
             return files
         split = QSplitter(Qt.Orientation.Vertical)
@@ -124,7 +128,18 @@ class HistoryDialog(QDialog):
             head = QLabel(f"<b>{title}</b>")
             col.addWidget(head)
             col.addWidget(panel, 1)
-            split.addWidget(box)
+            if panel is facts:
+                scroll = QScrollArea()
+                scroll.setWidgetResizable(True)
+                scroll.setFrameShape(QFrame.Shape.NoFrame)
+                scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+                scroll.setWidget(box)
+                # The tab's own background through it (a scroll area paints the window's).
+                box.setAutoFillBackground(False)
+                scroll.viewport().setAutoFillBackground(False)
+                split.addWidget(scroll)
+            else:
+                split.addWidget(box)
         split.setSizes([380, 320])
         return split
 

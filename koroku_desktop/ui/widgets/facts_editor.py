@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -84,6 +85,16 @@ def fact_tooltip(fact: Fact) -> str:
     )
 
 
+class FactList(QListWidget):
+    """The facts' list: it asks for a few rows, then takes the room there is. In a scroll area
+    (Settings, the viewer's short Memory pane) the 192 px every list asks for pushed the
+    open form below the fold."""
+
+    def sizeHint(self) -> QSize:
+        rows = 5 * self.fontMetrics().lineSpacing() + 2 * self.frameWidth()
+        return QSize(super().sizeHint().width(), rows)
+
+
 class FactsEditor(QWidget):
     """The facts, grouped by category, with Add, Edit and Forget; `changed` after a write."""
 
@@ -101,7 +112,7 @@ class FactsEditor(QWidget):
         """The last write, while it runs (tests await it)."""
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
-        self.list = QListWidget()
+        self.list = FactList()
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
         self.list.currentItemChanged.connect(lambda *_: self._selection_changed())
@@ -239,6 +250,18 @@ class FactsEditor(QWidget):
         )
         self.form.setVisible(True)
         (self.text if fact else self.subject).setFocus()
+        QTimer.singleShot(0, self._form_into_view)
+
+    def _form_into_view(self) -> None:
+        """Scroll the open form, its buttons and note into view where the editor sits in a
+        scroll area (Settings, a short viewer): opened below the fold, it looked like nothing
+        happened. Runs once the layout has made room for the form."""
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None and self.form.isVisible():
+            area.ensureWidgetVisible(self.note if self.note.text() else self.form, 0, 0)
+            area.ensureWidgetVisible(self.form, 0, 0)
 
     def close_form(self) -> None:
         """Leave the form without saving."""

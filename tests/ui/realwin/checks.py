@@ -1,13 +1,16 @@
-"""Generic checks on a shown window, as a person sees it: no visible text cut off.
+"""Generic checks on a shown window, as a person sees it: no visible text cut off, and no
+widget drawn over another.
 
 Every visible label, button, group, drop-down and text editor is asked how much room its text
 needs at its width and compared with the room it got; a label elided by our code must really be
-too narrow for its full text (kept in the tooltip).
+too narrow for its full text (kept in the tooltip). Widgets one layout places (a layout given
+less room than its contents' minimum squeezes them over each other) must not overlap.
 """
 
 from __future__ import annotations
 
 import re
+from itertools import combinations
 
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import (
@@ -16,7 +19,9 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
     QLabel,
+    QLayout,
     QPlainTextEdit,
+    QStackedLayout,
     QTextEdit,
     QToolButton,
     QWidget,
@@ -162,8 +167,42 @@ def cut_by_parent(widget: QWidget) -> str | None:
     return None
 
 
+def _laid_out(layout: QLayout) -> list[QWidget]:
+    """The widgets `layout` and its nested layouts place (a stacked layout's pages left out:
+    they lie on each other by design, one shown at a time)."""
+    if isinstance(layout, QStackedLayout):
+        return []
+    found: list[QWidget] = []
+    for index in range(layout.count()):
+        item = layout.itemAt(index)
+        if (widget := item.widget()) is not None:
+            found.append(widget)
+        elif (inner := item.layout()) is not None:
+            found.extend(_laid_out(inner))
+    return found
+
+
+def overlapping(top: QWidget) -> list[str]:
+    """Every pair of visible widgets placed by one layout that lie over each other."""
+    problems: list[str] = []
+    for widget in [top, *top.findChildren(QWidget)]:
+        layout = widget.layout()
+        if layout is None or not _shown(widget):
+            continue
+        placed = [w for w in _laid_out(layout) if _shown(w)]
+        for one, other in combinations(placed, 2):
+            shared = one.geometry().intersected(other.geometry())
+            if shared.width() > SLACK and shared.height() > SLACK:
+                problems.append(
+                    f"{_name(one)} and {_name(other)} overlap by "
+                    f"{shared.width()}x{shared.height()} px"
+                )
+    return problems
+
+
 def clipped_texts(top: QWidget) -> list[str]:
-    """Every visible text widget in `top` that does not read whole, described."""
+    """Every visible text widget in `top` that does not read whole, described (one drawn over
+    another included)."""
     problems: list[str] = []
     for widget in [top, *top.findChildren(QWidget)]:
         if not _shown(widget) or not _texty(widget):
@@ -171,4 +210,4 @@ def clipped_texts(top: QWidget) -> list[str]:
         problem = widget_problem(widget) or cut_by_parent(widget)
         if problem is not None:
             problems.append(f"{_name(widget)}: {problem}")
-    return problems
+    return problems + overlapping(top)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from koroku_desktop.ui.widgets.facts_editor import FactsEditor
 from tests.fakes import gemini_server
 from tests.fakes.gemini_server import FakeGemini
 from tests.ui.realwin import driver
@@ -71,6 +72,14 @@ def slow_stream(gap: float) -> None:
         send(self, body)
 
     gemini_server._Handler.send_event = paced  # type: ignore[method-assign]
+
+
+def form_in_view(s: Session, facts: FactsEditor, state: str) -> None:
+    """Report an opened facts form whose Save button the window does not show (scrolled out
+    of view, or squeezed to nothing)."""
+    shown = facts.save_button.visibleRegion().boundingRect()
+    if shown.size() != facts.save_button.size():
+        s.report["follow"].append(f"{state}: the form's Save button shows {shown.getRect()}")
 
 
 def sideways(s: Session, top: QWidget, state: str) -> None:
@@ -157,6 +166,7 @@ async def chat(s: Session, fake: FakeGemini) -> None:
     facts.start_add()
     await settle(10)
     shot(s, history, "viewer-memory-add-form")
+    form_in_view(s, facts, "viewer-memory-add-form")
     if history.focusWidget() is not facts.subject:
         got = history.focusWidget()
         s.report["focus"].append(f"Add fact: the viewer's focus is on {type(got).__name__}")
@@ -173,6 +183,7 @@ async def chat(s: Session, fake: FakeGemini) -> None:
         facts.start_edit()
         await settle(10)
         shot(s, history, "viewer-memory-edit-form")
+        form_in_view(s, facts, "viewer-memory-edit-form")
         facts.close_form()
         future = facts.forget_selected()
         await settle(10)
