@@ -175,7 +175,7 @@ def test_screenshots_of_the_memory_tab_and_settings_at_two_widths_in_both_themes
                     scroll = settings.findChild(QScrollArea)
                     assert scroll is not None
                     scroll.ensureWidgetVisible(settings.facts, 0, 0)
-                    desktop.app.processEvents()
+                settle()  # the layouts re-run after the resize and the scroll
                 save_screenshot(widget, f"{name}-{mode}-{width}")
     theme.apply(desktop.app, "light")
     # A refused fact: the form stays open with its text, the reason under it.
