@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -181,12 +181,19 @@ class Repl:
             cwd=koroku.workspace,
         )
         self.lines: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.errors: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._read, args=(stream, into), daemon=True)
+            for stream, into in ((self.proc.stdout, self.lines), (self.proc.stderr, self.errors))
+        ]
+        for reader in self._readers:
+            reader.start()
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line)
+    @staticmethod
+    def _read(stream: IO[str] | None, into: list[str]) -> None:
+        assert stream is not None
+        for line in stream:
+            into.append(line)
 
     def say(self, text: str) -> None:
         assert self.proc.stdin is not None
@@ -201,12 +208,18 @@ class Repl:
             time.sleep(0.05)
 
     def close(self) -> None:
+        """Leave the chat and wait for it; the readers end with its output (nothing else
+        reads or closes the pipes under them)."""
         self.say("exit")
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
         try:
-            self.proc.communicate(timeout=30)
+            self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.communicate()
+            self.proc.wait()
+        for reader in self._readers:
+            reader.join(timeout=10)
 
 
 def _texts(request: ReceivedRequest) -> list[str]:
