@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +24,8 @@ from koroku_desktop.cli import mcp_prompts
 
 log = logging.getLogger(__name__)
 
+READ_BYTES = 65_536
+"""The most one read of a piped stdin takes (the rest waits in the pipe)."""
 WELCOME = "Type /help for the commands, /exit (or Ctrl-D) to leave; Ctrl-C stops an answer."
 
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -66,11 +69,57 @@ def help_text(manager: McpManager | None) -> str:
 
 
 class PlainReader:
-    """Lines from stdin as `input()` reads them: a pipe or a script, exactly as before."""
+    """Lines from stdin (a pipe, a script, or the terminal when stdout is piped), read on the
+    event loop as `input()` would give them: a Ctrl-C while it waits ends the wait at once
+    (a thread blocked in `input()` held the process's exit until Enter was pressed)."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+        self._ended = False
 
     async def read(self, prompt: str) -> str:
-        """One line (EOFError at the end of input)."""
-        return await asyncio.to_thread(input, prompt)
+        """One line without its newline (EOFError at the end of input)."""
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        while b"\n" not in self._pending and not self._ended:
+            chunk = await _chunk_of_stdin()
+            self._pending += chunk
+            self._ended = not chunk
+        if not self._pending:
+            raise EOFError
+        line, _, rest = bytes(self._pending).partition(b"\n")
+        self._pending = bytearray(rest)
+        return line.removesuffix(b"\r").decode(errors="replace")
+
+
+async def _chunk_of_stdin() -> bytes:
+    """What stdin has once it is readable (b"" at its end, or with no stdin at all)."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return b""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    try:
+        loop.add_reader(fd, readable)
+    except (PermissionError, ValueError):  # a regular file: reading it never waits
+        ready.set_result(None)
+    else:
+        try:
+            await ready
+        finally:
+            loop.remove_reader(fd)
+    try:
+        return os.read(fd, READ_BYTES)
+    except BlockingIOError:  # woken, then drained by someone else: wait again
+        return await _chunk_of_stdin()
+    except OSError:
+        return b""
 
 
 class SlashCompleter(Completer):

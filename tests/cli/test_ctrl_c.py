@@ -134,3 +134,15 @@ def test_ctrl_c_at_a_servers_question_cancels_it_and_stops_the_turn(
     pane.wait(lambda s: "answer to 'hello there'" in s, "the whole next line answered")
     pane.keys("exit", "Enter")
     pane.wait(lambda s: "EXIT=0" in s, "chat leaving")
+
+
+def test_ctrl_c_at_the_prompt_of_a_piped_chat_ends_it_at_once(run: Run) -> None:
+    # stdout is a pipe, so chat reads plain lines from the terminal (no prompt_toolkit); the
+    # read used to be a thread in input() that held the exit until Enter was pressed.
+    pane = run("chat | cat")
+    pane.wait(lambda s: "you>" in prompt_line(s), "the prompt")
+    pane.keys("hello there", "Enter")
+    pane.wait(lambda s: "answer to 'hello there'" in s, "the typed line answered")
+    pane.wait(lambda s: prompt_line(s).startswith("you>"), "the prompt again")
+    pane.keys("C-c")
+    pane.wait(lambda s: "EXIT=" in s, "chat ending without Enter", timeout=15)
