@@ -14,4 +14,5 @@ pytest_plugins = [
     "tests.support.keyring_file",
     "tests.support.dbus",
     "tests.support.qt_windows",
+    "tests.support.reruns",
 ]
