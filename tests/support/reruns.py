@@ -19,6 +19,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     terminalreporter.write_sep("=", "why tests were run again")
     for report in reports:
-        text = str(getattr(report, "longrepr", "") or "(no report)")
+        longrepr = getattr(report, "longrepr", None)
+        # The traceback alone: the captured output and Qt messages would drown it.
+        trace = getattr(longrepr, "reprtraceback", None)
+        text = str(trace if trace is not None else longrepr or "(no report)")
         terminalreporter.write_sep("-", report.nodeid)
         terminalreporter.write_line(text[-SHOWN_CHARS:])
