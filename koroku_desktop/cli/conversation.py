@@ -33,7 +33,7 @@ from koroku_desktop.cli.terminal import (
     sources_text,
     stdout_to_devnull,
 )
-from koroku_desktop.cli.text_input import argument_text, stdin_text, tolerate_bad_stdin
+from koroku_desktop.cli.text_input import argument_text, stdin_text
 from koroku_desktop.domain.attachment import PendingAttachment
 from koroku_desktop.domain.events import CompactionEvent, MessageEvent, StoredEvent
 from koroku_desktop.domain.lease import LockHolder
@@ -401,7 +401,6 @@ async def _replace_last(agent: Agent, line: str) -> TurnResult | None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """The REPL: replays the visible history, then streams answers."""
-    tolerate_bad_stdin()
     try:
         approver = TerminalApprover(args.yes, out=sys.stdout)
         with open_runtime(

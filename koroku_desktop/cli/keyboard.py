@@ -46,6 +46,16 @@ async def read_terminal_line(prompt: str, out: TextIO) -> str | None:
 
 async def _line(fd: int) -> str:
     """What the terminal `fd` gives once a line (or the end of input) is there."""
+    await wait_readable(fd)
+    try:
+        return os.read(fd, LINE_BYTES).decode(errors="replace")
+    except OSError:
+        return ""
+
+
+async def wait_readable(fd: int) -> None:
+    """Until `fd` (a terminal or a pipe) has something to read, waiting on the loop's reader,
+    so a cancel ends the wait at once. A regular file returns at once: it never waits."""
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
 
@@ -53,15 +63,14 @@ async def _line(fd: int) -> str:
         if not ready.done():
             ready.set_result(None)
 
-    loop.add_reader(fd, readable)
+    try:
+        loop.add_reader(fd, readable)
+    except PermissionError:  # epoll refuses regular files
+        return
     try:
         await ready
     finally:
         loop.remove_reader(fd)
-    try:
-        return os.read(fd, LINE_BYTES).decode(errors="replace")
-    except OSError:
-        return ""
 
 
 @contextmanager

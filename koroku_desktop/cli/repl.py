@@ -21,6 +21,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from koroku_desktop.agent.loop import Agent
 from koroku_desktop.app.runtime import McpManager
 from koroku_desktop.cli import mcp_prompts
+from koroku_desktop.cli.keyboard import wait_readable
 
 log = logging.getLogger(__name__)
 
@@ -98,28 +99,14 @@ async def _chunk_of_stdin() -> bytes:
         fd = sys.stdin.fileno()
     except (AttributeError, OSError, ValueError):
         return b""
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    try:
-        loop.add_reader(fd, readable)
-    except (PermissionError, ValueError):  # a regular file: reading it never waits
-        ready.set_result(None)
-    else:
+    while True:
+        await wait_readable(fd)
         try:
-            await ready
-        finally:
-            loop.remove_reader(fd)
-    try:
-        return os.read(fd, READ_BYTES)
-    except BlockingIOError:  # woken, then drained by someone else: wait again
-        return await _chunk_of_stdin()
-    except OSError:
-        return b""
+            return os.read(fd, READ_BYTES)
+        except BlockingIOError:  # woken, then drained by someone else: wait again
+            continue
+        except OSError:
+            return b""
 
 
 class SlashCompleter(Completer):

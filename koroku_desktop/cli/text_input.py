@@ -44,10 +44,3 @@ def stdin_text() -> str:
     if "\ufffd" in text and "\ufffd".encode() not in raw:
         print(REPLACEMENT_NOTE, file=sys.stderr)
     return text
-
-
-def tolerate_bad_stdin() -> None:
-    """Let line-by-line reads of stdin (the chat REPL) replace invalid bytes, never raise."""
-    reconfigure = getattr(sys.stdin, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors="replace")
