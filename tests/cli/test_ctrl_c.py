@@ -16,6 +16,7 @@ import pytest
 from tests.cli.test_chat_prompt_terminal import Pane, editor, prompt_line, pytestmark
 from tests.cli.test_recall_commands import ROOT, Koroku, with_notes
 from tests.fakes.gemini_server import FakeGemini
+from tests.mcp.conftest import everything_entry, write_config
 
 __all__ = ["pytestmark"]  # (tmux needed; slow)
 
@@ -118,8 +119,6 @@ def test_ctrl_c_at_asks_approval_ends_it_at_once(koroku: Koroku, run: Run) -> No
 def test_ctrl_c_at_a_servers_question_cancels_it_and_stops_the_turn(
     koroku: Koroku, run: Run, fake_gemini: FakeGemini
 ) -> None:
-    from tests.mcp.conftest import everything_entry, write_config
-
     write_config(koroku.home / "mcp.json", {"ev": everything_entry()})
     fake_gemini.reply_calls(("ev_trigger-elicitation-request", {}))
     pane = run("chat --yes")

@@ -171,15 +171,14 @@ class ContextIndex:
                 row = conn.execute(_CUTOFF_SQL, (word, below_seq, common)).fetchone()
                 if row is not None:
                     cutoffs[word] = int(row[0])
-            if not cutoffs:  # the plain ranking, in one statement
+            if cutoffs:  # each common word's newest units and the rare words', summed
+                rare = " OR ".join(w for w in words if w not in cutoffs)
+                parts = [*([(rare, 0)] if rare else []), *cutoffs.items()]
+                sql = _SUMMED_SQL.format(parts=" UNION ALL ".join([_PART_SQL] * len(parts)))
+                args = [x for words_or, after in parts for x in (words_or, after, below_seq)]
+                rows = conn.execute(sql, (*args, limit)).fetchall()
+            else:  # the plain ranking
                 rows = conn.execute(RANKED_SQL, (match, below_seq, limit)).fetchall()
-                return [(int(seq), float(rank)) for seq, rank in rows]
-            rare = " OR ".join(w for w in words if w not in cutoffs)
-            parts = [(rare, 0)] if rare else []
-            parts += cutoffs.items()
-            sql = _SUMMED_SQL.format(parts=" UNION ALL ".join([_PART_SQL] * len(parts)))
-            args = [x for expression, after in parts for x in (expression, after, below_seq)]
-            rows = conn.execute(sql, (*args, limit)).fetchall()
         except OperationalError:  # not migrated (read-only old file)
             return []
         return [(int(seq), float(rank)) for seq, rank in rows]
