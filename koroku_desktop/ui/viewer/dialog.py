@@ -11,11 +11,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -32,7 +30,7 @@ from koroku_desktop.ui.viewer.import_run import Importer, ImportRunner
 from koroku_desktop.ui.viewer.memory_panel import MemoryPanel, MemoryRecorder
 from koroku_desktop.ui.viewer.search_panel import SearchPanel
 from koroku_desktop.ui.viewer.timeline_panel import TimelinePanel
-from koroku_desktop.ui.widgets.controls import note_label, push_button
+from koroku_desktop.ui.widgets.controls import note_label, push_button, vertical_scroll
 from koroku_desktop.ui.widgets.facts_editor import FactsEditor, FactsKeeper
 from koroku_desktop.ui.widgets.icons import app_icon
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -129,11 +127,7 @@ class HistoryDialog(QDialog):
             col.addWidget(head)
             col.addWidget(panel, 1)
             if panel is facts:
-                scroll = QScrollArea()
-                scroll.setWidgetResizable(True)
-                scroll.setFrameShape(QFrame.Shape.NoFrame)
-                scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-                scroll.setWidget(box)
+                scroll = vertical_scroll(box)
                 # The tab's own background through it (a scroll area paints the window's).
                 box.setAutoFillBackground(False)
                 scroll.viewport().setAutoFillBackground(False)

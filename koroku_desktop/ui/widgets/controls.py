@@ -1,14 +1,22 @@
 """Small constructors for the controls panels build the same way: a push button wired to
-its slot, a single-shot timer, a search field with a clear button, a muted note; and a row
-of buttons that wraps when narrow."""
+its slot, a single-shot timer, a search field with a clear button, a muted note, a
+frameless up-and-down scroll area; and a row of buttons that wraps when narrow."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QWidget,
+)
 
 F = TypeVar("F", bound=QLineEdit)
 
@@ -35,6 +43,17 @@ def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], object]) -
     timer.setInterval(interval_ms)
     timer.timeout.connect(slot)
     return timer
+
+
+def vertical_scroll(inner: QWidget) -> QScrollArea:
+    """`inner` in a frameless scroll area that follows its width and scrolls up and down only
+    (where the room is shorter than `inner` needs)."""
+    scroll = QScrollArea()
+    scroll.setWidget(inner)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    return scroll
 
 
 def search_field(field: F, name: str, placeholder: str, on_edit: Callable[[], object]) -> F:

@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from koroku_desktop.app.runtime import McpElicitAnswer, McpElicitation, elicit_form
+from koroku_desktop.ui.widgets.controls import vertical_scroll
 
 FORM_MAX_H = 320
 FORM_MIN_H = 120
@@ -77,11 +77,7 @@ class ElicitationCard(QFrame):
                 field.setToolTip(str(prop.get("description") or ""))
                 self.fields[name] = field
                 form.addRow(label, field)
-            scroll = QScrollArea()  # a long form scrolls; its fields keep their height
-            scroll.setWidget(inner)
-            scroll.setWidgetResizable(True)
-            scroll.setFrameShape(QFrame.Shape.NoFrame)
-            scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            scroll = vertical_scroll(inner)  # a long form scrolls; its fields keep their height
             natural = inner.sizeHint().height() + 4
             scroll.setMinimumHeight(min(natural, FORM_MIN_H))
             scroll.setMaximumHeight(min(natural, FORM_MAX_H))

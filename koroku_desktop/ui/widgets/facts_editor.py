@@ -250,7 +250,7 @@ class FactsEditor(QWidget):
         )
         self.form.setVisible(True)
         (self.text if fact else self.subject).setFocus()
-        QTimer.singleShot(0, self._form_into_view)
+        QTimer.singleShot(0, self, self._form_into_view)  # not after the editor is gone
 
     def _form_into_view(self) -> None:
         """Scroll the open form, its buttons and note into view where the editor sits in a
@@ -260,7 +260,7 @@ class FactsEditor(QWidget):
         while area is not None and not isinstance(area, QScrollArea):
             area = area.parentWidget()
         if area is not None and self.form.isVisible():
-            area.ensureWidgetVisible(self.note if self.note.text() else self.form, 0, 0)
+            area.ensureWidgetVisible(self.note, 0, 0)  # the note under the form, then its top
             area.ensureWidgetVisible(self.form, 0, 0)
 
     def close_form(self) -> None:
