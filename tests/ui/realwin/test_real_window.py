@@ -43,7 +43,9 @@ def run_in_app(
     if SHOTS:
         command.append(SHOTS)
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-    assert report_path.exists(), f"the app did not finish:\n{done.stderr[-4000:]}"
+    assert report_path.exists(), (
+        f"the app did not finish (exit status {done.returncode}):\n{done.stderr[-4000:]}"
+    )
     report: dict[str, list[str]] = json.loads(report_path.read_text())
     report.setdefault("stderr", [done.stderr[-3000:]])
     return report
