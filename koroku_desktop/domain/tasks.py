@@ -70,12 +70,10 @@ class RunRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Task:
-    """One scheduled task as the log says it stands. `reminder`: notify only, no model call.
-    `next_due` is None when it is paused, removed, finished or cannot be computed (then
-    `problem` says why, in one line)."""
+class TaskSpec:
+    """What a person says a task is: the task form's fields. `reminder`: notify only, no
+    model call; `conversation_id` "" (in a form) is a new conversation of its own."""
 
-    id: str
     title: str
     prompt: str
     reminder: bool
@@ -83,6 +81,15 @@ class Task:
     allowed_tools: tuple[str, ...]
     tool_budget: int
     conversation_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Task(TaskSpec):
+    """One scheduled task as the log says it stands: its spec and its state. `next_due` is
+    None when it is paused, removed, finished or cannot be computed (then `problem` says
+    why, in one line)."""
+
+    id: str
     paused: bool
     removed: bool
     device: str

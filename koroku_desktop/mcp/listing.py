@@ -12,6 +12,9 @@ from mcp_types import PromptReference, ResourceTemplateReference
 
 T = TypeVar("T")
 
+MAX_PAGES = 50
+"""Pages read of one listing at the most: a server that paginates forever cannot hang it."""
+
 
 class Page(Protocol):
     """A page of an MCP listing: the SDK's results of `*/list` all carry the next cursor."""
@@ -28,7 +31,8 @@ P = TypeVar("P", bound=Page)
 async def every_page(
     fetch: Callable[[str | None], Awaitable[P]],
     items: Callable[[P], Iterable[T]],
-    pages: int,
+    *,
+    pages: int = MAX_PAGES,
     most: int | None = None,
 ) -> list[T]:
     """The `items` of up to `pages` pages `fetch` reads from a cursor (None: the first),

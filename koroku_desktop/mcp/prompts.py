@@ -21,8 +21,6 @@ from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.results import clip
 from koroku_desktop.mcp.state import McpPromptInfo
 
-LIST_PAGES = 20
-
 
 async def list_prompts(client: Client, server: str) -> tuple[McpPromptInfo, ...]:
     """Every prompt the server lists (none when it has no prompts)."""
@@ -32,7 +30,6 @@ async def list_prompts(client: Client, server: str) -> tuple[McpPromptInfo, ...]
     found = await every_page(
         lambda cursor: client.list_prompts(cursor=cursor, cache_mode="refresh"),
         lambda page: (_prompt_info(server, p) for p in page.prompts),
-        LIST_PAGES,
     )
     return tuple(found)
 

@@ -26,7 +26,6 @@ from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.results import blob_entry, clip
 from koroku_desktop.mcp.state import McpResourceInfo
 
-LIST_PAGES = 20
 MAX_LISTED = 2000
 """Resources kept per server (a server listing more is cut there)."""
 
@@ -42,8 +41,7 @@ async def list_resources(client: Client, server: str) -> tuple[McpResourceInfo, 
             McpResourceInfo(server, str(r.uri), r.title or r.name, r.description or "", r.mime_type)
             for r in page.resources
         ),
-        LIST_PAGES,
-        MAX_LISTED,
+        most=MAX_LISTED,
     )
     found += await every_page(
         lambda cursor: client.list_resource_templates(cursor=cursor, cache_mode="refresh"),
@@ -53,8 +51,7 @@ async def list_resources(client: Client, server: str) -> tuple[McpResourceInfo, 
             )
             for t in page.resource_templates
         ),
-        LIST_PAGES,
-        MAX_LISTED - len(found),
+        most=MAX_LISTED - len(found),
     )
     return tuple(found[:MAX_LISTED])
 

@@ -8,8 +8,6 @@ from mcp_types import Tool
 from koroku_desktop.mcp.listing import every_page
 from koroku_desktop.mcp.state import McpToolInfo
 
-_LIST_PAGES = 50  # a server that paginates forever cannot hang the listing
-
 
 def _tool_info(server: str, tool: Tool) -> McpToolInfo:
     hints = tool.annotations
@@ -27,10 +25,8 @@ def _tool_info(server: str, tool: Tool) -> McpToolInfo:
 
 async def list_tools(client: Client, server: str, refresh: bool) -> tuple[McpToolInfo, ...]:
     """Every tool the server lists (`refresh`: bypass the SDK's cache)."""
-
     found = await every_page(
         lambda cursor: client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use"),
         lambda page: (_tool_info(server, t) for t in page.tools),
-        _LIST_PAGES,
     )
     return tuple(found)

@@ -26,14 +26,13 @@ from koroku_desktop.app.schedule_wiring import give_schedule, schedule_writer, s
 from koroku_desktop.app.task_peek import this_device
 from koroku_desktop.app.task_wiring import task_book, task_runs
 from koroku_desktop.domain.events import StoredEvent, TaskEvent
-from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, due_key
+from koroku_desktop.domain.tasks import DueRun, RunRecord, Task, TaskSpec, due_key
 from koroku_desktop.fsutil import HeldLock, try_exclusive_lock
 from koroku_desktop.ui.bridge import AgentBridge
 from koroku_desktop.ui.chat.window import ChatWindow
 from koroku_desktop.ui.conversation_switcher import ConversationSwitcher
 from koroku_desktop.ui.resume_watch import ResumeWatch
 from koroku_desktop.ui.task_scheduler import TaskScheduler
-from koroku_desktop.ui.tasks.editor import TaskDraft
 from koroku_desktop.ui.tasks.panel import TasksPanel
 from koroku_desktop.ui.tray_notices import TrayNotices
 from koroku_desktop.ui.widgets.tasks import TaskSet
@@ -211,7 +210,7 @@ class TaskCenter(QObject):
         """The live tasks. Blocking."""
         return self.book.list()
 
-    def save(self, draft: TaskDraft, task_id: str | None) -> None:
+    def save(self, draft: TaskSpec, task_id: str | None) -> None:
         """Make a task from the form, or change `task_id` to it. Blocking."""
         if task_id is None:
             self.book.create(

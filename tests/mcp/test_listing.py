@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from koroku_desktop.mcp.listing import every_page
+from koroku_desktop.mcp.listing import MAX_PAGES, every_page
 
 
 @dataclass
@@ -41,12 +41,15 @@ async def test_an_endless_listing_stops_after_the_page_limit() -> None:
     asked, fetch = _server(None)
     found = await every_page(fetch, lambda page: page.items, pages=4)
     assert len(found) == 12 and len(asked) == 4
+    asked, fetch = _server(None)
+    await every_page(fetch, lambda page: page.items)
+    assert len(asked) == MAX_PAGES, "every listing (tools, prompts, resources) has one limit"
 
 
 async def test_a_long_listing_stops_once_enough_are_in_and_always_reads_one_page() -> None:
     asked, fetch = _server(None)
-    assert len(await every_page(fetch, lambda page: page.items, 20, most=5)) == 6
+    assert len(await every_page(fetch, lambda page: page.items, pages=20, most=5)) == 6
     assert len(asked) == 2
     asked, fetch = _server(None)
-    assert len(await every_page(fetch, lambda page: page.items, 20, most=0)) == 3
+    assert len(await every_page(fetch, lambda page: page.items, pages=20, most=0)) == 3
     assert asked == [None]

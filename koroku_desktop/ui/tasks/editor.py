@@ -3,14 +3,13 @@ words as you type, what (a prompt for the model or a plain reminder), which tool
 unattended, its tool budget and the conversation its results go to.
 
 Nothing is written until Save; a schedule the core refuses shows its reason under the form
-and Save stays off. The form hands a `TaskDraft` to the panel, which writes the events.
+and Save stays off. The form hands a `TaskSpec` to the panel, which writes the events.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from PySide6.QtCore import QDate, QDateTime, Qt, QTime
@@ -37,7 +36,7 @@ from PySide6.QtWidgets import (
 from koroku_desktop.app.task_wiring import local_zone
 from koroku_desktop.domain.schedules import Schedule, ScheduleError, check, occurrences, zone
 from koroku_desktop.domain.task_words import describe
-from koroku_desktop.domain.tasks import Task
+from koroku_desktop.domain.tasks import Task, TaskSpec
 
 KINDS = (("once", "Once"), ("rrule", "Recurring"), ("cron", "Cron expression"))
 REPEATS = (
@@ -50,19 +49,6 @@ REPEATS = (
 PREVIEW_RUNS = 3
 CHECKED = Qt.CheckState.Checked
 OWN_CONVERSATION = ""
-
-
-@dataclass(frozen=True)
-class TaskDraft:
-    """What the form says a task is; `conversation_id` "" is a new conversation of its own."""
-
-    title: str
-    prompt: str
-    reminder: bool
-    schedule: Schedule
-    allowed_tools: tuple[str, ...]
-    tool_budget: int
-    conversation_id: str
 
 
 def to_qt(moment: datetime) -> QDateTime:
@@ -287,7 +273,7 @@ class TaskEditor(QDialog):
         self.error.setVisible(bool(why))
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(not why)
 
-    def draft(self) -> TaskDraft:
+    def draft(self) -> TaskSpec:
         """The task the form says (call after it was accepted)."""
         schedule = self.schedule()
         prompt = self.prompt.toPlainText().strip()
@@ -297,7 +283,7 @@ class TaskEditor(QDialog):
             for i in range(self.tools.count())
             if self.tools.item(i).checkState() == CHECKED
         )
-        return TaskDraft(
+        return TaskSpec(
             title=title,
             prompt=prompt,
             reminder=self.reminder.isChecked(),

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (
 
 from koroku_desktop.domain.schedules import zone
 from koroku_desktop.domain.task_words import describe
-from koroku_desktop.domain.tasks import Task
-from koroku_desktop.ui.tasks.editor import TaskDraft, TaskEditor
+from koroku_desktop.domain.tasks import Task, TaskSpec
+from koroku_desktop.ui.tasks.editor import TaskEditor
 from koroku_desktop.ui.widgets.controls import place_buttons
 from koroku_desktop.ui.widgets.tasks import TaskSet
 
@@ -54,7 +54,7 @@ class TaskDesk(Protocol):
 
     def list_tasks(self) -> list[Task]: ...
 
-    def save(self, draft: TaskDraft, task_id: str | None) -> None: ...
+    def save(self, draft: TaskSpec, task_id: str | None) -> None: ...
 
     def pause(self, task_id: str) -> None: ...
 
