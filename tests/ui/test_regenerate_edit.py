@@ -73,6 +73,7 @@ def test_regenerate_then_edit_from_the_hover_actions_and_the_keyboard(
     assert texts(model, "model") == ["first answer"]
     assert rows(model, "model")[-1].args["versions"][:2] == (1, 2)
     older = rows(model, "model")[-1]
+    window.view.viewport().repaint()  # the painted targets of the row as it is now
     hits = [a for _, a in window.view.delegate._hits.get(model.row_of(older), [])]
     forward = next(a for a in hits if a.startswith("version:") and a.endswith(":1"))
     click_row_action(qtbot, window.view, older, forward)
