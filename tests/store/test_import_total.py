@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from koroku_desktop.blobs.blob_store import BlobStore
-from koroku_desktop.cli.records import entry_json
+from koroku_desktop.cli.history_command import entry_json
 from koroku_desktop.domain.events import MessageEvent
 from koroku_desktop.domain.parts import FunctionCallPart, FunctionResponsePart, TextPart
 from koroku_desktop.maintenance.export_checks import MAX_DEPTH, strict_json
