@@ -19,7 +19,10 @@ from koroku_desktop.domain.conversations import (
     UnknownConversation,
 )
 from koroku_desktop.domain.ids import writer_name
-from koroku_desktop.store.db_errors import DB_ERRORS, open_event_log
+from koroku_desktop.store.db_errors import DB_ERRORS as DB_ERRORS
+from koroku_desktop.store.db_errors import DatabaseUnavailable as DatabaseUnavailable
+from koroku_desktop.store.db_errors import open_event_log
+from koroku_desktop.store.log.event_log import SqliteEventLog as SqliteEventLog
 
 log = logging.getLogger(__name__)
 
@@ -73,5 +76,22 @@ def open_conversations(
     log = open_event_log(paths.db, read_only=read_only, writer=writer_name("conversations"))
     try:
         yield ConversationBook(log)
+    finally:
+        log.close()
+
+
+@contextmanager
+def open_reading(
+    ref: str | None, paths: Paths | None = None
+) -> Iterator[tuple[SqliteEventLog, str]]:
+    """The log and the id of the conversation `ref` names (None: the most recently active),
+    for a command that only reads them (`koroku history`): none of the rest of the runtime.
+    Chosen as the runtime chooses (a log with none gets one, unless it opened read-only);
+    raises as `build_runtime` does."""
+    paths = paths or default_paths()
+    log = open_event_log(paths.db, read_only=True, writer=writer_name("terminal"))
+    try:
+        chosen = opening_conversation(ConversationBook(log), ref, writable=not log.read_only)
+        yield log, chosen.id
     finally:
         log.close()

@@ -28,7 +28,7 @@ COMMANDS: dict[str, str] = {
     "chat": "conversation",
     "ask": "conversation",
     "conversations": "conversations_command",
-    "history": "records",
+    "history": "history_command",
     "import": "records",
     "compact": "recall_commands",
     "search": "recall_commands",

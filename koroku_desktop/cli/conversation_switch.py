@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from koroku_desktop.app.runtime import Runtime
 from koroku_desktop.cli.terminal import render_message, render_summary
 from koroku_desktop.domain.conversations import Conversation, pinned_first
 from koroku_desktop.domain.errors import RefusedError
+
+if TYPE_CHECKING:
+    from koroku_desktop.app.runtime import Runtime
 
 TALK_IN = (
     "talk in this conversation (an id prefix or its exact title; default: the most recent one)"

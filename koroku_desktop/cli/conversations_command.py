@@ -17,8 +17,11 @@ from typing import Any
 
 from koroku_desktop.agent.conversations import ConversationBook
 from koroku_desktop.app.config import default_paths
-from koroku_desktop.app.conversation_wiring import open_conversations
-from koroku_desktop.app.runtime import DB_ERRORS, DatabaseUnavailable
+from koroku_desktop.app.conversation_wiring import (
+    DB_ERRORS,
+    DatabaseUnavailable,
+    open_conversations,
+)
 from koroku_desktop.cli.actions import add_ref_actions, json_on_every_action, print_list
 from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.cli.refusal import refused

@@ -1,4 +1,5 @@
-"""Opening the runtime for a terminal command, with clear errors instead of tracebacks."""
+"""Opening the runtime (or, for a command that only reads, just the log) for a terminal
+command, with clear errors instead of tracebacks."""
 
 from __future__ import annotations
 
@@ -6,17 +7,18 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from koroku_desktop.agent.ports import Approver
 from koroku_desktop.app.config import NO_KEY_HELP, SettingsError, default_paths
-from koroku_desktop.app.runtime import (
-    DB_ERRORS,
-    DatabaseUnavailable,
-    Runtime,
-    build_runtime,
-)
+from koroku_desktop.app.conversation_wiring import DB_ERRORS, DatabaseUnavailable
+from koroku_desktop.app.conversation_wiring import open_reading as opened_for_reading
 from koroku_desktop.cli.db_failure import database_failed
 from koroku_desktop.domain.conversations import AmbiguousConversation, UnknownConversation
+
+if TYPE_CHECKING:
+    from koroku_desktop.app.conversation_wiring import SqliteEventLog
+    from koroku_desktop.app.runtime import Runtime
 
 
 class CliExit(Exception):
@@ -46,7 +48,9 @@ def open_runtime(
     `conversation` (`-c`) names the conversation to talk in; one that matches none or
     several, or is deleted, exits 2 with one line. `one_shot`: see `build_runtime`.
     """
-    try:
+    from koroku_desktop.app.runtime import build_runtime  # the whole composition: not for history
+
+    with _exit_on_open_errors():
         runtime = build_runtime(
             approver,
             read_only=read_only,
@@ -54,17 +58,6 @@ def open_runtime(
             conversation=conversation,
             one_shot=one_shot,
         )
-    except (UnknownConversation, AmbiguousConversation) as exc:
-        print(f"koroku: {exc}", file=sys.stderr)
-        raise CliExit(2) from None
-    except SettingsError as exc:
-        print(f"koroku: {exc}", file=sys.stderr)
-        raise CliExit(2) from None
-    except DatabaseUnavailable as exc:
-        print(f"koroku: {exc}", file=sys.stderr)
-        raise CliExit(1) from None
-    except DB_ERRORS as exc:  # the conversation named could not be read
-        raise CliExit(database_failed(exc, default_paths().db)) from None
     try:
         if need_key and not runtime.model.has_key:
             print(NO_KEY_HELP, file=sys.stderr)
@@ -76,3 +69,30 @@ def open_runtime(
         # Already reported: closing a broken database must not add a traceback.
         with contextlib.suppress(*DB_ERRORS):
             runtime.close()
+
+
+@contextmanager
+def open_reading(conversation: str | None) -> Iterator[tuple[SqliteEventLog, str]]:
+    """The log and the conversation id for a command that only reads one conversation's
+    events (`koroku history`), without building the runtime; exits as `open_runtime` does."""
+    with _exit_on_open_errors(), opened_for_reading(conversation) as (log, conversation_id):
+        try:
+            yield log, conversation_id
+        except DB_ERRORS as exc:
+            raise CliExit(database_failed(exc, default_paths().db)) from None
+
+
+@contextmanager
+def _exit_on_open_errors() -> Iterator[None]:
+    """One line and an exit code for what opening the data dir can raise: a conversation
+    named wrong or deleted (2), bad settings (2), a database that cannot be used (1)."""
+    try:
+        yield
+    except (UnknownConversation, AmbiguousConversation, SettingsError) as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        raise CliExit(2) from None
+    except DatabaseUnavailable as exc:
+        print(f"koroku: {exc}", file=sys.stderr)
+        raise CliExit(1) from None
+    except DB_ERRORS as exc:  # the conversation named could not be read
+        raise CliExit(database_failed(exc, default_paths().db)) from None

@@ -43,8 +43,15 @@ def _finite(text: str) -> float:
 
 
 def _where(path: list[str | int]) -> str:
-    shown = "".join(f"[{p}]" if isinstance(p, int) else f".{p[:40]}" for p in path[:6])
+    shown = "".join(f"[{p}]" if isinstance(p, int) else _step(p[:40]) for p in path[:6])
     return shown.lstrip(".") or "the top level"
+
+
+def _step(name: str) -> str:
+    """`.name`, or `["\\n"]` (JSON-escaped) for a name a message cannot show as it is: the
+    error stays one line whatever the file's names hold."""
+    plain = name.isprintable() and name == name.strip() and name != ""
+    return f".{name}" if plain else f"[{json.dumps(name)}]"
 
 
 def check_json_tree(data: Any, max_depth: int = MAX_DEPTH) -> None:
