@@ -1,11 +1,13 @@
 """Saving screenshots for people (README, reviews) in tests/screenshots/, checked as they are saved.
 
 The tests that take them assert on what the picture shows; this helper asserts that the file
-really holds the widget: a PNG of its size (times the device pixel ratio) that is not blank.
+really holds the widget: a PNG of its size (times the device pixel ratio) that is not blank,
+and that no widget in it is drawn over another by a layout squeezed below its contents.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,6 +21,8 @@ SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 def save_screenshot(widget: QWidget, name: str) -> QImage:
     """Grab the shown `widget` into tests/screenshots/NAME.png and check the saved file."""
     assert widget.isVisible(), f"{name}: {type(widget).__name__} is not shown"
+    overlaps = settled_overlaps(widget)
+    assert overlaps == [], f"{name}: widgets drawn over each other:\n" + "\n".join(overlaps)
     SHOTS.mkdir(exist_ok=True)
     path = SHOTS / f"{name}.png"
     pixmap = widget.grab()
@@ -36,6 +40,23 @@ def save_screenshot(widget: QWidget, name: str) -> QImage:
     }
     assert len(colours) > 3, f"{name}: the picture is (nearly) blank"
     return image
+
+
+def settled_overlaps(widget: QWidget, seconds: float = 1.0) -> list[str]:
+    """The widgets one layout in `widget` draws over each other once its layout work is
+    done. A re-fit on a zero-delay timer (the chat window's card area after its composer
+    grew) can still be queued when a loaded machine gets here, so a finding is looked at
+    again after settling, for up to `seconds`; a squeeze that stays is what is returned."""
+    from tests.support.waits import settle
+    from tests.ui.realwin.checks import overlapping
+
+    found = overlapping(widget)
+    end = time.monotonic() + seconds
+    while found and time.monotonic() < end:
+        settle()
+        time.sleep(0.02)
+        found = overlapping(widget)
+    return found
 
 
 WINDOW_SIZES = [(400, 760), (900, 760), (1600, 760)]
