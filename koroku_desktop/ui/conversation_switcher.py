@@ -70,6 +70,8 @@ class ConversationSwitcher(QObject):
         self._refreshing: asyncio.Future[None] | None = None
         self._again = False
         self.switching = False
+        self._page_id = ""
+        """While a switch reads the next page: the conversation whose page is still shown."""
         self._next: str | None = None
         self._closed = False
         self._reads = 0
@@ -85,6 +87,12 @@ class ConversationSwitcher(QObject):
     def current_id(self) -> str:
         """The conversation the agent talks in."""
         return self.runtime.agent.conversation_id
+
+    @property
+    def shown_id(self) -> str:
+        """The conversation whose page the window shows: while a switch reads the next one's
+        page, still the one left (the title and the selection change with the page)."""
+        return self._page_id if self.switching and self._page_id else self.current_id
 
     def pinned(self) -> set[str]:
         """The ids the person pinned (`pinned` events: every device's)."""
@@ -172,8 +180,8 @@ class ConversationSwitcher(QObject):
         """Show `conversations` (most recent first) in the sidebar, drop-down and title."""
         self.conversations = conversations
         pinned = self.pinned()
-        self.window.nav.show_conversations(conversations, self.current_id, pinned)
-        current = next((c for c in conversations if c.id == self.current_id), None)
+        self.window.nav.show_conversations(conversations, self.shown_id, pinned)
+        current = next((c for c in conversations if c.id == self.shown_id), None)
         if current is not None:
             self.current_title.emit(current.title)
         self.listed.emit(tray_recent(conversations))
@@ -215,7 +223,7 @@ class ConversationSwitcher(QObject):
         return switched
 
     async def _switch(self, conversation_id: str) -> bool:
-        self.switching = True
+        self.switching, self._page_id = True, self.current_id
         # One the list shows needs no read (the list follows every change to the log).
         listed = next((c for c in self.conversations if c.id == conversation_id), None)
         try:

@@ -20,6 +20,7 @@ from koroku_desktop.app.config import default_paths
 from koroku_desktop.app.conversation_wiring import open_conversations
 from koroku_desktop.domain.context import ContextView
 from koroku_desktop.domain.conversations import NEW_TITLE, UNTITLED
+from koroku_desktop.domain.events import LogEntry
 from koroku_desktop.domain.parts import visible_text
 from koroku_desktop.ui.app import open_desktop
 from tests.fakes.chat_model import FakeChatModel
@@ -146,6 +147,33 @@ def test_a_conversation_made_in_a_terminal_appears_and_the_tray_lists_recent_one
             ),
             timeout=5000,
         )
+
+
+def test_the_title_changes_with_the_page_when_the_list_refreshes_mid_switch(
+    qloop: qasync.QEventLoop, qtbot: QtBot, fake_gemini: FakeGemini, workspace: Path
+) -> None:
+    """Another process's change refreshes the list while a switch still reads the next
+    page: the title and the selection stay on the page shown until the new one is there."""
+    with running_desktop(qtbot, titled_replies()) as desk:
+        first = ask(qtbot, desk, "here")
+        second = ask_in_new(qtbot, desk, "there")
+        qtbot.waitUntil(lambda: listed(desk) == ["About there", UNTITLED], timeout=5000)
+        switcher, window = desk.conversations, desk.window
+        seen: list[tuple[str, list[str]]] = []
+        load_history = desk.bridge.load_history
+
+        async def refreshed_first(*args: object) -> list[LogEntry]:
+            switcher.show(switcher.conversations)  # as a list read ending now would
+            seen.append((window.windowTitle(), texts(window.model, "user")))
+            return await load_history(*args)  # type: ignore[arg-type]
+
+        desk.bridge.load_history = refreshed_first  # type: ignore[method-assign]
+        run(qtbot, switcher.switch(first))
+        assert seen == [("About there — Koroku", ["there"])], "the title ran ahead of the page"
+        assert window.windowTitle() == f"{UNTITLED} — Koroku"
+        assert texts(window.model, "user") == ["here"]
+        selected = [i.data(Qt.ItemDataRole.UserRole) for i in window.sidebar.list.selectedIndexes()]
+        assert selected == [first] and second != first
 
 
 def test_a_narrow_window_has_a_drop_down_instead_and_ctrl_b_hides_the_sidebar(
