@@ -73,11 +73,8 @@ def open_conversations(
     """The conversations of the data dir's log, without the rest of the runtime (for
     `koroku conversations`). `DatabaseUnavailable` when the log cannot be opened."""
     paths = paths or default_paths()
-    log = open_event_log(paths.db, read_only=read_only, writer=writer_name("conversations"))
-    try:
+    with open_event_log(paths.db, read_only=read_only, writer=writer_name("conversations")) as log:
         yield ConversationBook(log)
-    finally:
-        log.close()
 
 
 @contextmanager
@@ -89,9 +86,6 @@ def open_reading(
     Chosen as the runtime chooses (a log with none gets one, unless it opened read-only);
     raises as `build_runtime` does."""
     paths = paths or default_paths()
-    log = open_event_log(paths.db, read_only=True, writer=writer_name("terminal"))
-    try:
+    with open_event_log(paths.db, read_only=True, writer=writer_name("terminal")) as log:
         chosen = opening_conversation(ConversationBook(log), ref, writable=not log.read_only)
         yield log, chosen.id
-    finally:
-        log.close()

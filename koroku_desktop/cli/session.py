@@ -75,17 +75,15 @@ def open_runtime(
 def open_reading(conversation: str | None) -> Iterator[tuple[SqliteEventLog, str]]:
     """The log and the conversation id for a command that only reads one conversation's
     events (`koroku history`), without building the runtime; exits as `open_runtime` does."""
-    with _exit_on_open_errors(), opened_for_reading(conversation) as (log, conversation_id):
-        try:
-            yield log, conversation_id
-        except DB_ERRORS as exc:
-            raise CliExit(database_failed(exc, default_paths().db)) from None
+    with _exit_on_open_errors(), opened_for_reading(conversation) as opened:
+        yield opened
 
 
 @contextmanager
 def _exit_on_open_errors() -> Iterator[None]:
     """One line and an exit code for what opening the data dir can raise: a conversation
-    named wrong or deleted (2), bad settings (2), a database that cannot be used (1)."""
+    named wrong or deleted (2), bad settings (2), a database that cannot be used (1), or
+    fails while it is read (`database_failed`)."""
     try:
         yield
     except (UnknownConversation, AmbiguousConversation, SettingsError) as exc:
