@@ -65,7 +65,7 @@ async def wait_readable(fd: int) -> None:
 
     try:
         loop.add_reader(fd, readable)
-    except PermissionError:  # epoll refuses regular files
+    except (PermissionError, ValueError):  # epoll refuses regular files (and bad fds)
         return
     try:
         await ready
