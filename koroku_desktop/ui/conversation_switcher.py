@@ -92,7 +92,7 @@ class ConversationSwitcher(QObject):
     def shown_id(self) -> str:
         """The conversation whose page the window shows: while a switch reads the next one's
         page, still the one left (the title and the selection change with the page)."""
-        return self._page_id if self.switching and self._page_id else self.current_id
+        return self._page_id if self.switching else self.current_id
 
     def pinned(self) -> set[str]:
         """The ids the person pinned (`pinned` events: every device's)."""
