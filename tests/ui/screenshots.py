@@ -7,12 +7,14 @@ and that no widget in it is drawn over another by a layout squeezed below its co
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
+
+from tests.support.waits import settle, wait_until
+from tests.ui.realwin.checks import overlapping
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 """Where screenshots go (git-ignored; README pictures are copied from here by hand)."""
@@ -21,8 +23,13 @@ SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 def save_screenshot(widget: QWidget, name: str) -> QImage:
     """Grab the shown `widget` into tests/screenshots/NAME.png and check the saved file."""
     assert widget.isVisible(), f"{name}: {type(widget).__name__} is not shown"
-    overlaps = settled_overlaps(widget)
-    assert overlaps == [], f"{name}: widgets drawn over each other:\n" + "\n".join(overlaps)
+    wait_until(
+        lambda: _settled_apart(widget),
+        1.0,
+        message=lambda: (
+            f"{name}: widgets drawn over each other:\n" + "\n".join(overlapping(widget))
+        ),
+    )
     SHOTS.mkdir(exist_ok=True)
     path = SHOTS / f"{name}.png"
     pixmap = widget.grab()
@@ -42,21 +49,12 @@ def save_screenshot(widget: QWidget, name: str) -> QImage:
     return image
 
 
-def settled_overlaps(widget: QWidget, seconds: float = 1.0) -> list[str]:
-    """The widgets one layout in `widget` draws over each other once its layout work is
-    done. A re-fit on a zero-delay timer (the chat window's card area after its composer
-    grew) can still be queued when a loaded machine gets here, so a finding is looked at
-    again after settling, for up to `seconds`; a squeeze that stays is what is returned."""
-    from tests.support.waits import settle
-    from tests.ui.realwin.checks import overlapping
-
-    found = overlapping(widget)
-    end = time.monotonic() + seconds
-    while found and time.monotonic() < end:
-        settle()
-        time.sleep(0.02)
-        found = overlapping(widget)
-    return found
+def _settled_apart(widget: QWidget) -> bool:
+    """Settle the queued layout work (a re-fit on a zero-delay timer, e.g. the chat window's
+    card area after its composer grew, can still be queued on a loaded machine), then
+    whether no layout in `widget` draws one widget over another."""
+    settle()
+    return not overlapping(widget)
 
 
 WINDOW_SIZES = [(400, 760), (900, 760), (1600, 760)]
@@ -67,7 +65,6 @@ def save_themed(widget: QWidget, name: str, sizes: Iterable[tuple[int, int]]) ->
     """Save `widget` light and dark at each (width, height) as NAME-{light,dark}-{width},
     everything queued settled before each picture; the light theme is back afterwards."""
     from koroku_desktop.ui.widgets import theme
-    from tests.support.waits import settle
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
